@@ -1,0 +1,146 @@
+//! Workspace automation for BayesRetry, run as `cargo xtask <task>` (the alias lives
+//! in `.cargo/config.toml`).
+//!
+//! `cargo xtask ci` is the one script that CI and developers both run, so a green
+//! run here means a green run there. Each task is a list of cargo commands run from
+//! the workspace root; the first failure stops the task with a non-zero exit.
+//!
+//! This package has no dependencies, so it builds in seconds on a fresh machine.
+
+mod bench;
+mod ci;
+mod nostd;
+mod step;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <task> [options]
+
+tasks:
+  ci [--skip-tests]  every check CI makes: fmt, clippy, tests, no_std builds,
+                     docs, licences and sources; --skip-tests leaves out
+                     `cargo test` for a caller that has just run it
+  nostd              build every no_std crate for the embedded and wasm targets
+  bench [ARGS]...    the criterion benches: `cargo bench --workspace
+                     --bench '*' ARGS...`; criterion's own arguments go
+                     after `--`, e.g. `cargo xtask bench -- --quick`
+  help               print this text";
+
+/// A task named on the command line.
+#[derive(Debug, PartialEq, Eq)]
+enum Task {
+    Ci(ci::Options),
+    NoStd,
+    Bench(Vec<OsString>),
+    Help,
+}
+
+impl Task {
+    /// Reads the arguments that follow `cargo xtask`.
+    fn parse(args: &[OsString]) -> Result<Self, String> {
+        let Some((task, rest)) = args.split_first() else {
+            return Err("no task given".to_owned());
+        };
+        let rest_str = || -> Result<Vec<&str>, String> {
+            rest.iter()
+                .map(|arg| {
+                    arg.to_str()
+                        .ok_or_else(|| format!("argument {arg:?} is not valid UTF-8"))
+                })
+                .collect()
+        };
+        match task.to_str() {
+            Some("ci") => {
+                let mut options = ci::Options::default();
+                for arg in rest_str()? {
+                    match arg {
+                        "--skip-tests" => options.skip_tests = true,
+                        other => return Err(format!("`ci` takes no argument `{other}`")),
+                    }
+                }
+                Ok(Self::Ci(options))
+            }
+            Some("nostd") => match rest_str()?.first() {
+                None => Ok(Self::NoStd),
+                Some(other) => Err(format!("`nostd` takes no argument `{other}`")),
+            },
+            Some("bench") => Ok(Self::Bench(rest.to_vec())),
+            Some("help" | "-h" | "--help") => Ok(Self::Help),
+            _ => Err(format!("unknown task `{}`", task.to_string_lossy())),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let task = match Task::parse(&args) {
+        Ok(task) => task,
+        Err(message) => {
+            eprintln!("error: {message}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let steps = match task {
+        Task::Ci(options) => ci::steps(options),
+        Task::NoStd => nostd::build_steps(),
+        Task::Bench(args) => vec![bench::step(&args)],
+        Task::Help => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+    };
+    match step::run(&steps) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("\nerror: {failure}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Task;
+    use crate::ci;
+    use std::ffi::OsString;
+
+    fn parse(args: &[&str]) -> Result<Task, String> {
+        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        Task::parse(&args)
+    }
+
+    #[test]
+    fn ci_reads_skip_tests_and_rejects_anything_else() {
+        assert_eq!(
+            parse(&["ci"]),
+            Ok(Task::Ci(ci::Options { skip_tests: false }))
+        );
+        assert_eq!(
+            parse(&["ci", "--skip-tests"]),
+            Ok(Task::Ci(ci::Options { skip_tests: true }))
+        );
+        assert!(parse(&["ci", "--skip-test"]).is_err());
+    }
+
+    #[test]
+    fn bench_passes_every_argument_through() {
+        assert_eq!(
+            parse(&["bench", "-p", "bayesretry-beta", "--", "--quick"]),
+            Ok(Task::Bench(
+                ["-p", "bayesretry-beta", "--", "--quick"]
+                    .iter()
+                    .map(OsString::from)
+                    .collect()
+            ))
+        );
+    }
+
+    #[test]
+    fn no_task_or_an_unknown_one_is_an_error() {
+        assert!(parse(&[]).is_err());
+        assert!(parse(&["deploy"]).is_err());
+        assert!(parse(&["nostd", "--all"]).is_err());
+    }
+}
