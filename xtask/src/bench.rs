@@ -24,10 +24,19 @@ const TARGET_SELECTION: &[&str] = &[
     "--all-targets",
 ];
 
+/// Options with which a caller picks features.
+const FEATURE_SELECTION: &[&str] = &[
+    "-F",
+    "--features",
+    "--all-features",
+    "--no-default-features",
+];
+
 /// Options with which a caller picks the packages to run.
 const PACKAGE_SELECTION: &[&str] = &["-p", "--package", "--workspace"];
 
-/// `cargo bench --workspace --bench '*' ARGS...`, less what `args` already chooses.
+/// `cargo bench --workspace --bench '*' --all-features ARGS...`, less what `args`
+/// already chooses.
 /// Arguments for criterion go after `--`: `cargo xtask bench -- --save-baseline main`.
 pub(crate) fn step(args: &[OsString]) -> Step {
     let cargo_args: Vec<&OsStr> = args
@@ -41,6 +50,10 @@ pub(crate) fn step(args: &[OsString]) -> Step {
     }
     if !uses_any(&cargo_args, TARGET_SELECTION) {
         full.extend([OsString::from("--bench"), OsString::from("*")]);
+    }
+    // Benches compare optional parts too (sampling behind `rand`).
+    if !uses_any(&cargo_args, FEATURE_SELECTION) {
+        full.push(OsString::from("--all-features"));
     }
     full.extend(args.iter().cloned());
     Step::cargo("bench", full)
@@ -73,19 +86,50 @@ mod tests {
     fn by_default_runs_only_bench_targets_of_the_whole_workspace() {
         assert_eq!(
             args_of(&["--", "--quick"]),
-            ["bench", "--workspace", "--bench", "*", "--", "--quick"]
+            [
+                "bench",
+                "--workspace",
+                "--bench",
+                "*",
+                "--all-features",
+                "--",
+                "--quick"
+            ]
         );
     }
 
     #[test]
     fn a_caller_choice_of_packages_or_targets_is_kept() {
         assert_eq!(
-            args_of(&["-p", "bayesretry-beta", "--bench", "beta"]),
-            ["bench", "-p", "bayesretry-beta", "--bench", "beta"]
+            args_of(&[
+                "-p",
+                "bayesretry-beta",
+                "--bench",
+                "beta",
+                "--features",
+                "rand"
+            ]),
+            [
+                "bench",
+                "-p",
+                "bayesretry-beta",
+                "--bench",
+                "beta",
+                "--features",
+                "rand"
+            ]
         );
         assert_eq!(
             args_of(&["--", "--bench"]),
-            ["bench", "--workspace", "--bench", "*", "--", "--bench"]
+            [
+                "bench",
+                "--workspace",
+                "--bench",
+                "*",
+                "--all-features",
+                "--",
+                "--bench"
+            ]
         );
     }
 }

@@ -86,19 +86,39 @@ def main():
     out.append("// the tables keep them beside their lo halves.")
     out.append("#![allow(clippy::approx_constant, reason = \"hi parts of double-double constants\")]\n")
 
-    ln2 = dd(mp.log(2))
-    out.append(f"/// ln 2 as a double-double (hi, lo).\npub(crate) const LN2: (f64, f64) = ({ln2[0]!r}, {ln2[1]!r});\n")
+    f = dd(1 / mp.sqrt(2 * mp.pi))
+    out.append(f"/// 1 / sqrt(2 pi) as a double-double (hi, lo).\npub(crate) const FRAC_1_SQRT_2PI: (f64, f64) = ({f[0]!r}, {f[1]!r});\n")
     h = dd(mp.log(2 * mp.pi) / 2)
     out.append(f"/// ln(2 pi) / 2 as a double-double (hi, lo).\npub(crate) const LN_2PI_HALF: (f64, f64) = ({h[0]!r}, {h[1]!r});\n")
+
+    # ln 2 in three pieces: the first two with 40 significant bits, so k * piece is
+    # exact for |k| < 2^13 (every binary exponent of a double).
+    def round_bits(v, bits):
+        m, e = mp.frexp(v)
+        return mp.ldexp(mp.nint(mp.ldexp(m, bits)), e - bits)
+    l2 = mp.log(2)
+    a_ = round_bits(l2, 40)
+    b_ = round_bits(l2 - a_, 40)
+    c_ = float(l2 - a_ - b_)
+    out.append("/// ln 2 = LN2_A + LN2_B + LN2_C, A and B with 40 significant bits (k * A, k * B exact).")
+    out.append(f"pub(crate) const LN2_ABC: (f64, f64, f64) = ({float(a_)!r}, {float(b_)!r}, {c_!r});\n")
+
+    def split26(v):
+        """Dekker split of a double into a 26-bit high part and the rest."""
+        t = 134217729.0 * v
+        hi = t - (t - v)
+        return hi, v - hi
 
     rows = []
     for j in range(128):
         c = 1 + (mp.mpf(j) + mp.mpf(1) / 2) / 128
         inv = float(1 / c)
+        ih, il = split26(inv)
         hi, lo = dd(-mp.log(mp.mpf(inv)))
-        rows.append(f"    ({inv!r}, {hi!r}, {lo!r}),")
-    out.append("/// For the mantissa interval j: (INV_j, -ln INV_j as hi, lo), INV_j ~ 1 / (1 + (j + 0.5) / 128).")
-    out.append("pub(crate) const LN_TABLE: [(f64, f64, f64); 128] = [\n" + "\n".join(rows) + "\n];\n")
+        rows.append(f"    ({inv!r}, {ih!r}, {il!r}, {hi!r}, {lo!r}),")
+    out.append("/// For the mantissa interval j: (INV_j, INV_j split in 26-bit halves, -ln INV_j as hi, lo),")
+    out.append("/// INV_j ~ 1 / (1 + (j + 0.5) / 128).")
+    out.append("pub(crate) const LN_TABLE: [(f64, f64, f64, f64, f64); 128] = [\n" + "\n".join(rows) + "\n];\n")
 
     def r_lgamma(x):
         return mp.loggamma(x) / ((x - 1) * (x - 2))

@@ -73,7 +73,9 @@ impl Beta {
 
     /// The posterior mean `α / (α + β)`: the expected success probability.
     pub fn mean(&self) -> f64 {
-        self.alpha / (self.alpha + self.beta)
+        // 1 / (1 + β/α) rather than α / (α + β): the sum overflows for counts near
+        // f64::MAX, the ratio does not
+        1.0 / (1.0 + self.beta / self.alpha)
     }
 
     /// The variance `αβ / ((α + β)² (α + β + 1))`.
@@ -88,7 +90,7 @@ impl Beta {
     /// and `None` says so rather than inventing a number.
     pub fn mode(&self) -> Option<f64> {
         if self.alpha > 1.0 && self.beta > 1.0 {
-            Some((self.alpha - 1.0) / (self.alpha + self.beta - 2.0))
+            Some(1.0 / (1.0 + (self.beta - 1.0) / (self.alpha - 1.0)))
         } else {
             None
         }

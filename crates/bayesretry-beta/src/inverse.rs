@@ -16,8 +16,9 @@
 //!    replaced by bisection in log space. The loop is capped at 120 evaluations
 //!    (bisection alone needs ~64 to resolve any double).
 
+use crate::gamma::Memo;
 use crate::gamma::ln_beta;
-use crate::inc_beta::inc_beta_pair;
+use crate::inc_beta::{inc_beta_pair_memo, slope_terms};
 use crate::math;
 
 /// The `x` with `1 - I_x(a, b) = q`: the upper-tail quantile, solved from `q`
@@ -84,6 +85,9 @@ pub fn inc_beta_inv(a: f64, b: f64, p: f64) -> f64 {
 /// The root of `I_x(a, b) = p`, `1 - I_x(a, b) = q`, where the smaller of `p` and `q`
 /// is exact and the other is its rounded complement.
 fn solve_pq(a: f64, b: f64, p: f64, q: f64) -> f64 {
+    // The slope must be right to the last digits: the search stops on the error
+    // it predicts from it. ln Γ(a) + ln Γ(b) - ln Γ(a + b) in doubles loses
+    // everything past 1e13; the double-double ln B does not.
     let lnb = ln_beta(a, b);
     let (gx, gy) = initial_guess(a, b, p, q, lnb);
     if gx <= 0.5 {
@@ -128,22 +132,56 @@ impl Problem {
 
     /// F(t) (`I_t` or `1 - I_t`).
     #[inline]
-    fn f(&self, t: f64) -> f64 {
-        let (i, c) = inc_beta_pair(self.a, self.b, t, 1.0 - t);
+    fn f(&self, t: f64, memo: &Memo) -> f64 {
+        let (i, c) = inc_beta_pair_memo(self.a, self.b, t, 1.0 - t, memo);
         if self.upper { c } else { i }
+    }
+
+    /// For skewed distributions (a shape at most 1) the normal-based guess can be
+    /// off by orders of magnitude; the leading term of the tail the target lives in
+    /// — `F ~ t^a / (a B)` for the lower form, `F ~ (1-t)^b / (b B)` for the upper —
+    /// is then the better start.
+    fn refine_guess(&self, guess: f64) -> f64 {
+        let ok = |t: f64| t > 0.0 && t < 1.0;
+        if self.a > 1.0 && self.b > 1.0 && ok(guess) {
+            return guess;
+        }
+        let tail = if self.upper {
+            // t = 1 - y with y = (q b B)^(1/b), through expm1 so a small t keeps its bits
+            -math::exp_m1((self.ln_target + math::ln(self.b) + self.lnb) / self.b)
+        } else {
+            math::exp((self.ln_target + math::ln(self.a) + self.lnb) / self.a)
+        };
+        if ok(tail) {
+            tail
+        } else if ok(guess) {
+            guess
+        } else {
+            0.5
+        }
     }
 
     fn solve(&self, guess: f64) -> f64 {
         let mut lo = 0.0f64;
         let mut hi = 1.0f64;
-        let mut t = if guess > 0.0 && guess < 1.0 {
-            guess
+        // h at the bracket ends (F(0) and F(1) are 0 and 1 in some order)
+        let mut h_lo = if self.upper {
+            -self.ln_target
         } else {
-            0.5
+            f64::NEG_INFINITY
         };
+        let mut h_hi = if self.upper {
+            f64::NEG_INFINITY
+        } else {
+            -self.ln_target
+        };
+        let mut last_side = 0i8;
+        let mut prev_abs_h = f64::INFINITY;
+        let mut t = self.refine_guess(guess);
         let mut tried_floor = false;
+        let memo = Memo::new();
         for _ in 0..120 {
-            let f = self.f(t);
+            let f = self.f(t, &memo);
             // h = ln(F / target)
             let h = if f > 0.0 {
                 let r = (f - self.target) / self.target;
@@ -158,42 +196,94 @@ impl Problem {
             if h == 0.0 {
                 return t;
             }
-            // which side of the root is t on?
+            // which side of the root is t on? (Illinois: when the same side moves
+            // twice running, halve the other side's h so the secant keeps moving it)
             let t_above = (h > 0.0) != self.upper;
             if t_above {
                 hi = t;
+                h_hi = h;
+                if last_side == 1 {
+                    h_lo *= 0.5;
+                }
+                last_side = 1;
             } else {
                 lo = t;
+                h_lo = h;
+                if last_side == -1 {
+                    h_hi *= 0.5;
+                }
+                last_side = -1;
             }
-            // Halley step in u = ln t
+            // Newton is abandoned for the secant only when it stopped paying and a
+            // two-sided bracket exists to run the secant in
+            let stalled =
+                h.abs() > 0.5 * prev_abs_h && lo > 0.0 && h_lo.is_finite() && h_hi.is_finite();
+            prev_abs_h = h.abs();
+            // Halley step in the variable where ln F is closest to linear: u = ln t
+            // for the lower tail (F ~ C t^a), w = ln(1 - t) for the upper one
+            // (F ~ C (1 - t)^b)
             let one_m_t = 1.0 - t;
-            let lnp = self.a * math::ln(t) + self.b * math::ln_1p(-t) - self.lnb;
-            let dens = math::exp(lnp) / one_m_t; // t * pdf(t)
+            let terms = slope_terms(self.a, self.b, t, one_m_t, self.lnb); // t^a (1-t)^b / B
             let mut next = f64::NAN;
-            if f > 0.0 && dens > 0.0 && h.is_finite() {
-                let g1 = if self.upper { -dens / f } else { dens / f };
-                let tf = (self.a - 1.0) - (self.b - 1.0) * t / one_m_t;
+            if f > 0.0 && terms > 0.0 && h.is_finite() && !stalled {
+                // g1 = dh/dv, g2 = d²h/dv² in the chosen variable v
+                let (g1, g2) = if self.upper {
+                    let g1 = terms / (t * f);
+                    (g1, g1 * (self.b - (self.a - 1.0) * one_m_t / t - g1))
+                } else {
+                    let g1 = terms / (one_m_t * f);
+                    (g1, g1 * (self.a - (self.b - 1.0) * t / one_m_t - g1))
+                };
                 // Newton far from the root (where Halley's curvature term, built from a
-                // local expansion, can dwarf the slope), Halley close to it.
-                let mut du = -h / g1;
+                // local expansion, can dwarf the slope), Halley close to it. A step
+                // whose predicted remaining error (q dv^2 for Newton, q^2 dv^3 for
+                // Halley, q = h''/h') is below 1e-17 is the last: the root is then
+                // within rounding and one more evaluation would only confirm it.
+                let q = (g2 / g1).abs();
+                let mut dv = -h / g1;
+                // a step dv moves t by dv·t (in u) or dv·(1 - t) (in w): relative to t
+                let rel = if self.upper { one_m_t / t } else { 1.0 };
+                let mut done =
+                    (dv * rel).abs() <= 1e-15 || (dv.abs() < 1e-3 && q * dv * dv * rel <= 1e-17);
                 if h.abs() < 0.5 {
-                    let g2 = g1 * (1.0 + tf - g1);
                     let halley = -h / (g1 - 0.5 * h * g2 / g1);
-                    if halley.is_finite() && halley * du > 0.0 {
-                        du = halley;
+                    if halley.is_finite() && halley * dv > 0.0 {
+                        dv = halley;
+                        let d3 = dv.abs() * dv * dv;
+                        done =
+                            dv.abs() <= 1e-15 || (dv.abs() < 1e-3 && (1.0 + q * q) * d3 <= 1e-17);
                     }
                 }
-                if du.is_finite() {
-                    let du = du.clamp(-700.0, 700.0);
-                    let cand = t * math::exp(du);
-                    if du.abs() <= 2e-15 {
+                if dv.is_finite() {
+                    let cand = if self.upper {
+                        // t = 1 - e^w, exact for small t through expm1
+                        let w = math::ln_1p(-t) + dv.min(700.0);
+                        -math::exp_m1(w)
+                    } else if math::ln(t) + dv < -745.0 {
+                        // a step below the smallest double goes straight to the floor,
+                        // where one evaluation settles whether the root underflows
+                        TINY
+                    } else {
+                        t * math::exp(dv.min(700.0))
+                    };
+                    if done {
                         return if cand > lo && cand < hi { cand } else { t };
                     }
                     next = cand;
                 }
             }
             if !(next > lo && next < hi) {
-                next = if lo > 0.0 {
+                next = if lo > 0.0 && h_lo.is_finite() && h_hi.is_finite() && h_lo != h_hi {
+                    // regula falsi in (ln t, h), kept off the ends
+                    let (ul, uh) = (math::ln(lo), math::ln(hi));
+                    let u = ul - h_lo * (uh - ul) / (h_hi - h_lo);
+                    let c = math::exp(u);
+                    if c > lo && c < hi {
+                        c
+                    } else {
+                        math::sqrt(lo) * math::sqrt(hi)
+                    }
+                } else if lo > 0.0 {
                     math::sqrt(lo) * math::sqrt(hi)
                 } else {
                     // no lower bound yet: step down geometrically, but not past the

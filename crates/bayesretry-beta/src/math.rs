@@ -34,6 +34,11 @@ mod imp {
         x.floor()
     }
     #[inline]
+    #[cfg(target_feature = "fma")]
+    pub(crate) fn fma(a: f64, b: f64, c: f64) -> f64 {
+        a.mul_add(b, c)
+    }
+    #[inline]
     #[cfg(feature = "rand")]
     pub(crate) fn cos(x: f64) -> f64 {
         x.cos()
@@ -67,6 +72,11 @@ mod imp {
         libm::floor(x)
     }
     #[inline]
+    #[cfg(target_feature = "fma")]
+    pub(crate) fn fma(a: f64, b: f64, c: f64) -> f64 {
+        libm::fma(a, b, c)
+    }
+    #[inline]
     #[cfg(feature = "rand")]
     pub(crate) fn cos(x: f64) -> f64 {
         libm::cos(x)
@@ -75,4 +85,6 @@ mod imp {
 
 #[cfg(feature = "rand")]
 pub(crate) use imp::cos;
+#[cfg(target_feature = "fma")]
+pub(crate) use imp::fma;
 pub(crate) use imp::{exp, exp_m1, floor, ln, ln_1p, sqrt};

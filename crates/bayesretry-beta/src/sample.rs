@@ -25,12 +25,20 @@ fn normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     math::sqrt(-2.0 * math::ln(u1)) * math::cos(core::f64::consts::TAU * u2)
 }
 
-/// `ln G` for `G ~ Gamma(shape, 1)`.
-fn ln_gamma_variate<R: Rng + ?Sized>(shape: f64, rng: &mut R) -> f64 {
+/// `ln G` for `G ~ Gamma(shape, 1)`, as `base + ln(u) / shape` with the two parts
+/// kept apart: for a shape near 1e-320 the second is `-inf` in doubles, and the
+/// caller still needs to compare two such variates.
+fn ln_gamma_variate<R: Rng + ?Sized>(shape: f64, rng: &mut R) -> (f64, f64, f64) {
     if shape < 1.0 {
-        let boost = math::ln(open01(rng)) / shape;
-        return ln_gamma_variate(shape + 1.0, rng) + boost;
+        let ln_u = math::ln(open01(rng));
+        let base = ln_gamma_variate_large(shape + 1.0, rng);
+        return (base, ln_u, shape);
     }
+    (ln_gamma_variate_large(shape, rng), 0.0, 1.0)
+}
+
+/// `ln G` for `G ~ Gamma(shape, 1)`, `shape >= 1`.
+fn ln_gamma_variate_large<R: Rng + ?Sized>(shape: f64, rng: &mut R) -> f64 {
     // Marsaglia and Tsang (2000): acceptance above 95 % for every shape >= 1, so the
     // cap of 64 rounds is never reached in practice (probability below 1e-80).
     let d = shape - 1.0 / 3.0;
@@ -52,9 +60,24 @@ fn ln_gamma_variate<R: Rng + ?Sized>(shape: f64, rng: &mut R) -> f64 {
 
 /// One Beta(a, b) draw.
 pub(crate) fn beta<R: Rng + ?Sized>(a: f64, b: f64, rng: &mut R) -> f64 {
-    let la = ln_gamma_variate(a, rng);
-    let lb = ln_gamma_variate(b, rng);
-    let d = la - lb;
+    let (base_a, ln_ua, sa) = ln_gamma_variate(a, rng);
+    let (base_b, ln_ub, sb) = ln_gamma_variate(b, rng);
+    let la = base_a + ln_ua / sa;
+    let lb = base_b + ln_ub / sb;
+    let d = if la.is_finite() || lb.is_finite() {
+        la - lb
+    } else {
+        // both boosts overflowed: compare ln(u_a)/a with ln(u_b)/b as
+        // ln(u_a)·b against ln(u_b)·a, which stays finite
+        let (x, y) = (ln_ua * sb, ln_ub * sa);
+        if x > y {
+            f64::INFINITY
+        } else if x < y {
+            f64::NEG_INFINITY
+        } else {
+            0.0
+        }
+    };
     if d < 0.0 {
         // X = e^d / (1 + e^d): small X keeps its relative precision
         let e = math::exp(d);

@@ -19,6 +19,8 @@ fn relative_error_in_x_within_gates_including_roots_near_1e_minus_300() {
     let mut tiny_roots = 0;
     for region in Region::ALL {
         let mut errs = Vec::new();
+        let mut worst: Option<String> = None;
+        let mut worst_err = 0.0;
         for r in rows.iter().filter(|r| Region::of(r.a, r.b) == region) {
             let got = inc_beta_inv(r.a, r.b, r.p);
             if r.x.log10 < -307.0 {
@@ -36,6 +38,10 @@ fn relative_error_in_x_within_gates_including_roots_near_1e_minus_300() {
             }
             let e = r.x.rel_err(got);
             errs.push(e);
+            if e > worst_err {
+                worst_err = e;
+                worst = Some(format!("a={}, b={}, p={}", r.a, r.b, r.p));
+            }
             if !(e <= gate(r.a, r.b)) {
                 failures.push(format!(
                     "a={}, b={}, p={}: got {got:e}, want {:e}, rel err {e:.2e}",
@@ -51,6 +57,9 @@ fn relative_error_in_x_within_gates_including_roots_near_1e_minus_300() {
             median / EPS,
             max
         );
+        if let Some(w) = worst {
+            println!("    worst at {w}");
+        }
     }
     println!("roots below 1e-250 checked to full precision: {tiny_roots}");
     assert!(

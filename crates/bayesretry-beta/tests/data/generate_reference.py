@@ -11,15 +11,20 @@ Files written next to this script:
 
 Every value is written as a double-double pair (hi, lo): ``hi`` is the double
 nearest the true value and ``lo`` the double nearest (true - hi), so hi + lo
-carries the value to about 1e-32 relative (less where lo is subnormal).  The
-inputs a, b, x and p are doubles printed with Python's ``repr``; every
-reference value is computed for exactly that double (1 - x is formed in
-multiple precision, never in floating point).
+carries the value to about 1e-32 relative (less where lo is subnormal).  For
+complementary pairs (I and 1 - I, x and 1 - x) the larger member is split
+using the smaller one, so that 1 - 1e-200 is written as hi = 1.0,
+lo = -1e-200; ``lo`` is set to 0.0 where the remainder is below 1e-75 of the
+value (e.g. I = 1/2 exactly).  The inputs a, b, x and p are doubles printed
+with Python's ``repr``; every reference value is computed for exactly that
+double (1 - x is formed in multiple precision, never in floating point).
 
 Precision
 ---------
-All tables are computed with mpmath at 100 significant decimal digits
-(``DPS``).  The incomplete beta function is evaluated with its continued
+The incomplete beta function and its inverse are computed with mpmath at 100
+significant decimal digits (``DPS``; the prefactor
+exp(a ln x + b ln(1-x) - ln B(a, b)) loses at most ~10 of them for a, b up to
+1e6), ln Gamma at 60 digits.  The incomplete beta function is evaluated with its continued
 fraction (modified Lentz) on the side where it converges quickly, using the
 symmetry I_x(a, b) = 1 - I_{1-x}(b, a) for the other side.  When the side that
 was evaluated is close to 1, so that the other side would lose digits in
@@ -41,11 +46,16 @@ inc_beta.csv
     ``mpmath.betainc(a, b, 0, x, regularized=True)`` and the complement with
     ``mpmath.betainc(b, a, 0, 1 - x, regularized=True)`` at 60 digits
     (agreement required: 1e-35 relative);
-  * every point with max(a, b) > 1000 is, where the series converges within
-    400000 terms, compared with the positive-term hypergeometric series
+  * every point with max(a, b) > 1000 is compared with an independent
+    method: where it converges within 400000 terms, the positive-term
+    hypergeometric series
     I_x(a, b) = x^a (1-x)^b / (a B(a, b)) * 2F1(a + b, 1; a + 1; x)
-    (prefactor computed with mpmath.power and mpmath.beta), evaluated on the
-    side where its terms decrease (agreement required: 1e-35 relative).
+    (prefactor computed with mpmath.power and mpmath.beta) on the side where
+    its terms decrease, at 100 digits; elsewhere (large a with x close to 1,
+    or the mirror case) numerical integration with mpmath.quad of
+    I_x(a, b) = x^a y^(b-1)/(a B(a,b)) int_0^inf e^-v (1 - x expm1(-v/a)/y)^(b-1) dv
+    (y = 1 - x) for the smaller of I and 1 - I, at 60 digits (agreement
+    required: 1e-35 relative).
 inc_beta_inv.csv
   * each root is substituted back at 140 digits: |I(root) - p| (for p > 1/2
     the complement equation 1 - I(root) = 1 - p is used, which is stricter)
@@ -65,9 +75,11 @@ Running
     python3 crates/bayesretry-beta/tests/data/generate_reference.py [TABLE ...]
 
 TABLE is any of ``inc_beta``, ``inc_beta_inv``, ``ln_gamma`` (default: all).
-Requires mpmath (1.3 tested).  Installing gmpy2 makes mpmath several times
-faster but is optional.  The output is deterministic.  Progress and the
-verification summary go to stderr.  The run takes a few minutes on one core.
+Requires mpmath (1.3 tested).  gmpy2 is optional; mpmath uses it when it is
+installed, which roughly halves the run time (about 3 minutes on one core with
+gmpy2, about 6 without).  The output is deterministic and does not depend on
+whether gmpy2 is present.  Progress and the verification summary go to
+stderr.
 """
 
 import math
@@ -140,14 +152,39 @@ def hi_lo(v):
     return hi, nearest_double(rest)
 
 
+def split_complementary(s):
+    """Double-double splits of s and of 1 - s, plus both log10 values.
+
+    s (0 < s <= 1/2 in practice) must carry full relative precision; the
+    members of 1 - s are derived from it, so that e.g. for s = 1e-200 the
+    complement is written as hi = 1.0, lo = -1e-200 rather than 1.0, 0.0.
+    Returns ((hi_s, lo_s, log10_s), (hi_c, lo_c, log10_c)).
+    """
+    hi_s, lo_s = hi_lo(s)
+    if s < mpf(2) ** -100:
+        hi_c = 1.0
+    else:
+        hi_c = nearest_double(mpmath.fsub(1, s, exact=True))
+    gap = mpmath.fsub(1, mpf(hi_c), exact=True)           # exact
+    rest = gap - s if gap == 0 else mpmath.fsub(gap, s, exact=True)
+    if abs(rest) <= s * LO_FLOOR:
+        lo_c = 0.0
+    else:
+        lo_c = nearest_double(rest)
+    log10_s = mpmath.log10(s)
+    log10_c = mpmath.log1p(-s) / mpmath.log(10)
+    return (hi_s, lo_s, log10_s), (hi_c, lo_c, log10_c)
+
+
 def fmt(f):
     return repr(float(f))
 
 
 def fmt_log10(v):
-    if v == 0:
+    """v is the log10 of a value (an mpf); -inf for an exact zero value."""
+    if v is None:
         return "-inf"
-    return repr(float(mpmath.log10(abs(v))))
+    return repr(float(v) + 0.0)          # + 0.0 turns -0.0 into 0.0
 
 
 # ---------------------------------------------------------------------------
@@ -302,6 +339,34 @@ def series_lower(a, b, x, y, max_terms=400000):
     return pre * total
 
 
+def quad_lower(a, b, x, y):
+    """I_x(a, b) by numerical integration (mpmath.quad, tanh-sinh).
+
+    With t = x exp(-v/a) in the integral of t^(a-1) (1-t)^(b-1),
+      I_x(a, b) = x^a y^(b-1) / (a B(a, b))
+                  * int_0^inf exp(-v) (1 - x expm1(-v/a) / y)^(b-1) dv,
+    whose integrand equals 1 at v = 0 and is smooth.  Used as an independent
+    check where the series is too slow.  Returns (value, error estimate).
+    """
+    def f(v):
+        return mpmath.exp(-v) * (1 - x * mpmath.expm1(-v / a) / y) ** (b - 1)
+    scale = a * y / x
+    top = b + 40 * mpmath.sqrt(b) + 100
+    pts = {mpf(0)}
+    s = scale
+    while s < top:
+        if s > 0:
+            pts.add(s)
+        s *= 10
+    for k in range(1, 21):
+        pts.add(top * k / 20)
+    pts = sorted(pts) + [mpmath.inf]
+    val, err = mpmath.quad(f, pts, error=True, maxdegree=10)
+    pre = (mpmath.power(x, a) * mpmath.power(y, b - 1)
+           / (a * mpmath.beta(a, b)))
+    return pre * val, err / val
+
+
 def rel_diff(u, v):
     if u == v:
         return mpf(0)
@@ -334,7 +399,8 @@ def make_inc_beta():
     n_mpmath = 0
     worst_mpmath = mpf(0)
     n_series = 0
-    n_series_skipped = 0
+    n_quad = 0
+    worst_quad = mpf(0)
     worst_series = mpf(0)
     worst_stab = mpf(0)
     underflow_i = 0
@@ -382,7 +448,21 @@ def make_inc_beta():
                             ref = c_v
                         d = None if s is None else rel_diff(ref, s)
                     if d is None:
-                        n_series_skipped += 1
+                        with mp.workdps(DPS_MPMATH):
+                            x = mpf(x_f)
+                            y = mpmath.fsub(1, x, exact=True)
+                            if i_v <= c_v:
+                                s, _ = quad_lower(a, b, x, y)
+                                d = rel_diff(i_v, s)
+                            else:
+                                s, _ = quad_lower(b, a, y, x)
+                                d = rel_diff(c_v, s)
+                        n_quad += 1
+                        worst_quad = max(worst_quad, d)
+                        if not d < TOL_CROSS:
+                            failures.append(
+                                "inc_beta vs quadrature a=%r b=%r x=%r: %s"
+                                % (a_f, b_f, x_f, mpmath.nstr(d, 3)))
                     else:
                         n_series += 1
                         worst_series = max(worst_series, d)
@@ -394,11 +474,14 @@ def make_inc_beta():
                     underflow_i += 1
                 if c_v < mpf("1e-300"):
                     underflow_c += 1
-                ih, il = hi_lo(i_v)
-                ch, cl = hi_lo(c_v)
+                with mp.workdps(DPS):
+                    if i_v <= c_v:
+                        (ih, il, li), (ch, cl, lc) = split_complementary(i_v)
+                    else:
+                        (ch, cl, lc), (ih, il, li) = split_complementary(c_v)
                 rows.append(",".join([
                     fmt(a_f), fmt(b_f), fmt(x_f), fmt(ih), fmt(il), fmt(ch),
-                    fmt(cl), fmt_log10(i_v), fmt_log10(c_v)]))
+                    fmt(cl), fmt_log10(li), fmt_log10(lc)]))
         log("inc_beta: a=%r done (%d rows, %.0f s)"
             % (a_f, len(rows), time.time() - t0))
     summary = [
@@ -408,9 +491,10 @@ def make_inc_beta():
         % (DPS, DPS_CHECK, len(rows), mpmath.nstr(worst_stab, 3)),
         "inc_beta: mpmath.betainc check (max(a,b) <= 1000), %d points, "
         "worst rel diff %s" % (n_mpmath, mpmath.nstr(worst_mpmath, 3)),
-        "inc_beta: series check (max(a,b) > 1000), %d points (%d skipped: "
-        "series too slow), worst rel diff %s"
-        % (n_series, n_series_skipped, mpmath.nstr(worst_series, 3)),
+        "inc_beta: series check (max(a,b) > 1000), %d points, worst rel diff %s"
+        % (n_series, mpmath.nstr(worst_series, 3)),
+        "inc_beta: quadrature check (max(a,b) > 1000, series too slow), %d "
+        "points, worst rel diff %s" % (n_quad, mpmath.nstr(worst_quad, 3)),
     ]
     header = [
         "# Regularized incomplete beta function I_x(a,b) and its complement 1 - I_x(a,b).",
@@ -435,7 +519,7 @@ def _point(mode, u):
     """(x, y, ln x, ln y) for the parameter u of the given mode."""
     e = mpmath.exp(u)
     c = -mpmath.expm1(u)
-    lc = mpmath.log(c)
+    lc = mpmath.log1p(-e)
     if mode == "t":          # u = ln x
         return e, c, u, lc
     return c, e, lc, u       # u = ln(1 - x)
@@ -482,11 +566,12 @@ def solve_lower(a, b, q):
         cands.append(mpmath.log(1 - xn))
     if not cands:
         cands.append(lhalf - 1)
+    cands.append(lhalf)              # the root may sit at x = 1/2 (a = b, p = 1/2)
 
     lo = None
     hi = lhalf                       # H(hi) >= 0 by the choice of mode
-    best = None
     evals = {}
+    best = None
     for u in cands:
         h, dh = H(u)
         evals[u] = (h, dh)
@@ -517,27 +602,36 @@ def solve_lower(a, b, q):
         best = lo
     u = best
     h, dh = evals[u]
+    # Safeguarded Newton (bisection whenever the Newton step leaves the
+    # bracket or does not at least halve the previous step).
+    step_old = hi - lo
+    step = step_old
     it = 0
-    width_prev = hi - lo
     while True:
         it += 1
         if it > 400:
             raise RootError("root iteration did not converge")
         if h == 0:
             break
+        if dh > 0 and abs(h / dh) <= tol * (1 + abs(u)):
+            u = u - h / dh           # converged: final (quadratic) correction
+            break
         if h < 0:
             lo = max(lo, u)
         else:
             hi = min(hi, u)
-        un = u - h / dh if dh > 0 else None
-        if un is None or not (lo < un < hi):
+        newton_ok = dh > 0
+        if newton_ok:
+            un = u - h / dh
+            newton_ok = (lo < un < hi) and abs(2 * h) <= abs(step_old * dh)
+        if newton_ok:
+            step_old = step
+            step = un - u
+        else:
             un = (lo + hi) / 2
-        elif it % 4 == 0 and (hi - lo) > width_prev / 2:
-            # Newton is not shrinking the bracket quickly enough: bisect.
-            un = (lo + hi) / 2
-        if it % 4 == 0:
-            width_prev = hi - lo
-        if abs(un - u) <= tol * (1 + abs(u)) or hi - lo <= tol * (1 + abs(lo)):
+            step_old = step
+            step = un - u
+        if abs(step) <= tol * (1 + abs(u)):
             u = un
             break
         u = un
@@ -574,7 +668,6 @@ def make_inc_beta_inv():
                         x, y, lx = rc, r, lrc
                     else:
                         x, y, lx = r, rc, lr
-                    log10_x = lx / mpmath.log(10)
                 # Residual at higher precision.
                 with mp.workdps(DPS_CHECK):
                     r2, rc2, lr2, lrc2 = _point(mode, u)
@@ -607,11 +700,14 @@ def make_inc_beta_inv():
                             % (a_f, b_f, p_f, mpmath.nstr(d, 3)))
                 if min(x, y) < mpf("1e-300"):
                     underflow += 1
-                xh, xl = hi_lo(x)
-                yh, yl = hi_lo(y)
+                with mp.workdps(DPS):
+                    if x <= y:
+                        (xh, xl, log10_x), (yh, yl, _) = split_complementary(x)
+                    else:
+                        (yh, yl, _), (xh, xl, log10_x) = split_complementary(y)
                 rows.append(",".join([
                     fmt(a_f), fmt(b_f), fmt(p_f), fmt(xh), fmt(xl), fmt(yh),
-                    fmt(yl), repr(float(log10_x))]))
+                    fmt(yl), fmt_log10(log10_x)]))
         log("inc_beta_inv: a=%r done (%d rows, %.0f s)"
             % (a_f, len(rows), time.time() - t0))
     summary = [
