@@ -80,12 +80,18 @@ fn main() {
     let rows = inc_beta_rows();
     for region in Region::ALL {
         let mut ours = Tally::default();
+        let mut ours_i = Tally::default();
         let mut theirs = Tally::default();
+        let mut theirs_i = Tally::default();
         for r in rows.iter().filter(|r| Region::of(r.a, r.b) == region) {
             if r.i.hi >= 1e-300 {
-                ours.push(r.i.rel_err(bayesretry_beta::inc_beta(r.a, r.b, r.x)));
-                theirs
-                    .push(r.i.rel_err(guarded(|| statrs::function::beta::beta_reg(r.a, r.b, r.x))));
+                let e = r.i.rel_err(bayesretry_beta::inc_beta(r.a, r.b, r.x));
+                ours.push(e);
+                ours_i.push(e);
+                let e =
+                    r.i.rel_err(guarded(|| statrs::function::beta::beta_reg(r.a, r.b, r.x)));
+                theirs.push(e);
+                theirs_i.push(e);
             }
             if r.c.hi >= 1e-300 {
                 ours.push(r.c.rel_err(bayesretry_beta::inc_beta_complement(r.a, r.b, r.x)));
@@ -95,8 +101,26 @@ fn main() {
                 );
             }
         }
-        println!("| {} | bayesretry-beta | {} |", region.name(), ours.row());
-        println!("| {} | statrs | {} |", region.name(), theirs.row());
+        println!(
+            "| {} | bayesretry-beta, I and 1-I | {} |",
+            region.name(),
+            ours.row()
+        );
+        println!(
+            "| {} | bayesretry-beta, I only | {} |",
+            region.name(),
+            ours_i.row()
+        );
+        println!(
+            "| {} | statrs, I and 1-I | {} |",
+            region.name(),
+            theirs.row()
+        );
+        println!(
+            "| {} | statrs, I only | {} |",
+            region.name(),
+            theirs_i.row()
+        );
     }
 
     println!("\n### inc_beta_inv (true root >= 1e-300)\n");

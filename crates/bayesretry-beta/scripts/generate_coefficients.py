@@ -10,8 +10,9 @@ Tables:
   LN_TABLE       for the double-double logarithm: for j in 0..128, INV = the double nearest
                  1 / (1 + (j + 0.5) / 128) and -ln(INV) as a (hi, lo) pair, exact to ~1e-32.
   LN2            ln 2 as a (hi, lo) pair; LN_2PI_HALF: ln(2 pi) / 2 as a pair.
-  LGAMMA_R       Chebyshev coefficients on [1, 2] of R(x) = ln Gamma(x) / ((x - 1)(x - 2)),
-                 which keeps ln Gamma relatively accurate next to its zeros at 1 and 2.
+  LGAMMA_R_LO/HI Chebyshev coefficients on [1, 1.5] and [1.5, 2] of
+                 R(x) = ln Gamma(x) / ((x - 1)(x - 2)), which keeps ln Gamma relatively
+                 accurate next to its zeros at 1 and 2.
   ERFCX_*        Chebyshev coefficients of erfcx(z) = exp(z^2) erfc(z) on [0, 1], [1, 2],
                  [2, 4] and [4, 8].
   STIRLING       B_2k / (2k (2k - 1)), k = 1..10: the Stirling series of ln Gamma.
@@ -123,8 +124,10 @@ def main():
     def r_lgamma(x):
         return mp.loggamma(x) / ((x - 1) * (x - 2))
 
-    out.append(rust_array("LGAMMA_R", "Chebyshev series on [1, 2] of ln Gamma(x) / ((x - 1)(x - 2)).",
-                          fit("LGAMMA_R", r_lgamma, 1, 2, 40)))
+    out.append(rust_array("LGAMMA_R_LO", "Chebyshev series on [1, 1.5] of ln Gamma(x) / ((x - 1)(x - 2)).",
+                          fit("LGAMMA_R_LO", r_lgamma, 1, 1.5, 40)))
+    out.append(rust_array("LGAMMA_R_HI", "Chebyshev series on [1.5, 2] of ln Gamma(x) / ((x - 1)(x - 2)).",
+                          fit("LGAMMA_R_HI", r_lgamma, 1.5, 2, 40)))
 
     def erfcx(z):
         return mp.exp(z * z) * mp.erfc(z)

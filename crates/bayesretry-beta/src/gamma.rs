@@ -13,7 +13,7 @@
 //! * From 10 up, Stirling's series with ten Bernoulli terms; its remainder is below
 //!   1e-19 there.
 
-use crate::coefficients::{LGAMMA_R, LN_2PI_HALF, STIRLING};
+use crate::coefficients::{LGAMMA_R_HI, LGAMMA_R_LO, LN_2PI_HALF, STIRLING};
 use crate::dd::{Dd, ln_1p_dd, ln_dd, ln_of_dd};
 use crate::math;
 
@@ -35,17 +35,27 @@ pub(crate) fn chebyshev(coeffs: &[f64], t: f64) -> f64 {
     t * b1 - b2 + c0
 }
 
+/// `R(x) = ln Γ(x) / ((x - 1)(x - 2))` for `x` in [1, 2].
+#[inline]
+fn lgamma_r(x: f64) -> f64 {
+    if x <= 1.5 {
+        chebyshev(&LGAMMA_R_LO, 4.0 * x - 5.0)
+    } else {
+        chebyshev(&LGAMMA_R_HI, 4.0 * x - 7.0)
+    }
+}
+
 /// `ln Γ(1 + a)` for `a` in [-0.5, 1.5], relatively accurate next to `a = 0` and `a = 1`.
 pub(crate) fn ln_gamma_1p(a: f64) -> f64 {
     if a < 0.0 {
         // ln Γ(1 + a) = ln Γ(2 + a) - ln(1 + a); both terms vanish linearly at a = 0.
         let x = 2.0 + a;
-        (1.0 + a) * a * chebyshev(&LGAMMA_R, 2.0 * x - 3.0) - math::ln_1p(a)
+        (1.0 + a) * a * lgamma_r(x) - math::ln_1p(a)
     } else if a <= 1.0 {
-        a * (a - 1.0) * chebyshev(&LGAMMA_R, 2.0 * a - 1.0)
+        a * (a - 1.0) * lgamma_r(1.0 + a)
     } else {
         // ln Γ(1 + a) = ln a + ln Γ(a), a in (1, 1.5]
-        math::ln(a) + (a - 1.0) * (a - 2.0) * chebyshev(&LGAMMA_R, 2.0 * a - 3.0)
+        math::ln(a) + (a - 1.0) * (a - 2.0) * lgamma_r(a)
     }
 }
 

@@ -27,8 +27,8 @@
 use crate::coefficients::FRAC_1_SQRT_2PI;
 use crate::dd::{Dd, exp_dd, horner, ln_1p_dd, ln_dd, ln_of_dd, two_prod, two_sum};
 use crate::erf::erfcx;
-use crate::gamma::{EULER, Memo, ln_gamma, stirling_delta};
-use crate::inc_gamma::grat1;
+use crate::gamma::{EULER, Memo, stirling_delta};
+use crate::inc_gamma::q_over_r;
 use crate::math;
 
 /// Target relative accuracy of the series and continued fractions.
@@ -364,9 +364,12 @@ fn bpser(a: f64, b: f64, x: f64, y: f64, m: &Memo) -> f64 {
     let mut n = 0.0;
     let mut guard = 0;
     loop {
+        // c_n = c_{n-1} (n - b) x / n and w_n = c_n / (a + n), with one division
         n += 1.0;
-        c *= (1.0 - b / n) * x;
-        let w = c / (a + n);
+        let apn = a + n;
+        let q = 1.0 / (n * apn);
+        let w = c * ((n - b) * x) * q;
+        c = w * apn;
         sum += w;
         guard += 1;
         if (a * w).abs() <= EPS * (1.0 + a * sum).abs() || guard >= 5000 {
@@ -505,15 +508,14 @@ fn bgrat(a: Dd, b: f64, x: f64, y: f64, w: f64, m: &Memo) -> f64 {
     // r = exp(-z) z^b / Γ(b), with ln z = ln nu + ln(-ln x) taken from the logs
     // (z itself may be subnormal when x is within 1e-300 of 1)
     let ln_z = math::ln(nu.hi) + ln_neg_lnx.hi;
-    let r = math::exp(-z + b * ln_z - ln_gamma(b));
-    if !(r > 0.0) {
-        return w;
-    }
-    let (_, q) = grat1(b, z, ln_z, r);
     let v = 0.25 / (nu.hi * nu.hi);
     let t2 = 0.25 * lnx * lnx;
     let l = w / u;
-    let mut j = q / r;
+    // J_0 = Q(b, z) / r with r = exp(-z) z^b / Γ(b)
+    let mut j = q_over_r(b, z, ln_z);
+    if !j.is_finite() {
+        return w;
+    }
     let mut sum = j;
     let mut t = 1.0;
     let mut cn = 1.0;

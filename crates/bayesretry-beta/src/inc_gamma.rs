@@ -47,37 +47,59 @@ pub(crate) fn grat1(a: f64, x: f64, ln_x: f64, r: f64) -> (f64, f64) {
             (p, 1.0 - p)
         }
     } else {
-        let mut a2nm1 = 1.0;
-        let mut a2n = 1.0;
-        let mut b2nm1 = x;
-        let mut b2n = x + (1.0 - a);
-        let mut c = 1.0;
-        let mut an0;
-        let mut guard = 0;
-        loop {
-            a2nm1 = x * a2n + c * a2nm1;
-            b2nm1 = x * b2n + c * b2nm1;
-            let am0 = a2nm1 / b2nm1;
-            c += 1.0;
-            let cma = c - a;
-            a2n = a2nm1 + cma * a2n;
-            b2n = b2nm1 + cma * b2n;
-            an0 = a2n / b2n;
-            // keep the recurrence in range
-            if b2n > 1e100 {
-                a2nm1 /= b2n;
-                b2nm1 /= b2n;
-                a2n /= b2n;
-                b2n = 1.0;
-            }
-            guard += 1;
-            if (an0 - am0).abs() < EPS * an0 || guard > 500 {
-                break;
-            }
-        }
-        let q = r * an0;
+        let q = r * continued_fraction(a, x);
         (1.0 - q, q)
     }
+}
+
+/// `Q(a, x) / r` with `r = exp(-x) x^a / Γ(a)`, for `0 < a <= 1`, `x > 0`.
+///
+/// Above `x = 1.1` the continued fraction yields the ratio itself, so `r` (an
+/// `exp`, a `ln` and a `ln Γ`) is only computed below it, where the Taylor series
+/// gives `Q` on its own.
+pub(crate) fn q_over_r(a: f64, x: f64, ln_x: f64) -> f64 {
+    if x >= 1.1 {
+        continued_fraction(a, x)
+    } else {
+        let r = math::exp(-x + a * ln_x - crate::gamma::ln_gamma(a));
+        let (_, q) = grat1(a, x, ln_x, r);
+        q / r
+    }
+}
+
+/// Legendre's continued fraction for `Q(a, x) / r`, `x >= 1.1`, by the even-part
+/// recurrence with positive terms.
+fn continued_fraction(a: f64, x: f64) -> f64 {
+    const EPS: f64 = 1e-17;
+    let mut a2nm1 = 1.0;
+    let mut a2n = 1.0;
+    let mut b2nm1 = x;
+    let mut b2n = x + (1.0 - a);
+    let mut c = 1.0;
+    let mut an0;
+    let mut guard = 0;
+    loop {
+        a2nm1 = x * a2n + c * a2nm1;
+        b2nm1 = x * b2n + c * b2nm1;
+        let am0 = a2nm1 / b2nm1;
+        c += 1.0;
+        let cma = c - a;
+        a2n = a2nm1 + cma * a2n;
+        b2n = b2nm1 + cma * b2n;
+        an0 = a2n / b2n;
+        // keep the recurrence in range
+        if b2n > 1e100 {
+            a2nm1 /= b2n;
+            b2nm1 /= b2n;
+            a2n /= b2n;
+            b2n = 1.0;
+        }
+        guard += 1;
+        if (an0 - am0).abs() < EPS * an0 || guard > 500 {
+            break;
+        }
+    }
+    an0
 }
 
 #[cfg(test)]
