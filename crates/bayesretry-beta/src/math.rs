@@ -38,11 +38,6 @@ mod imp {
     pub(crate) fn fma(a: f64, b: f64, c: f64) -> f64 {
         a.mul_add(b, c)
     }
-    #[inline]
-    #[cfg(feature = "rand")]
-    pub(crate) fn cos(x: f64) -> f64 {
-        x.cos()
-    }
 }
 
 #[cfg(all(not(feature = "std"), feature = "libm"))]
@@ -76,15 +71,8 @@ mod imp {
     pub(crate) fn fma(a: f64, b: f64, c: f64) -> f64 {
         libm::fma(a, b, c)
     }
-    #[inline]
-    #[cfg(feature = "rand")]
-    pub(crate) fn cos(x: f64) -> f64 {
-        libm::cos(x)
-    }
 }
 
-#[cfg(feature = "rand")]
-pub(crate) use imp::cos;
 #[cfg(target_feature = "fma")]
 pub(crate) use imp::fma;
 pub(crate) use imp::{exp, exp_m1, floor, ln, ln_1p, sqrt};
