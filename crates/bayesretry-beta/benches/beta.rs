@@ -160,7 +160,12 @@ fn bench_inc_beta_inv(c: &mut Criterion) {
 }
 
 /// Slowest grid points of `inc_beta_inv` as measured by `examples/accuracy_report.rs`.
-const WORST_INV: &[(f64, f64, f64)] = &[(1e6, 1e6, 0.5)];
+const WORST_INV: &[(f64, f64, f64)] = &[
+    (2.0, 0.1, 0.05),
+    (0.01, 50.0, 0.999),
+    (50.0, 0.01, 1e-3),
+    (1e6, 1e6, 0.5),
+];
 
 fn bench_sample(c: &mut Criterion) {
     let params = [
