@@ -17,10 +17,28 @@ pub(crate) struct NoStdCrate {
 }
 
 /// Every crate that must build without `std`.
-pub(crate) const NO_STD_CRATES: &[NoStdCrate] = &[NoStdCrate {
-    package: "bayesretry-beta",
-    feature_sets: &["libm", "libm,rand"],
-}];
+pub(crate) const NO_STD_CRATES: &[NoStdCrate] = &[
+    NoStdCrate {
+        package: "bayesretry-beta",
+        feature_sets: &["libm", "libm,rand"],
+    },
+    NoStdCrate {
+        package: "bayesretry-backoff",
+        feature_sets: &["", "rand"],
+    },
+    NoStdCrate {
+        package: "bayesretry-cost",
+        feature_sets: &["", "alloc"],
+    },
+    NoStdCrate {
+        package: "bayesretry-budget",
+        feature_sets: &[""],
+    },
+    NoStdCrate {
+        package: "bayesretry-breaker",
+        feature_sets: &["libm"],
+    },
+];
 
 /// Targets without `std`: a Cortex-M4F microcontroller, and wasm with no host.
 pub(crate) const TARGETS: &[&str] = &["thumbv7em-none-eabihf", "wasm32-unknown-unknown"];

@@ -1,0 +1,299 @@
+//! [`Breaker`]: the state machine, plain data behind `&mut self`.
+
+use bayesretry_beta::Beta;
+
+use crate::config::Config;
+use crate::evidence::{Evidence, upper_bound_below};
+
+/// Where a breaker stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum State {
+    /// Calls go through; outcomes are weighed.
+    Closed,
+    /// Calls are refused until `until_ms`.
+    Open {
+        /// When the cooldown ends and the next check may admit a probe.
+        until_ms: u64,
+    },
+    /// Up to `max_probes` calls go through as probes; their outcomes decide.
+    HalfOpen {
+        /// When this round of probes began.
+        since_ms: u64,
+        /// Probes admitted in this round.
+        probes: u32,
+        /// Probe successes recorded in this round.
+        successes: u32,
+    },
+}
+
+/// The answer to [`Breaker::check`]: may the call be made?
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[must_use]
+pub enum Admission {
+    /// The breaker is closed: make the call.
+    Allowed,
+    /// The breaker is half-open and this call is one of its probes: make it, and
+    /// record its outcome. `half_opened` is true for the check that moved the
+    /// breaker from open to half-open (the transition, reported once).
+    Probe {
+        /// Whether this check ended the cooldown.
+        half_opened: bool,
+    },
+    /// Fail fast: the endpoint is believed down. `until_ms` is when the breaker will
+    /// next admit a call of its own accord — the end of the cooldown, or, when
+    /// half-open with every probe out, the moment unanswered probes are given up on.
+    Rejected {
+        /// The earliest `now_ms` at which a check may be admitted without a new
+        /// outcome being recorded first.
+        until_ms: u64,
+    },
+}
+
+impl Admission {
+    /// Whether the call may be made (closed, or admitted as a probe).
+    pub const fn is_allowed(&self) -> bool {
+        !matches!(self, Admission::Rejected { .. })
+    }
+}
+
+/// A change of state caused by a recorded outcome, returned by [`Breaker::record`]
+/// for the caller to log, count or act on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Transition {
+    /// A failure tipped the posterior: the breaker opened, until `until_ms`.
+    Opened {
+        /// The end of the cooldown.
+        until_ms: u64,
+    },
+    /// A probe failed: the breaker opened again, with the cooldown backed off.
+    Reopened {
+        /// The end of the new cooldown.
+        until_ms: u64,
+        /// The new cooldown, in milliseconds.
+        cooldown_ms: u64,
+    },
+    /// Enough probes succeeded: the breaker closed and its evidence was reset to the
+    /// prior.
+    Closed,
+}
+
+/// A circuit breaker for one endpoint, over the endpoint's Beta posterior.
+///
+/// Plain `Copy` data, every method `&mut self` or `&self`, time passed in as
+/// `now_ms`: it runs anywhere, including `no_std`, and a test drives it with a
+/// number. `SharedBreaker` and
+/// `KeyedBreaker` share it between threads.
+///
+/// # Life cycle
+///
+/// - **Closed.** [`check`](Breaker::check) admits every call: it is a read of the
+///   state and nothing else. [`record`](Breaker::record) folds each outcome into
+///   the posterior, and on a *failure* (a success can only raise the bound) applies
+///   the rule: open when the evidence above the prior is at least `min_strength` and
+///   the upper credible bound of the success rate at `confidence` is below
+///   `open_below`.
+/// - **Open** for the cooldown: every check is rejected.
+/// - **Half-open** at the first check after the cooldown: at most `max_probes` calls
+///   are admitted. `probes_to_close` probe successes close the breaker; one probe
+///   failure opens it again with the cooldown multiplied by `cooldown_factor` (up to
+///   `max_cooldown_ms`). Probes that never report back (a dropped call) are given up
+///   on after one cooldown, and a new round of probes begins. While half-open, every
+///   recorded outcome counts as a probe result: the breaker does not tell a probe
+///   from a late answer to a call admitted before it opened.
+///
+/// # Closing resets the evidence
+///
+/// When probes close the breaker, the evidence above the prior is discarded. It
+/// described an outage that the probes have just shown to be over; keeping it would
+/// leave the posterior pinned near zero, and the next ordinary failure would open the
+/// breaker again at once (flapping). After the reset, opening again takes
+/// `min_strength` fresh outcomes and a fresh verdict of the rule. Shrinking the
+/// evidence instead would keep part of a history known to be stale, for no gain.
+///
+/// ```
+/// use bayesretry_breaker::{Admission, Config, State, Transition};
+///
+/// let mut breaker = Config::new().with_cooldown_ms(1_000).build().unwrap();
+/// let mut now = 0;
+/// let mut opened = None;
+/// while opened.is_none() {
+///     assert!(breaker.check(now).is_allowed());
+///     opened = breaker.record(now, false); // the endpoint is down
+///     now += 10;
+/// }
+/// assert_eq!(opened, Some(Transition::Opened { until_ms: now - 10 + 1_000 }));
+/// assert!(!breaker.check(now).is_allowed());
+///
+/// now += 1_000;
+/// assert_eq!(breaker.check(now), Admission::Probe { half_opened: true });
+/// assert!(!breaker.check(now).is_allowed()); // one probe at a time
+/// assert_eq!(breaker.record(now, true), Some(Transition::Closed));
+/// assert_eq!(breaker.state(), State::Closed);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Breaker {
+    config: Config,
+    evidence: Evidence,
+    state: State,
+    /// The cooldown of the current (or latest) opening.
+    cooldown_ms: u64,
+}
+
+impl Breaker {
+    pub(crate) const fn from_checked(config: Config) -> Breaker {
+        Breaker {
+            config,
+            evidence: Evidence::none(0),
+            state: State::Closed,
+            cooldown_ms: config.cooldown_ms(),
+        }
+    }
+
+    /// The settings this breaker runs on.
+    pub const fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The state as of the latest call. An open breaker whose cooldown has passed
+    /// still reads `Open` until the next [`check`](Breaker::check) moves it on.
+    pub const fn state(&self) -> State {
+        self.state
+    }
+
+    /// The cooldown of the current or latest opening, in milliseconds.
+    pub const fn cooldown_ms(&self) -> u64 {
+        self.cooldown_ms
+    }
+
+    /// The posterior over the success rate at `now_ms`: the prior updated with the
+    /// evidence, faded to `now_ms` if evidence decays.
+    pub fn posterior(&self, now_ms: u64) -> Beta {
+        self.evidence
+            .at(now_ms, self.config.half_life_ms())
+            .posterior(self.config.prior())
+    }
+
+    /// Whether a call may be made at `now_ms`.
+    ///
+    /// Closed, this only reads the state. Open, it compares `now_ms` with the end of
+    /// the cooldown and, once past it, half-opens. Half-open, it hands out the
+    /// remaining probe slots. It never evaluates the posterior: the rule runs only
+    /// when an outcome is recorded.
+    #[inline]
+    pub fn check(&mut self, now_ms: u64) -> Admission {
+        match self.state {
+            State::Closed => Admission::Allowed,
+            State::Open { until_ms } => {
+                if now_ms < until_ms {
+                    Admission::Rejected { until_ms }
+                } else {
+                    self.start_probing(now_ms);
+                    Admission::Probe { half_opened: true }
+                }
+            }
+            State::HalfOpen {
+                since_ms,
+                probes,
+                successes,
+            } => {
+                if probes < self.config.max_probes() {
+                    self.state = State::HalfOpen {
+                        since_ms,
+                        probes: probes + 1,
+                        successes,
+                    };
+                    return Admission::Probe { half_opened: false };
+                }
+                let given_up_ms = since_ms.saturating_add(self.cooldown_ms);
+                if now_ms >= given_up_ms {
+                    // The probes out never reported back: start a new round.
+                    self.start_probing(now_ms);
+                    Admission::Probe { half_opened: false }
+                } else {
+                    Admission::Rejected {
+                        until_ms: given_up_ms,
+                    }
+                }
+            }
+        }
+    }
+
+    /// Records the outcome of a call made at `now_ms`, and returns the transition it
+    /// caused, if any.
+    ///
+    /// Closed, a failure may open the breaker (see the life cycle above); that is the
+    /// only time the posterior is evaluated, with one incomplete beta function at
+    /// most. Half-open, the outcome is a probe result. Open, it is evidence only.
+    pub fn record(&mut self, now_ms: u64, success: bool) -> Option<Transition> {
+        let half_life = self.config.half_life_ms();
+        self.evidence = self.evidence.at(now_ms, half_life);
+        self.evidence.observe(success);
+        match self.state {
+            State::Closed if !success && self.rule_says_down() => {
+                self.cooldown_ms = self.config.cooldown_ms();
+                let until_ms = now_ms.saturating_add(self.cooldown_ms);
+                self.state = State::Open { until_ms };
+                Some(Transition::Opened { until_ms })
+            }
+            State::Closed | State::Open { .. } => None,
+            State::HalfOpen {
+                since_ms,
+                probes,
+                successes,
+            } => {
+                if !success {
+                    self.cooldown_ms = self.config.next_cooldown_ms(self.cooldown_ms);
+                    let until_ms = now_ms.saturating_add(self.cooldown_ms);
+                    self.state = State::Open { until_ms };
+                    return Some(Transition::Reopened {
+                        until_ms,
+                        cooldown_ms: self.cooldown_ms,
+                    });
+                }
+                let successes = successes.saturating_add(1);
+                if successes >= self.config.probes_to_close() {
+                    self.close(now_ms);
+                    return Some(Transition::Closed);
+                }
+                self.state = State::HalfOpen {
+                    since_ms,
+                    probes,
+                    successes,
+                };
+                None
+            }
+        }
+    }
+
+    /// Closes the breaker and forgets its evidence, as an operator's override.
+    pub fn reset(&mut self, now_ms: u64) {
+        self.close(now_ms);
+    }
+
+    fn close(&mut self, now_ms: u64) {
+        self.state = State::Closed;
+        self.evidence = Evidence::none(now_ms);
+        self.cooldown_ms = self.config.cooldown_ms();
+    }
+
+    fn start_probing(&mut self, now_ms: u64) {
+        self.state = State::HalfOpen {
+            since_ms: now_ms,
+            probes: 1,
+            successes: 0,
+        };
+    }
+
+    /// The opening rule on the current evidence.
+    fn rule_says_down(&self) -> bool {
+        self.evidence.strength() >= self.config.min_strength()
+            && upper_bound_below(
+                &self.evidence.posterior(self.config.prior()),
+                self.config.confidence(),
+                self.config.open_below(),
+            )
+    }
+}

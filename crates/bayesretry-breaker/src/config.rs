@@ -1,0 +1,259 @@
+//! [`Config`]: the settings of a breaker, checked once by [`Config::build`].
+
+use bayesretry_beta::Beta;
+
+use crate::breaker::Breaker;
+use crate::error::Error;
+
+/// The settings of a [`Breaker`]: a small `Copy` value built with `with_*` setters
+/// and checked by [`build`](Config::build), which returns the breaker itself.
+///
+/// # Default
+///
+/// - `prior`: Beta(1, 1), the uniform prior
+/// - `confidence`: 0.95
+/// - `open_below`: 0.05
+/// - `min_strength`: 10 outcomes above the prior
+/// - `cooldown_ms`: 10 000; `cooldown_factor`: 2; `max_cooldown_ms`: 300 000
+/// - `max_probes`: 1; `probes_to_close`: 1
+/// - no decay (no half-life)
+///
+/// With these, a run of failures on a fresh endpoint opens the breaker at the 58th:
+/// only then does the 95 % upper bound of Beta(1, 59) fall below 5 %.
+///
+/// ```
+/// use bayesretry_breaker::{Config, Error};
+/// let breaker = Config::new()
+///     .with_open_below(0.2)
+///     .with_cooldown_ms(5_000)
+///     .with_half_life_ms(60_000)
+///     .build()
+///     .unwrap();
+/// assert_eq!(breaker.config().open_below(), 0.2);
+/// assert_eq!(
+///     Config::new().with_confidence(1.0).build().unwrap_err(),
+///     Error::InvalidConfidence(1.0)
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Config {
+    prior: Beta,
+    confidence: f64,
+    open_below: f64,
+    min_strength: f64,
+    cooldown_ms: u64,
+    cooldown_factor: f64,
+    max_cooldown_ms: u64,
+    max_probes: u32,
+    probes_to_close: u32,
+    half_life_ms: Option<u64>,
+}
+
+impl Config {
+    /// The defaults listed above.
+    pub const fn new() -> Config {
+        Config {
+            prior: Beta::uniform(),
+            confidence: 0.95,
+            open_below: 0.05,
+            min_strength: 10.0,
+            cooldown_ms: 10_000,
+            cooldown_factor: 2.0,
+            max_cooldown_ms: 300_000,
+            max_probes: 1,
+            probes_to_close: 1,
+            half_life_ms: None,
+        }
+    }
+
+    /// The belief about the success rate before any outcome: where the posterior
+    /// starts, and where it returns when the breaker closes.
+    pub const fn with_prior(self, prior: Beta) -> Self {
+        Config { prior, ..self }
+    }
+
+    /// How sure the breaker must be that the endpoint is down before it opens,
+    /// strictly between 0 and 1: the level of the one-sided upper credible bound it
+    /// compares with `open_below`.
+    pub const fn with_confidence(self, confidence: f64) -> Self {
+        Config { confidence, ..self }
+    }
+
+    /// The success rate below which an endpoint counts as down, strictly between 0
+    /// and 1. The breaker opens once the upper credible bound is below it.
+    pub const fn with_open_below(self, open_below: f64) -> Self {
+        Config { open_below, ..self }
+    }
+
+    /// How many outcomes above the prior (successes plus failures, after decay) the
+    /// posterior must rest on before the breaker may open, finite and at least 0.
+    /// The credible bound already accounts for thin evidence; this is a floor under
+    /// it for priors that are confident on their own.
+    pub const fn with_min_strength(self, min_strength: f64) -> Self {
+        Config {
+            min_strength,
+            ..self
+        }
+    }
+
+    /// How long the breaker stays open the first time, in milliseconds, at least 1.
+    pub const fn with_cooldown_ms(self, cooldown_ms: u64) -> Self {
+        Config {
+            cooldown_ms,
+            ..self
+        }
+    }
+
+    /// By how much the cooldown grows each time a probe fails and the breaker opens
+    /// again, finite and at least 1 (1 keeps it constant).
+    pub const fn with_cooldown_factor(self, cooldown_factor: f64) -> Self {
+        Config {
+            cooldown_factor,
+            ..self
+        }
+    }
+
+    /// The longest cooldown, in milliseconds, at least `cooldown_ms`.
+    pub const fn with_max_cooldown_ms(self, max_cooldown_ms: u64) -> Self {
+        Config {
+            max_cooldown_ms,
+            ..self
+        }
+    }
+
+    /// How many calls a half-open breaker admits as probes, at least 1.
+    pub const fn with_max_probes(self, max_probes: u32) -> Self {
+        Config { max_probes, ..self }
+    }
+
+    /// How many probe successes close the breaker, between 1 and `max_probes`.
+    pub const fn with_probes_to_close(self, probes_to_close: u32) -> Self {
+        Config {
+            probes_to_close,
+            ..self
+        }
+    }
+
+    /// Lets evidence fade with this half-life, in milliseconds (at least 1); see the
+    /// [crate documentation](crate#decay).
+    pub const fn with_half_life_ms(self, half_life_ms: u64) -> Self {
+        Config {
+            half_life_ms: Some(half_life_ms),
+            ..self
+        }
+    }
+
+    /// Keeps evidence forever (the default).
+    pub const fn without_decay(self) -> Self {
+        Config {
+            half_life_ms: None,
+            ..self
+        }
+    }
+
+    /// Checks every setting and returns a closed breaker with no evidence, as of
+    /// time 0 (the first outcome's `now_ms` takes over from there).
+    pub fn build(self) -> Result<Breaker, Error> {
+        if !(self.confidence > 0.0 && self.confidence < 1.0) {
+            return Err(Error::InvalidConfidence(self.confidence));
+        }
+        if !(self.open_below > 0.0 && self.open_below < 1.0) {
+            return Err(Error::InvalidOpenBelow(self.open_below));
+        }
+        if !(self.min_strength >= 0.0 && self.min_strength < f64::INFINITY) {
+            return Err(Error::InvalidMinStrength(self.min_strength));
+        }
+        if self.cooldown_ms == 0 {
+            return Err(Error::InvalidCooldown(self.cooldown_ms));
+        }
+        if !(self.cooldown_factor >= 1.0 && self.cooldown_factor < f64::INFINITY) {
+            return Err(Error::InvalidCooldownFactor(self.cooldown_factor));
+        }
+        if self.max_cooldown_ms < self.cooldown_ms {
+            return Err(Error::InvalidMaxCooldown {
+                max_cooldown_ms: self.max_cooldown_ms,
+                cooldown_ms: self.cooldown_ms,
+            });
+        }
+        if self.max_probes == 0 {
+            return Err(Error::InvalidMaxProbes(self.max_probes));
+        }
+        if self.probes_to_close == 0 || self.probes_to_close > self.max_probes {
+            return Err(Error::InvalidProbesToClose {
+                probes_to_close: self.probes_to_close,
+                max_probes: self.max_probes,
+            });
+        }
+        if self.half_life_ms == Some(0) {
+            return Err(Error::InvalidHalfLife(0));
+        }
+        Ok(Breaker::from_checked(self))
+    }
+
+    /// The prior.
+    pub const fn prior(&self) -> Beta {
+        self.prior
+    }
+
+    /// The confidence level of the upper credible bound.
+    pub const fn confidence(&self) -> f64 {
+        self.confidence
+    }
+
+    /// The success rate below which the endpoint counts as down.
+    pub const fn open_below(&self) -> f64 {
+        self.open_below
+    }
+
+    /// The evidence needed above the prior before the breaker may open.
+    pub const fn min_strength(&self) -> f64 {
+        self.min_strength
+    }
+
+    /// The first cooldown, in milliseconds.
+    pub const fn cooldown_ms(&self) -> u64 {
+        self.cooldown_ms
+    }
+
+    /// The factor the cooldown grows by on each failed probe.
+    pub const fn cooldown_factor(&self) -> f64 {
+        self.cooldown_factor
+    }
+
+    /// The longest cooldown, in milliseconds.
+    pub const fn max_cooldown_ms(&self) -> u64 {
+        self.max_cooldown_ms
+    }
+
+    /// The probes a half-open breaker admits.
+    pub const fn max_probes(&self) -> u32 {
+        self.max_probes
+    }
+
+    /// The probe successes that close the breaker.
+    pub const fn probes_to_close(&self) -> u32 {
+        self.probes_to_close
+    }
+
+    /// The half-life of evidence, if it decays.
+    pub const fn half_life_ms(&self) -> Option<u64> {
+        self.half_life_ms
+    }
+
+    /// The cooldown after `current` when a probe fails: `current × factor`, at most
+    /// `max_cooldown_ms`.
+    pub(crate) fn next_cooldown_ms(&self, current: u64) -> u64 {
+        let grown = current as f64 * self.cooldown_factor;
+        if grown >= self.max_cooldown_ms as f64 {
+            self.max_cooldown_ms
+        } else {
+            (grown as u64).max(current)
+        }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,337 @@
+//! [`KeyedBreaker`]: one breaker per key — an endpoint, or an (endpoint, shard) pair
+//! — in a map of bounded size.
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::hash::{BuildHasher, Hash};
+use core::num::NonZeroUsize;
+use std::collections::HashMap;
+use std::hash::RandomState;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use crate::breaker::{Admission, Breaker, State, Transition};
+
+/// A breaker per key, shared by every thread: `&self`, `Send + Sync`.
+///
+/// # Why per shard
+///
+/// An endpoint is often many backends behind one name: shards of a database,
+/// partitions of a queue, models behind one API, tenants on one host. When one shard
+/// fails, an endpoint-wide breaker sees the endpoint's success rate fall by that
+/// shard's share and either stays closed (the healthy shards outvote the outage) or
+/// opens for everyone (and refuses calls that would have succeeded). Keyed by
+/// `(endpoint, shard)`, each shard has its own posterior, and a dead shard opens
+/// its own breaker without touching its siblings.
+///
+/// # Bounded
+///
+/// Keys often come from request data — a tenant id, a shard hash — so the map holds
+/// at most `max_keys` breakers and evicts the least recently used one (checked or
+/// recorded) to make room. An evicted breaker's history is lost, and the key starts
+/// afresh from the template if it comes back: size `max_keys` above the number of
+/// keys that are live at once. [`check`](KeyedBreaker::check) on an unknown key
+/// admits the call without creating an entry; only [`record`](KeyedBreaker::record)
+/// creates one, so merely asking never evicts anything.
+///
+/// One mutex guards the whole map: a check is a hash, a lookup and a few field
+/// reads, which keeps the lock held for tens of nanoseconds. The hasher is std's
+/// randomly seeded one by default, so keys chosen by an attacker cannot force
+/// collisions; [`with_hasher`](KeyedBreaker::with_hasher) takes any other. The seed
+/// affects where keys land in the table, never which breaker opens or is evicted.
+///
+/// ```
+/// use core::num::NonZeroUsize;
+/// use bayesretry_breaker::{Config, KeyedBreaker};
+///
+/// let template = Config::new().with_min_strength(5.0).with_open_below(0.2).build().unwrap();
+/// let breakers = KeyedBreaker::new(template, NonZeroUsize::new(1_000).unwrap());
+/// for now in 0..200 {
+///     let _ = breakers.record(&("db", 3), now, false); // shard 3 is down
+///     let _ = breakers.record(&("db", 4), now, true);
+/// }
+/// assert!(!breakers.check(&("db", 3), 200).is_allowed());
+/// assert!(breakers.check(&("db", 4), 200).is_allowed());
+/// assert!(breakers.check(&("db", 5), 200).is_allowed()); // never seen: admitted
+/// ```
+pub struct KeyedBreaker<K, S = RandomState> {
+    template: Breaker,
+    map: Mutex<Lru<K, S>>,
+}
+
+impl<K: Hash + Eq + Clone> KeyedBreaker<K> {
+    /// A map of at most `max_keys` breakers, each starting as a copy of `template`.
+    pub fn new(template: Breaker, max_keys: NonZeroUsize) -> Self {
+        KeyedBreaker::with_hasher(template, max_keys, RandomState::new())
+    }
+}
+
+impl<K: Hash + Eq + Clone, S: BuildHasher> KeyedBreaker<K, S> {
+    /// Like [`new`](KeyedBreaker::new), with the given hasher.
+    pub fn with_hasher(template: Breaker, max_keys: NonZeroUsize, hasher: S) -> Self {
+        KeyedBreaker {
+            template,
+            map: Mutex::new(Lru::new(max_keys.get(), hasher)),
+        }
+    }
+
+    /// Whether a call for `key` may be made at `now_ms`; see [`Breaker::check`]. An
+    /// unknown key is admitted, and no entry is made for it.
+    pub fn check(&self, key: &K, now_ms: u64) -> Admission {
+        let mut map = self.lock();
+        match map.get_mut(key) {
+            Some(breaker) => breaker.check(now_ms),
+            None => Admission::Allowed,
+        }
+    }
+
+    /// Records the outcome of a call for `key` made at `now_ms`; see
+    /// [`Breaker::record`]. An unknown key gets a copy of the template first,
+    /// evicting the least recently used key if the map is full.
+    pub fn record(&self, key: &K, now_ms: u64, success: bool) -> Option<Transition> {
+        let mut map = self.lock();
+        if let Some(breaker) = map.get_mut(key) {
+            return breaker.record(now_ms, success);
+        }
+        let mut breaker = self.template;
+        let transition = breaker.record(now_ms, success);
+        map.insert(key.clone(), breaker);
+        transition
+    }
+
+    /// The state of `key`'s breaker, if it has one. Does not count as a use.
+    pub fn state(&self, key: &K) -> Option<State> {
+        self.lock().peek(key).map(Breaker::state)
+    }
+
+    /// A copy of `key`'s breaker, if it has one. Does not count as a use.
+    pub fn snapshot(&self, key: &K) -> Option<Breaker> {
+        self.lock().peek(key).copied()
+    }
+
+    /// Forgets `key`'s breaker.
+    pub fn remove(&self, key: &K) -> Option<Breaker> {
+        self.lock().remove(key)
+    }
+
+    /// How many keys have a breaker.
+    pub fn len(&self) -> usize {
+        self.lock().index.len()
+    }
+
+    /// Whether no key has a breaker.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The most keys held at once.
+    pub fn max_keys(&self) -> usize {
+        self.lock().capacity
+    }
+
+    /// The breaker every new key starts from.
+    pub const fn template(&self) -> &Breaker {
+        &self.template
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Lru<K, S>> {
+        self.map.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<K, S> fmt::Debug for KeyedBreaker<K, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = f.debug_struct("KeyedBreaker");
+        out.field("template", &self.template);
+        if let Ok(map) = self.map.try_lock() {
+            out.field("len", &map.index.len())
+                .field("max_keys", &map.capacity);
+        }
+        out.finish_non_exhaustive()
+    }
+}
+
+/// No neighbour.
+const NIL: usize = usize::MAX;
+
+/// A map with a fixed capacity that evicts its least recently used entry: a hash
+/// index into a vector of entries, which are linked in order of use.
+struct Lru<K, S> {
+    index: HashMap<K, usize, S>,
+    entries: Vec<Entry<K>>,
+    /// The most recently used entry.
+    head: usize,
+    /// The least recently used entry, the next to go.
+    tail: usize,
+    capacity: usize,
+}
+
+struct Entry<K> {
+    key: K,
+    breaker: Breaker,
+    /// The entry used just before this one (towards the head).
+    newer: usize,
+    /// The entry used just after this one (towards the tail).
+    older: usize,
+}
+
+impl<K: Hash + Eq + Clone, S: BuildHasher> Lru<K, S> {
+    fn new(capacity: usize, hasher: S) -> Self {
+        Lru {
+            index: HashMap::with_hasher(hasher),
+            entries: Vec::new(),
+            head: NIL,
+            tail: NIL,
+            capacity,
+        }
+    }
+
+    fn peek(&self, key: &K) -> Option<&Breaker> {
+        let &at = self.index.get(key)?;
+        self.entries.get(at).map(|entry| &entry.breaker)
+    }
+
+    /// The breaker for `key`, marked as the most recently used.
+    fn get_mut(&mut self, key: &K) -> Option<&mut Breaker> {
+        let &at = self.index.get(key)?;
+        if at != self.head {
+            self.unlink(at);
+            self.push_front(at);
+        }
+        self.entries.get_mut(at).map(|entry| &mut entry.breaker)
+    }
+
+    /// Adds `key` (not present), evicting the least recently used entry when full.
+    fn insert(&mut self, key: K, breaker: Breaker) {
+        let at = if self.entries.len() < self.capacity {
+            self.entries.push(Entry {
+                key: key.clone(),
+                breaker,
+                newer: NIL,
+                older: NIL,
+            });
+            self.entries.len() - 1
+        } else {
+            let at = self.tail;
+            self.unlink(at);
+            let Some(entry) = self.entries.get_mut(at) else {
+                return;
+            };
+            self.index.remove(&entry.key);
+            entry.key = key.clone();
+            entry.breaker = breaker;
+            at
+        };
+        self.index.insert(key, at);
+        self.push_front(at);
+    }
+
+    fn remove(&mut self, key: &K) -> Option<Breaker> {
+        let at = self.index.remove(key)?;
+        self.unlink(at);
+        let last = self.entries.len().checked_sub(1)?;
+        if at != last {
+            // The last entry moves into the freed place: repoint its neighbours and
+            // its index to the new place, keeping its rank in the order of use.
+            let moved = self.entries.get(last)?;
+            let (newer, older) = (moved.newer, moved.older);
+            if let Some(slot) = self.index.get_mut(&moved.key) {
+                *slot = at;
+            }
+            match self.entries.get_mut(newer) {
+                Some(e) => e.older = at,
+                None => self.head = at,
+            }
+            match self.entries.get_mut(older) {
+                Some(e) => e.newer = at,
+                None => self.tail = at,
+            }
+        }
+        Some(self.entries.swap_remove(at).breaker)
+    }
+
+    fn unlink(&mut self, at: usize) {
+        let Some(entry) = self.entries.get(at) else {
+            return;
+        };
+        let (newer, older) = (entry.newer, entry.older);
+        match self.entries.get_mut(newer) {
+            Some(e) => e.older = older,
+            None => self.head = older,
+        }
+        match self.entries.get_mut(older) {
+            Some(e) => e.newer = newer,
+            None => self.tail = newer,
+        }
+    }
+
+    fn push_front(&mut self, at: usize) {
+        let old_head = self.head;
+        if let Some(entry) = self.entries.get_mut(at) {
+            entry.newer = NIL;
+            entry.older = old_head;
+        }
+        match self.entries.get_mut(old_head) {
+            Some(e) => e.newer = at,
+            None => self.tail = at,
+        }
+        self.head = at;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec::Vec;
+    use std::hash::RandomState;
+
+    use super::Lru;
+    use crate::Config;
+
+    fn order(lru: &Lru<u32, RandomState>) -> Vec<u32> {
+        let mut keys = Vec::new();
+        let mut at = lru.head;
+        while let Some(entry) = lru.entries.get(at) {
+            keys.push(entry.key);
+            at = entry.older;
+        }
+        keys
+    }
+
+    #[test]
+    fn the_least_recently_used_key_is_evicted() {
+        let breaker = Config::new().build().unwrap();
+        let mut lru = Lru::new(3, RandomState::new());
+        for key in [1, 2, 3] {
+            lru.insert(key, breaker);
+        }
+        assert_eq!(order(&lru), [3, 2, 1]);
+        assert!(lru.get_mut(&1).is_some());
+        assert_eq!(order(&lru), [1, 3, 2]);
+        lru.insert(4, breaker);
+        assert_eq!(order(&lru), [4, 1, 3]);
+        assert!(lru.peek(&2).is_none());
+        assert_eq!(lru.index.len(), 3);
+    }
+
+    #[test]
+    fn removing_keeps_the_order_of_the_rest() {
+        let breaker = Config::new().build().unwrap();
+        let mut lru = Lru::new(4, RandomState::new());
+        for key in [1, 2, 3, 4] {
+            lru.insert(key, breaker);
+        }
+        assert!(lru.get_mut(&2).is_some());
+        assert_eq!(order(&lru), [2, 4, 3, 1]);
+        assert!(lru.remove(&3).is_some());
+        assert!(lru.remove(&3).is_none());
+        assert_eq!(order(&lru), [2, 4, 1]);
+        lru.insert(5, breaker);
+        lru.insert(6, breaker);
+        assert_eq!(order(&lru), [6, 5, 2, 4]);
+        for key in [6, 5, 2, 4] {
+            assert_eq!(
+                lru.index.get(&key).map(|&at| lru.entries[at].key),
+                Some(key)
+            );
+        }
+    }
+}

@@ -1,0 +1,26 @@
+#![doc = include_str!("../README.md")]
+#![no_std]
+
+#[cfg(feature = "std")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+mod breaker;
+mod config;
+mod error;
+mod evidence;
+#[cfg(feature = "std")]
+mod keyed;
+mod math;
+#[cfg(feature = "std")]
+mod shared;
+
+pub use bayesretry_beta::Beta;
+pub use breaker::{Admission, Breaker, State, Transition};
+pub use config::Config;
+pub use error::Error;
+#[cfg(feature = "std")]
+pub use keyed::KeyedBreaker;
+#[cfg(feature = "std")]
+pub use shared::SharedBreaker;

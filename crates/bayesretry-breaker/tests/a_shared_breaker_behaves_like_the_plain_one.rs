@@ -1,0 +1,77 @@
+//! `SharedBreaker` is the plain `Breaker` behind `&self`: the same answers for the
+//! same calls, its lock-free gate never admits what the breaker would refuse, and
+//! threads racing through a half-open breaker get no more than `max_probes` probes.
+
+use std::sync::Barrier;
+use std::thread;
+
+use bayesretry_breaker::{Admission, Config, SharedBreaker, State};
+
+fn config() -> Config {
+    Config::new()
+        .with_open_below(0.5)
+        .with_cooldown_ms(1_000)
+        .with_max_probes(3)
+        .with_probes_to_close(2)
+}
+
+#[test]
+fn the_shared_breaker_answers_like_the_plain_one() {
+    let mut plain = config().build().unwrap();
+    let shared = SharedBreaker::new(plain);
+    // A scripted life: outage, cooldown, probes failing, probes recovering.
+    let mut now = 0_u64;
+    for step in 0..3_000_u64 {
+        now += 1 + step % 7;
+        let success = !(200..1_500).contains(&step) && step % 5 != 0;
+        let (a, b) = (plain.check(now), shared.check(now));
+        assert_eq!(a, b, "check at step {step}");
+        if a.is_allowed() {
+            assert_eq!(
+                plain.record(now, success),
+                shared.record(now, success),
+                "record at step {step}"
+            );
+        }
+        assert_eq!(plain.state(), shared.state());
+    }
+    assert_eq!(shared.snapshot(), plain);
+    assert_eq!(shared.posterior(now), plain.posterior(now));
+}
+
+#[test]
+fn racing_threads_get_at_most_max_probes() {
+    const THREADS: usize = 4;
+    let mut breaker = config().build().unwrap();
+    let mut now = 0;
+    while breaker.record(now, false).is_none() {
+        now += 1;
+    }
+    let State::Open { until_ms } = breaker.state() else {
+        panic!("not open: {:?}", breaker.state());
+    };
+    let shared = SharedBreaker::from(breaker);
+    let barrier = Barrier::new(THREADS);
+    let probes: usize = thread::scope(|s| {
+        let handles: Vec<_> = (0..THREADS)
+            .map(|_| {
+                let (shared, barrier) = (&shared, &barrier);
+                s.spawn(move || {
+                    barrier.wait();
+                    (0..100)
+                        .filter(|i| matches!(shared.check(until_ms + i), Admission::Probe { .. }))
+                        .count()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum()
+    });
+    assert_eq!(probes, 3);
+}
+
+#[test]
+fn the_shared_breaker_is_send_and_sync() {
+    fn shared<T: Send + Sync>() {}
+    shared::<SharedBreaker>();
+    shared::<bayesretry_breaker::KeyedBreaker<(String, u32)>>();
+}
