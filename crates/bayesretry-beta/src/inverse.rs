@@ -85,10 +85,16 @@ pub fn inc_beta_inv(a: f64, b: f64, p: f64) -> f64 {
 /// The root of `I_x(a, b) = p`, `1 - I_x(a, b) = q`, where the smaller of `p` and `q`
 /// is exact and the other is its rounded complement.
 fn solve_pq(a: f64, b: f64, p: f64, q: f64) -> f64 {
-    // The slope must be right to the last digits: the search stops on the error
-    // it predicts from it. ln Γ(a) + ln Γ(b) - ln Γ(a + b) in doubles loses
-    // everything past 1e13; the double-double ln B does not.
-    let lnb = ln_beta(a, b);
+    // ln B steers the tail starting points and, below 8, the slope, which must be
+    // right to ~1e-10 because the search stops on the error it predicts from it:
+    // ln Γ(a) + ln Γ(b) - ln Γ(a + b) in doubles loses everything past 1e13, the
+    // double-double ln B does not. From 8 up the slope has its own (λ) form and the
+    // starting point is the normal one, so ln B is not needed at all.
+    let lnb = if a.min(b) < 8.0 {
+        ln_beta(a, b)
+    } else {
+        f64::NAN
+    };
     let (gx, gy) = initial_guess(a, b, p, q, lnb);
     if gx <= 0.5 {
         // solve in x: the target is whichever of p and q is exact and small
