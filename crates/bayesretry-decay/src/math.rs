@@ -1,0 +1,21 @@
+//! The one float function this crate needs: `2^x`, from the platform with `std`
+//! and from `libm` without it.
+
+#[cfg(not(any(feature = "std", feature = "libm")))]
+compile_error!(
+    "bayesretry-decay needs float math: enable the `std` feature (default) or the `libm` feature"
+);
+
+/// `2^x`.
+#[cfg(feature = "std")]
+#[inline]
+pub(crate) fn exp2(x: f64) -> f64 {
+    x.exp2()
+}
+
+/// `2^x`.
+#[cfg(all(not(feature = "std"), feature = "libm"))]
+#[inline]
+pub(crate) fn exp2(x: f64) -> f64 {
+    libm::exp2(x)
+}

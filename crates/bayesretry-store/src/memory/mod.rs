@@ -1,0 +1,388 @@
+//! [`MemoryStore`]: the in-memory, sharded, bounded [`PosteriorStore`].
+
+mod board;
+mod names;
+mod shard;
+
+use alloc::boxed::Box;
+use core::fmt;
+use core::hash::{BuildHasher, Hasher};
+use std::collections::hash_map::RandomState;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use bayesretry_beta::Beta;
+use bayesretry_decay::{Decay, Evidence};
+
+use self::board::Board;
+use self::shard::{Key, Params, Shard, lock as lock_board};
+use crate::class::ClassRef;
+use crate::config::StoreConfig;
+use crate::context::Context;
+use crate::posterior_store::PosteriorStore;
+use crate::writer::WriterId;
+
+/// A shard behind its own mutex, alone on its cache lines so that two threads
+/// locking neighbouring shards do not slow each other down.
+#[repr(align(128))]
+struct Padded(Mutex<Shard>);
+
+/// The in-memory [`PosteriorStore`]: sharded, bounded, with hierarchical priors,
+/// time decay and (with `serde`) mergeable snapshots. `&self`, `Send + Sync`.
+///
+/// ```
+/// use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore};
+///
+/// let store = MemoryStore::new();
+/// let ctx = Context::new("api.example.com", 1, ErrorClass::Http(503));
+/// for now in 0..10 {
+///     store.observe(&ctx, now % 5 != 0, now); // 8 successes, 2 failures
+/// }
+/// let posterior = store.posterior(&ctx, 10);
+/// assert_eq!((posterior.alpha(), posterior.beta()), (9.0, 3.0));
+/// assert_eq!(store.len(), 1);
+/// ```
+///
+/// # Hot path
+///
+/// An endpoint name is hashed once per call, with a fast keyed hash; the hash
+/// picks the shard and, within it, the context, whose table entry is a 4-byte
+/// index into a vector of 64-byte slots. The name is compared against the copy
+/// the shard interned the first time it saw it, so a lookup allocates nothing.
+/// A context's parents are reached through indices stored in its slot, so
+/// reading a posterior with hierarchical priors costs one hash lookup and a few
+/// multiplications (plus one `exp2` per term when evidence decays).
+///
+/// # Sharding
+///
+/// Contexts are split into independently locked shards by endpoint: all of an
+/// endpoint's contexts and its (endpoint, class) parents live in one shard, so
+/// every call takes exactly one shard lock, held for tens of nanoseconds. Two
+/// threads on different endpoints usually take different locks and run in
+/// parallel; two threads on one endpoint serialise on its shard, and lose no
+/// update.
+///
+/// # Bounded
+///
+/// Endpoint names, attempt numbers and (through custom names) classes may come
+/// from untrusted input, so the store holds at most `max_contexts` contexts:
+/// each shard holds `max_contexts / shards`, and a shard that needs room for a
+/// new context forgets its *least recently updated* one — read-only lookups
+/// never create a context and never move one up. Everything else a shard keeps
+/// (interned names, groups) belongs to a live context and goes with the last
+/// one; names longer than `max_endpoint_bytes` are cut. Memory is therefore
+/// bounded by `max_contexts`, whatever the keys. A forgotten context's evidence
+/// leaves its parents' sums with it; if the key comes back it starts from its
+/// borrowed prior.
+///
+/// # The class level across shards
+///
+/// The class parent sums every endpoint, and endpoints are spread over shards.
+/// Reading it from every shard on each call would take every lock, so each
+/// shard posts its share of each class to a shared board on every change — a
+/// few atomic stores to a cache line only that shard writes, under a sequence
+/// lock, no mutex — and keeps a view of the other shards' shares, read from the
+/// board without a lock when the class is first used in the shard and then at
+/// most once every `class_refresh_ms` of the callers' clock. A shard's own
+/// share is always exact; the other shards' may be that old (0 refreshes on
+/// every read: exact, and O(shards) per read). A shard that has never seen a
+/// class reads the board directly. Since the class level lends at most
+/// `max_borrowed` pseudo-observations, the lag moves a borrowed prior, never a
+/// well-observed posterior.
+///
+/// # Writers and sequence numbers
+///
+/// Every store writes under a [`WriterId`]. Each of its contexts carries the
+/// store's own evidence with a sequence number that grows with every update
+/// (per shard, so it keeps growing when a context is forgotten and comes back)
+/// and, after a `merge` (with `serde`), other writers' evidence, one
+/// entry each. A context's evidence is the sum over writers, each decayed from
+/// its own last update.
+pub struct MemoryStore {
+    config: StoreConfig,
+    params: Params,
+    shards: Box<[Padded]>,
+    /// Bits 32 and up of a name's hash pick its shard (the table within the
+    /// shard uses the low bits and the top seven).
+    shard_mask: usize,
+    board: Mutex<Board>,
+    max_endpoint_bytes: usize,
+}
+
+impl MemoryStore {
+    /// A store with the [default settings](StoreConfig#default).
+    pub fn new() -> MemoryStore {
+        MemoryStore::from_checked(StoreConfig::new())
+    }
+
+    /// Built by [`StoreConfig::build`], which has checked every setting.
+    pub(crate) fn from_checked(config: StoreConfig) -> MemoryStore {
+        // Fewer shards than asked when max_contexts would leave some empty.
+        let mut shards = config.shards;
+        while shards > config.max_contexts {
+            shards /= 2;
+        }
+        let shards = shards.max(1);
+        let capacity = (config.max_contexts / shards).max(1);
+        let random = RandomState::new();
+        let draw = |salt: u64| {
+            let mut h = random.build_hasher();
+            h.write_u64(salt);
+            h.finish()
+        };
+        let params = Params {
+            seed: config.hash_seed.unwrap_or_else(|| draw(1)),
+            decay: Decay::new(config.half_life),
+            prior: config.prior,
+            hierarchical: config.hierarchical && config.max_borrowed > 0.0,
+            max_borrowed: config.max_borrowed,
+            refresh_ms: config.class_refresh_ms,
+            writer: config.writer.unwrap_or_else(|| WriterId::new(draw(2))),
+        };
+        let board = Board::new(shards);
+        let board_len = board.len_counter();
+        MemoryStore {
+            config,
+            params,
+            shards: (0..shards)
+                .map(|n| Padded(Mutex::new(Shard::new(n, capacity, board_len.clone()))))
+                .collect(),
+            shard_mask: shards - 1,
+            board: Mutex::new(board),
+            max_endpoint_bytes: config.max_endpoint_bytes,
+        }
+    }
+
+    /// The settings the store was built with.
+    pub const fn config(&self) -> &StoreConfig {
+        &self.config
+    }
+
+    /// The id this store writes its evidence under.
+    pub const fn writer(&self) -> WriterId {
+        self.params.writer
+    }
+
+    /// The number of shards in use.
+    pub fn shards(&self) -> usize {
+        self.shards.len()
+    }
+
+    /// The prior of `ctx` at `now_ms`: the configured prior plus what the
+    /// context borrows from its parents (just the configured prior with
+    /// hierarchical priors off).
+    pub fn prior(&self, ctx: &Context<'_>, now_ms: u64) -> Beta {
+        self.read(ctx, now_ms).0.posterior(self.params.prior)
+    }
+
+    /// The evidence of `ctx` itself at `now_ms`, every writer's, decayed: what
+    /// its posterior adds to its [`prior`](MemoryStore::prior).
+    pub fn evidence(&self, ctx: &Context<'_>, now_ms: u64) -> Evidence {
+        self.read(ctx, now_ms).1
+    }
+
+    /// How many contexts the store holds.
+    pub fn len(&self) -> usize {
+        self.shards.iter().map(|s| lock(&s.0).len()).sum()
+    }
+
+    /// Whether the store holds no context.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Forgets every context. Sequence numbers start over, so a store that is
+    /// cleared and keeps its [`WriterId`] should `load` its
+    /// last snapshot rather than write afresh.
+    pub fn clear(&self) {
+        for (number, shard) in self.shards.iter().enumerate() {
+            let mut shard = lock(&shard.0);
+            shard.clear();
+            lock_board(&self.board).clear_shard(number);
+        }
+    }
+
+    /// The bytes the store holds on the heap (its tables, slots and names,
+    /// allocator overhead excluded), as `(total, of which endpoint names)`.
+    pub fn heap_bytes(&self) -> (usize, usize) {
+        let mut total = self.shards.len() * core::mem::size_of::<Padded>();
+        let mut names = 0;
+        for shard in self.shards.iter() {
+            let (t, n) = lock(&shard.0).heap_bytes();
+            total += t;
+            names += n;
+        }
+        (total + lock_board(&self.board).heap_bytes(), names)
+    }
+
+    /// The size of one context's slot, in bytes: the per-context cost besides
+    /// its share of the hash table (one `u32` and one control byte per bucket)
+    /// and its endpoint's name and group, which its endpoint's contexts share.
+    pub const CONTEXT_SLOT_BYTES: usize = core::mem::size_of::<shard::ContextSlot>();
+
+    #[inline]
+    fn key<'a>(&self, ctx: &Context<'a>) -> Key<'a> {
+        let endpoint = clip(ctx.endpoint(), self.max_endpoint_bytes);
+        Key::new(
+            self.params.seed,
+            endpoint,
+            ctx.attempt(),
+            ClassRef::of(ctx.error_class()),
+        )
+    }
+
+    #[inline]
+    fn shard(&self, key: &Key<'_>) -> MutexGuard<'_, Shard> {
+        let at = (key.name_hash >> 32) as usize & self.shard_mask;
+        lock(&self.shards[at].0)
+    }
+
+    /// What `ctx` borrows from its parents, and its own evidence, at `now_ms`.
+    #[inline]
+    fn read(&self, ctx: &Context<'_>, now_ms: u64) -> (Evidence, Evidence) {
+        let key = self.key(ctx);
+        self.shard(&key)
+            .read(key, &self.params, &self.board, now_ms)
+    }
+
+    #[inline]
+    fn fold(&self, ctx: &Context<'_>, evidence: Evidence, now_ms: u64) {
+        let key = self.key(ctx);
+        self.shard(&key)
+            .observe(key, evidence, &self.params, &self.board, now_ms);
+    }
+}
+
+impl PosteriorStore for MemoryStore {
+    #[inline]
+    fn posterior(&self, ctx: &Context<'_>, now_ms: u64) -> Beta {
+        let (lent, own) = self.read(ctx, now_ms);
+        lent.plus(own).posterior(self.params.prior)
+    }
+
+    #[inline]
+    fn observe(&self, ctx: &Context<'_>, success: bool, now_ms: u64) {
+        self.fold(ctx, Evidence::outcome(success), now_ms);
+    }
+
+    fn observe_weighted(&self, ctx: &Context<'_>, successes: f64, failures: f64, now_ms: u64) {
+        let evidence = Evidence::new_lenient(successes, failures);
+        if !evidence.is_none() {
+            self.fold(ctx, evidence, now_ms);
+        }
+    }
+}
+
+impl Default for MemoryStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for MemoryStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemoryStore")
+            .field("config", &self.config)
+            .field("writer", &self.params.writer)
+            .field("shards", &self.shards.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Locks a shard; a poisoned lock is taken over, since no code panics while
+/// holding it and a shard is valid between any two of its operations.
+fn lock(shard: &Mutex<Shard>) -> MutexGuard<'_, Shard> {
+    shard.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// `name` cut to at most `max` bytes, at a character boundary.
+#[inline]
+fn clip(name: &str, max: usize) -> &str {
+    if name.len() <= max {
+        return name;
+    }
+    let mut end = max;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    name.get(..end).unwrap_or("")
+}
+
+#[cfg(feature = "serde")]
+mod snapshots {
+    use alloc::vec::Vec;
+
+    use bayesretry_decay::Stamped;
+
+    use super::shard::{Key, WriterEntry};
+    use super::{MemoryStore, clip, lock};
+    use crate::snapshot::{Snapshot, SnapshotEntry};
+
+    impl MemoryStore {
+        /// Every writer's evidence for every context, as of its last update,
+        /// with `now_ms` recorded as the time the snapshot was taken.
+        ///
+        /// Shards are read one after the other, each under its lock: the
+        /// snapshot is consistent per endpoint, not across endpoints updated
+        /// while it was taken. Evidence is not decayed in the snapshot (each
+        /// entry keeps its own last-update time), so snapshots merge exactly.
+        pub fn snapshot(&self, now_ms: u64) -> Snapshot {
+            let mut entries = Vec::new();
+            for shard in self.shards.iter() {
+                lock(&shard.0).list(self.params.writer, |listed| {
+                    entries.push(SnapshotEntry::from_parts(
+                        listed.endpoint,
+                        listed.attempt,
+                        listed.class.encode(),
+                        listed.writer,
+                        listed.entry.seq,
+                        listed.entry.stamped.evidence(),
+                        listed.entry.stamped.at_ms(),
+                    ));
+                });
+            }
+            Snapshot::from_entries(now_ms, entries)
+        }
+
+        /// Replaces everything the store holds by the snapshot's contents:
+        /// [`clear`](MemoryStore::clear), then [`merge`](MemoryStore::merge).
+        /// The snapshot's entries written under this store's
+        /// [`WriterId`](crate::WriterId)
+        /// become its own again, sequence numbers included.
+        pub fn load(&self, snapshot: &Snapshot) {
+            self.clear();
+            self.merge(snapshot);
+        }
+
+        /// Merges a snapshot into the store: for every (context, writer) entry,
+        /// the one with the larger sequence number is kept (ties broken the same
+        /// way everywhere), and a context's evidence is the sum over its writers.
+        ///
+        /// Merging is commutative, associative and idempotent: stores that merged
+        /// the same snapshots, in any order and any number of times, hold the
+        /// same entries, so merging a snapshot twice never counts its evidence
+        /// twice. Each entry decays from its own last-update time. Contexts
+        /// merged in count towards `max_contexts` like any other.
+        pub fn merge(&self, snapshot: &Snapshot) {
+            let now_ms = snapshot.taken_at_ms();
+            for entry in snapshot.entries() {
+                let Some(class) = entry.class_ref() else {
+                    continue;
+                };
+                let endpoint = clip(entry.endpoint(), self.max_endpoint_bytes);
+                let key = Key::new(self.params.seed, endpoint, entry.attempt(), class);
+                let writer_entry = WriterEntry {
+                    seq: entry.seq(),
+                    stamped: Stamped::new(entry.evidence(), entry.updated_at_ms()),
+                };
+                self.shard(&key).merge(
+                    key,
+                    entry.writer(),
+                    writer_entry,
+                    &self.params,
+                    &self.board,
+                    now_ms,
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,793 @@
+//! [`Shard`]: one independently locked part of a [`MemoryStore`](super::MemoryStore).
+//!
+//! A shard holds every context of the endpoints that hash to it, with their
+//! parents: the (endpoint, class) groups, and this shard's share of each class.
+//! All of an endpoint's state is in one shard, so an observe takes one lock.
+//!
+//! Slot indices (`u32`) link the tables: a context names its group and class by
+//! index, a group its name and class. Every index stored in a live slot points
+//! at a live slot of the right table; the code keeps that invariant at each
+//! insertion and removal, which is what makes the plain indexing below safe.
+
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::mem::size_of;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use bayesretry_beta::Beta;
+use bayesretry_decay::{Decay, Evidence, Stamped};
+use hashbrown::HashTable;
+
+use super::board::{self, Board, Posting};
+use super::names::Names;
+use crate::class::{ClassRef, OwnedClass};
+use crate::error_class::ErrorClass;
+use crate::hash::{hash_bytes, hash_words};
+use crate::hierarchy::borrowed_evidence;
+use crate::writer::WriterId;
+#[cfg(feature = "serde")]
+use crate::writer::cmp_versions;
+
+/// No neighbour.
+const NIL: u32 = u32::MAX;
+
+/// The most classes a shard tells apart; past it, new classes are filed as
+/// [`ErrorClass::Unknown`]. Classes are few by construction: this only guards
+/// against a program that mints custom names at run time.
+const MAX_CLASSES: usize = board::MAX_CLASSES;
+
+/// What every shard of a store shares, read-only.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Params {
+    pub(crate) seed: u64,
+    pub(crate) decay: Decay,
+    pub(crate) prior: Beta,
+    pub(crate) hierarchical: bool,
+    pub(crate) max_borrowed: f64,
+    pub(crate) refresh_ms: u64,
+    pub(crate) writer: WriterId,
+}
+
+/// A context as a lookup names it, with its hashes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Key<'a> {
+    pub(crate) endpoint: &'a str,
+    pub(crate) name_hash: u64,
+    pub(crate) attempt: u32,
+    pub(crate) class: ClassRef<'a>,
+    pub(crate) class_word: u64,
+}
+
+impl<'a> Key<'a> {
+    pub(crate) fn new(seed: u64, endpoint: &'a str, attempt: u32, class: ClassRef<'a>) -> Key<'a> {
+        Key {
+            endpoint,
+            name_hash: hash_bytes(seed, endpoint.as_bytes()),
+            attempt,
+            class,
+            class_word: class.word(seed),
+        }
+    }
+
+    #[inline]
+    fn hash(&self) -> u64 {
+        context_hash(self.name_hash, self.class_word, self.attempt)
+    }
+}
+
+/// One context: 64 bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ContextSlot {
+    /// This store's own evidence.
+    local: Stamped,
+    /// The sequence number of `local`; 0 while this store has written none.
+    seq: u64,
+    name: u32,
+    attempt: u32,
+    class: u32,
+    group: u32,
+    /// The context updated just after this one (towards the head).
+    newer: u32,
+    /// The context updated just before this one (towards the tail).
+    older: u32,
+    /// Whether other writers' evidence is kept for this context.
+    remote: bool,
+}
+
+/// An (endpoint, class) group: the running sum of its contexts' evidence.
+#[derive(Clone, Copy, Debug)]
+struct GroupSlot {
+    sum: Stamped,
+    name: u32,
+    class: u32,
+    /// Contexts in the group; 0 for a free slot.
+    contexts: u32,
+}
+
+/// This shard's share of a class, and its view of the other shards' share.
+#[derive(Debug)]
+struct ClassSlot {
+    class: OwnedClass,
+    word: u64,
+    /// The sum of this shard's contexts of the class.
+    partial: Stamped,
+    /// The other shards' evidence, as of the last refresh.
+    others: Stamped,
+    contexts: u32,
+    refreshed_at: u64,
+    /// Where this shard posts `partial` for the others, and reads theirs.
+    posting: Arc<Posting>,
+}
+
+/// One writer's evidence for one context, with its sequence number.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct WriterEntry {
+    pub(crate) seq: u64,
+    pub(crate) stamped: Stamped,
+}
+
+#[cfg(feature = "serde")]
+impl WriterEntry {
+    /// Whether `self` wins over `other` in a merge; see [`cmp_versions`].
+    pub(crate) fn beats(&self, other: &WriterEntry) -> bool {
+        let version = |e: &WriterEntry| (e.seq, e.stamped.at_ms(), e.stamped.evidence());
+        cmp_versions(version(self), version(other)).is_gt()
+    }
+}
+
+/// Other writers' evidence for one context, sorted by writer, and its sum.
+#[derive(Debug, Default)]
+struct RemoteSet {
+    writers: Vec<(WriterId, WriterEntry)>,
+    sum: Stamped,
+}
+
+#[cfg(feature = "serde")]
+impl RemoteSet {
+    /// The sum over writers, in writer order, so the same set always sums the
+    /// same way whatever order it was merged in.
+    fn resum(&mut self, decay: &Decay) {
+        self.sum = self
+            .writers
+            .iter()
+            .fold(Stamped::EMPTY, |sum, (_, e)| decay.combine(sum, e.stamped));
+    }
+}
+
+/// One (context, writer) entry, as a shard lists it for a snapshot.
+#[cfg(feature = "serde")]
+#[derive(Debug)]
+pub(crate) struct Listed<'a> {
+    pub(crate) endpoint: &'a str,
+    pub(crate) attempt: u32,
+    pub(crate) class: &'a OwnedClass,
+    pub(crate) writer: WriterId,
+    pub(crate) entry: WriterEntry,
+}
+
+/// One shard.
+#[derive(Debug)]
+pub(crate) struct Shard {
+    number: usize,
+    capacity: usize,
+    names: Names,
+    classes: Vec<ClassSlot>,
+    class_index: HashTable<u32>,
+    groups: Vec<GroupSlot>,
+    free_groups: Vec<u32>,
+    group_index: HashTable<u32>,
+    slots: Vec<ContextSlot>,
+    index: HashTable<u32>,
+    /// The most recently updated context.
+    head: u32,
+    /// The least recently updated context, the next to go.
+    tail: u32,
+    remote: HashMap<u32, RemoteSet>,
+    seq: u64,
+    /// How many classes the board holds.
+    board_len: Arc<AtomicUsize>,
+}
+
+impl Shard {
+    pub(crate) fn new(number: usize, capacity: usize, board_len: Arc<AtomicUsize>) -> Shard {
+        Shard {
+            number,
+            capacity,
+            board_len,
+            names: Names::default(),
+            classes: Vec::new(),
+            class_index: HashTable::new(),
+            groups: Vec::new(),
+            free_groups: Vec::new(),
+            group_index: HashTable::new(),
+            slots: Vec::new(),
+            index: HashTable::new(),
+            head: NIL,
+            tail: NIL,
+            remote: HashMap::new(),
+            seq: 0,
+        }
+    }
+
+    /// Contexts held.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Forgets everything (the board is cleared by the caller).
+    pub(crate) fn clear(&mut self) {
+        *self = Shard::new(self.number, self.capacity, Arc::clone(&self.board_len));
+    }
+
+    // ----- lookups -----------------------------------------------------------
+
+    #[inline]
+    fn find(&self, key: &Key<'_>) -> Option<u32> {
+        let (slots, classes, names) = (&self.slots, &self.classes, &self.names);
+        self.index
+            .find(key.hash(), |&at| {
+                let slot = &slots[at as usize];
+                slot.attempt == key.attempt
+                    && classes[slot.class as usize].class.as_ref() == key.class
+                    && names.get(slot.name) == key.endpoint
+            })
+            .copied()
+    }
+
+    fn find_class(&self, word: u64, class: ClassRef<'_>) -> Option<u32> {
+        let classes = &self.classes;
+        self.class_index
+            .find(word, |&at| classes[at as usize].class.as_ref() == class)
+            .copied()
+    }
+
+    fn find_group(&self, seed: u64, name: u32, class: u32) -> Option<u32> {
+        let groups = &self.groups;
+        self.group_index
+            .find(group_hash(seed, name, class), |&at| {
+                let g = &groups[at as usize];
+                g.name == name && g.class == class
+            })
+            .copied()
+    }
+
+    /// The same key filed under [`ErrorClass::Unknown`], when the shard has no
+    /// room for another class and does not know this one.
+    fn overflowed<'k>(&self, key: &Key<'k>) -> Option<Key<'k>> {
+        let full = self.classes.len() >= MAX_CLASSES
+            || self.board_len.load(Ordering::Relaxed) >= MAX_CLASSES;
+        if !full || self.find_class(key.class_word, key.class).is_some() {
+            return None;
+        }
+        Some(Key {
+            class: ClassRef::Builtin(ErrorClass::Unknown),
+            class_word: ErrorClass::Unknown.code(),
+            ..*key
+        })
+    }
+
+    // ----- reads -------------------------------------------------------------
+
+    /// A context's own evidence, stamped: this store's plus other writers'.
+    fn contribution(&self, at: u32, decay: &Decay) -> Stamped {
+        let slot = &self.slots[at as usize];
+        if !slot.remote {
+            return slot.local;
+        }
+        let remote = self.remote.get(&at).map_or(Stamped::EMPTY, |r| r.sum);
+        decay.combine(slot.local, remote)
+    }
+
+    /// The evidence of a class in every shard as of `now_ms`, refreshing this
+    /// shard's view of the others when it is due.
+    fn class_evidence(&mut self, class: u32, p: &Params, fader: &mut Fader<'_>) -> Evidence {
+        let number = self.number;
+        let slot = &mut self.classes[class as usize];
+        if due(slot, p, fader.now_ms) {
+            refresh(slot, number, p, fader.now_ms);
+        }
+        fader.fade(slot.partial).plus(fader.fade(slot.others))
+    }
+
+    /// What `key` borrows from its parents (nothing with hierarchical priors
+    /// off) and its own evidence, at `now_ms`.
+    pub(crate) fn read(
+        &mut self,
+        key: Key<'_>,
+        p: &Params,
+        board: &Mutex<Board>,
+        now_ms: u64,
+    ) -> (Evidence, Evidence) {
+        if let Some(at) = self.find(&key) {
+            return self.read_known(at, p, now_ms);
+        }
+        let key = match self.overflowed(&key) {
+            Some(filed) => match self.find(&filed) {
+                Some(at) => return self.read_known(at, p, now_ms),
+                None => filed,
+            },
+            None => key,
+        };
+        if !p.hierarchical {
+            return (Evidence::NONE, Evidence::NONE);
+        }
+        // A context never seen: borrow from its group if there is one, and from
+        // the class, through this shard's view or, failing that, the board.
+        let Some(class_at) = self.find_class(key.class_word, key.class) else {
+            let class = lock(board).total(key.class_word, key.class, now_ms, &p.decay);
+            let lent = borrowed_evidence(Evidence::NONE, Evidence::NONE, class, p.max_borrowed);
+            return (lent, Evidence::NONE);
+        };
+        let group = self
+            .names
+            .find(key.name_hash, key.endpoint)
+            .and_then(|name| self.find_group(p.seed, name, class_at))
+            .map_or(Evidence::NONE, |g| {
+                p.decay.evidence_at(self.groups[g as usize].sum, now_ms)
+            });
+        let class = self.class_evidence(class_at, p, &mut Fader::new(&p.decay, now_ms));
+        let lent = borrowed_evidence(Evidence::NONE, group, class, p.max_borrowed);
+        (lent, Evidence::NONE)
+    }
+
+    #[inline]
+    fn read_known(&mut self, at: u32, p: &Params, now_ms: u64) -> (Evidence, Evidence) {
+        let mut fader = Fader::new(&p.decay, now_ms);
+        let own = fader.fade(self.contribution(at, &p.decay));
+        if !p.hierarchical {
+            return (Evidence::NONE, own);
+        }
+        let slot = self.slots[at as usize];
+        let group = fader.fade(self.groups[slot.group as usize].sum);
+        let class = self.class_evidence(slot.class, p, &mut fader);
+        (borrowed_evidence(own, group, class, p.max_borrowed), own)
+    }
+
+    // ----- writes ------------------------------------------------------------
+
+    /// Folds `evidence` into `key`'s context as this store's own, at `now_ms`.
+    pub(crate) fn observe(
+        &mut self,
+        key: Key<'_>,
+        evidence: Evidence,
+        p: &Params,
+        board: &Mutex<Board>,
+        now_ms: u64,
+    ) {
+        let at = self.find_or_insert(key, p, board, now_ms);
+        self.seq += 1;
+        let seq = self.seq;
+        let slot = &mut self.slots[at as usize];
+        slot.local = p.decay.fold(slot.local, now_ms, evidence);
+        slot.seq = seq;
+        let (group, class) = (slot.group, slot.class);
+        let g = &mut self.groups[group as usize];
+        g.sum = p.decay.fold(g.sum, now_ms, evidence);
+        self.touch_class(class, |partial| p.decay.fold(partial, now_ms, evidence));
+        self.promote(at);
+    }
+
+    #[cfg(feature = "serde")]
+    /// Merges one writer's entry for `key`'s context: kept if it beats the one
+    /// held for that writer (or none is held).
+    pub(crate) fn merge(
+        &mut self,
+        key: Key<'_>,
+        writer: WriterId,
+        entry: WriterEntry,
+        p: &Params,
+        board: &Mutex<Board>,
+        now_ms: u64,
+    ) {
+        let at = self.find_or_insert(key, p, board, now_ms);
+        let before = self.contribution(at, &p.decay);
+        if writer == p.writer {
+            let slot = &mut self.slots[at as usize];
+            let held = WriterEntry {
+                seq: slot.seq,
+                stamped: slot.local,
+            };
+            if slot.seq != 0 && !entry.beats(&held) {
+                return;
+            }
+            slot.local = entry.stamped;
+            slot.seq = entry.seq;
+            self.seq = self.seq.max(entry.seq);
+        } else {
+            let set = self.remote.entry(at).or_default();
+            match set.writers.binary_search_by_key(&writer, |(w, _)| *w) {
+                Ok(i) => {
+                    if !entry.beats(&set.writers[i].1) {
+                        return;
+                    }
+                    set.writers[i].1 = entry;
+                }
+                Err(i) => set.writers.insert(i, (writer, entry)),
+            }
+            set.resum(&p.decay);
+            self.slots[at as usize].remote = true;
+        }
+        let after = self.contribution(at, &p.decay);
+        let slot = self.slots[at as usize];
+        let g = &mut self.groups[slot.group as usize];
+        g.sum = p.decay.combine(p.decay.remove(g.sum, before), after);
+        self.touch_class(slot.class, |partial| {
+            p.decay.combine(p.decay.remove(partial, before), after)
+        });
+        self.promote(at);
+    }
+
+    /// Applies `change` to this shard's share of a class, and posts it for the
+    /// other shards.
+    #[inline]
+    fn touch_class(&mut self, class: u32, change: impl FnOnce(Stamped) -> Stamped) {
+        let number = self.number;
+        let slot = &mut self.classes[class as usize];
+        slot.partial = change(slot.partial);
+        slot.posting.post(number, slot.partial);
+    }
+
+    /// The slot of `key`'s context, made if need be (evicting the least recently
+    /// updated context when the shard is full).
+    fn find_or_insert(
+        &mut self,
+        key: Key<'_>,
+        p: &Params,
+        board: &Mutex<Board>,
+        now_ms: u64,
+    ) -> u32 {
+        if let Some(at) = self.find(&key) {
+            return at;
+        }
+        let key = match self.overflowed(&key) {
+            Some(filed) => match self.find(&filed) {
+                Some(at) => return at,
+                None => filed,
+            },
+            None => key,
+        };
+        let reuse = if self.slots.len() >= self.capacity {
+            self.evict(p)
+        } else {
+            None
+        };
+        let class = self.class_slot(&key, p, board, now_ms);
+        let group = self.group_slot(&key, class, p);
+        self.classes[class as usize].contexts += 1;
+        self.groups[group as usize].contexts += 1;
+        let name = self.groups[group as usize].name;
+        let slot = ContextSlot {
+            local: Stamped::EMPTY,
+            seq: 0,
+            name,
+            attempt: key.attempt,
+            class,
+            group,
+            newer: NIL,
+            older: NIL,
+            remote: false,
+        };
+        let at = match reuse {
+            Some(at) => {
+                self.slots[at as usize] = slot;
+                at
+            }
+            None => {
+                if self.slots.len() == self.slots.capacity() {
+                    // Grow by doubling, but never past the shard's capacity.
+                    let want = self
+                        .slots
+                        .len()
+                        .max(4)
+                        .min(self.capacity - self.slots.len());
+                    self.slots.reserve_exact(want);
+                }
+                self.slots.push(slot);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        let Shard {
+            slots,
+            classes,
+            names,
+            index,
+            ..
+        } = self;
+        index.insert_unique(key.hash(), at, |&other| {
+            slot_hash(p.seed, &slots[other as usize], classes, names)
+        });
+        self.push_front(at);
+        at
+    }
+
+    /// The class slot for `key`'s class, made if need be.
+    fn class_slot(&mut self, key: &Key<'_>, p: &Params, board: &Mutex<Board>, now_ms: u64) -> u32 {
+        if let Some(at) = self.find_class(key.class_word, key.class) {
+            return at;
+        }
+        let posting = {
+            let mut board = lock(board);
+            let unknown = ClassRef::Builtin(ErrorClass::Unknown);
+            // The board filled up since `overflowed` looked: post as Unknown.
+            board
+                .intern(key.class_word, key.class)
+                .or_else(|| board.intern(ErrorClass::Unknown.code(), unknown))
+        };
+        let Some(posting) = posting else {
+            // Unreachable: the board always makes room for Unknown.
+            return 0;
+        };
+        self.classes.push(ClassSlot {
+            class: key.class.to_owned_class(),
+            word: key.class_word,
+            partial: Stamped::EMPTY,
+            others: Stamped::EMPTY,
+            contexts: 0,
+            refreshed_at: 0,
+            posting,
+        });
+        let at = (self.classes.len() - 1) as u32;
+        let classes = &self.classes;
+        self.class_index
+            .insert_unique(key.class_word, at, |&other| classes[other as usize].word);
+        let number = self.number;
+        refresh(&mut self.classes[at as usize], number, p, now_ms);
+        at
+    }
+
+    /// The group slot for `key`'s endpoint and `class`, made if need be.
+    fn group_slot(&mut self, key: &Key<'_>, class: u32, p: &Params) -> u32 {
+        if let Some(group) = self
+            .names
+            .find(key.name_hash, key.endpoint)
+            .and_then(|name| self.find_group(p.seed, name, class))
+        {
+            return group;
+        }
+        let name = self.names.acquire(p.seed, key.name_hash, key.endpoint);
+        let slot = GroupSlot {
+            sum: Stamped::EMPTY,
+            name,
+            class,
+            contexts: 0,
+        };
+        let at = match self.free_groups.pop() {
+            Some(at) => {
+                self.groups[at as usize] = slot;
+                at
+            }
+            None => {
+                self.groups.push(slot);
+                (self.groups.len() - 1) as u32
+            }
+        };
+        let groups = &self.groups;
+        self.group_index
+            .insert_unique(group_hash(p.seed, name, class), at, |&other| {
+                let g = &groups[other as usize];
+                group_hash(p.seed, g.name, g.class)
+            });
+        at
+    }
+
+    /// Forgets the least recently updated context and returns its slot, to be
+    /// reused at once.
+    fn evict(&mut self, p: &Params) -> Option<u32> {
+        let at = self.tail;
+        if at == NIL {
+            return None;
+        }
+        let gone = self.contribution(at, &p.decay);
+        let slot = self.slots[at as usize];
+        // Out of the index while its name is still interned (the hash needs it).
+        let hash = slot_hash(p.seed, &slot, &self.classes, &self.names);
+        if let Ok(entry) = self.index.find_entry(hash, |&other| other == at) {
+            entry.remove();
+        }
+        self.unlink(at);
+        self.remote.remove(&at);
+
+        let g = &mut self.groups[slot.group as usize];
+        g.contexts -= 1;
+        if g.contexts == 0 {
+            let (name, class) = (g.name, g.class);
+            if let Ok(entry) = self
+                .group_index
+                .find_entry(group_hash(p.seed, name, class), |&other| {
+                    other == slot.group
+                })
+            {
+                entry.remove();
+            }
+            self.free_groups.push(slot.group);
+            self.names.release(p.seed, name);
+        } else {
+            g.sum = p.decay.remove(g.sum, gone);
+        }
+        let c = &mut self.classes[slot.class as usize];
+        c.contexts -= 1;
+        let emptied = c.contexts == 0;
+        self.touch_class(slot.class, |partial| {
+            if emptied {
+                Stamped::EMPTY
+            } else {
+                p.decay.remove(partial, gone)
+            }
+        });
+        Some(at)
+    }
+
+    // ----- order of updates --------------------------------------------------
+
+    fn promote(&mut self, at: u32) {
+        if self.head != at {
+            self.unlink(at);
+            self.push_front(at);
+        }
+    }
+
+    fn unlink(&mut self, at: u32) {
+        let ContextSlot { newer, older, .. } = self.slots[at as usize];
+        match self.slots.get_mut(newer as usize) {
+            Some(s) => s.older = older,
+            None => self.head = older,
+        }
+        match self.slots.get_mut(older as usize) {
+            Some(s) => s.newer = newer,
+            None => self.tail = newer,
+        }
+    }
+
+    fn push_front(&mut self, at: u32) {
+        let old_head = self.head;
+        let slot = &mut self.slots[at as usize];
+        slot.newer = NIL;
+        slot.older = old_head;
+        match self.slots.get_mut(old_head as usize) {
+            Some(s) => s.newer = at,
+            None => self.tail = at,
+        }
+        self.head = at;
+    }
+
+    // ----- snapshots and accounting -----------------------------------------
+
+    /// Every (context, writer) entry this shard holds.
+    #[cfg(feature = "serde")]
+    pub(crate) fn list(&self, writer: WriterId, mut each: impl FnMut(Listed<'_>)) {
+        for (at, slot) in self.slots.iter().enumerate() {
+            let endpoint = self.names.get(slot.name);
+            let class = &self.classes[slot.class as usize].class;
+            if slot.seq != 0 {
+                each(Listed {
+                    endpoint,
+                    attempt: slot.attempt,
+                    class,
+                    writer,
+                    entry: WriterEntry {
+                        seq: slot.seq,
+                        stamped: slot.local,
+                    },
+                });
+            }
+            if let Some(set) = self.remote.get(&(at as u32)) {
+                for &(writer, entry) in &set.writers {
+                    each(Listed {
+                        endpoint,
+                        attempt: slot.attempt,
+                        class,
+                        writer,
+                        entry,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Heap bytes held, as (everything, of which endpoint names).
+    pub(crate) fn heap_bytes(&self) -> (usize, usize) {
+        let remote: usize = self.remote.capacity() * (size_of::<(u32, RemoteSet)>() + 1)
+            + self
+                .remote
+                .values()
+                .map(|r| r.writers.capacity() * size_of::<(WriterId, WriterEntry)>())
+                .sum::<usize>();
+        let total = self.names.heap_bytes()
+            + self.classes.capacity() * size_of::<ClassSlot>()
+            + self
+                .classes
+                .iter()
+                .map(|c| c.class.heap_bytes())
+                .sum::<usize>()
+            + self.class_index.allocation_size()
+            + self.groups.capacity() * size_of::<GroupSlot>()
+            + self.free_groups.capacity() * size_of::<u32>()
+            + self.group_index.allocation_size()
+            + self.slots.capacity() * size_of::<ContextSlot>()
+            + self.index.allocation_size()
+            + remote;
+        (total, self.names.arena_bytes())
+    }
+}
+
+/// Locks the board; a poisoned lock is taken over (no code panics while holding
+/// it, and the board is plain data, valid between any two statements).
+pub(crate) fn lock(board: &Mutex<Board>) -> MutexGuard<'_, Board> {
+    board.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// [`Decay::evidence_at`] for the several sums one read needs at one `now_ms`,
+/// remembering the last factor: a context, its group and its shard's share of
+/// the class were usually last updated by the same observe, at the same
+/// moment, so one `exp2` serves them all.
+struct Fader<'a> {
+    decay: &'a Decay,
+    now_ms: u64,
+    at_ms: u64,
+    factor: f64,
+}
+
+impl<'a> Fader<'a> {
+    fn new(decay: &'a Decay, now_ms: u64) -> Fader<'a> {
+        Fader {
+            decay,
+            now_ms,
+            at_ms: now_ms,
+            factor: 1.0,
+        }
+    }
+
+    /// The same as `decay.evidence_at(stamped, now_ms)`.
+    #[inline]
+    fn fade(&mut self, stamped: Stamped) -> Evidence {
+        if self.now_ms <= stamped.at_ms() {
+            return stamped.evidence();
+        }
+        if stamped.at_ms() != self.at_ms {
+            self.at_ms = stamped.at_ms();
+            self.factor = self.decay.factor(self.now_ms - self.at_ms);
+        }
+        stamped.evidence().scaled(self.factor)
+    }
+}
+
+/// Refreshes a class slot's view of the other shards' shares.
+fn refresh(slot: &mut ClassSlot, shard: usize, p: &Params, now_ms: u64) {
+    slot.others = slot.posting.others(shard, now_ms, &p.decay);
+    slot.refreshed_at = slot.refreshed_at.max(now_ms);
+}
+
+/// Whether a class slot's view is due for a refresh: `refresh_ms` after the
+/// last one (at once with a zero interval, even on a lagging clock).
+#[inline]
+fn due(slot: &ClassSlot, p: &Params, now_ms: u64) -> bool {
+    now_ms.saturating_sub(slot.refreshed_at) >= p.refresh_ms
+}
+
+#[inline]
+fn context_hash(name_hash: u64, class_word: u64, attempt: u32) -> u64 {
+    hash_words(name_hash, class_word, u64::from(attempt))
+}
+
+fn slot_hash(seed: u64, slot: &ContextSlot, classes: &[ClassSlot], names: &Names) -> u64 {
+    let name_hash = hash_bytes(seed, names.get(slot.name).as_bytes());
+    context_hash(name_hash, classes[slot.class as usize].word, slot.attempt)
+}
+
+fn group_hash(seed: u64, name: u32, class: u32) -> u64 {
+    hash_words(seed, u64::from(name), u64::from(class))
+}
+
+#[cfg(test)]
+mod tests {
+    use core::mem::size_of;
+
+    use super::ContextSlot;
+
+    #[test]
+    fn a_context_slot_is_64_bytes() {
+        assert_eq!(size_of::<ContextSlot>(), 64);
+    }
+}

@@ -1,0 +1,406 @@
+//! [`Snapshot`]: a store's evidence as versioned JSON, and the merge of two.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+
+use bayesretry_decay::Evidence;
+use serde::{Deserialize, Serialize};
+
+use crate::class::ClassRef;
+use crate::error::Error;
+use crate::error_class::ErrorClass;
+use crate::writer::{WriterId, cmp_versions};
+
+/// The version of the snapshot format this crate writes and reads.
+const VERSION: u32 = 1;
+
+/// How a custom class is written: this prefix, then its name, so that a custom
+/// class named like a built-in one (`"timeout"`) reads back as custom.
+pub(crate) const CUSTOM_PREFIX: &str = "custom:";
+
+/// Every writer's evidence for every context of a store, as versioned JSON.
+///
+/// A snapshot is a set of entries, one per (context, writer), each carrying the
+/// writer's evidence *as of its last update* (not decayed), that update's time,
+/// and the writer's sequence number for the context. Entries are kept sorted
+/// and unique, so two snapshots with the same entries are equal, and their JSON
+/// is byte for byte the same.
+///
+/// # Merging
+///
+/// [`merge`](Snapshot::merge) keeps, for every (context, writer), the entry
+/// with the larger sequence number (ties broken by the later update, then the
+/// counts), and every other entry as it is. That is a *join*: commutative,
+/// associative and idempotent, so processes can exchange snapshots in any order,
+/// any number of times, and all end up with the same entries — merging a
+/// snapshot twice counts it once. A context's evidence is the sum over its
+/// writers, each decayed from its own last update, so merging with decay stays
+/// correct too.
+///
+/// # Format
+///
+/// ```json
+/// {"version":1,"taken_at_ms":5000,"entries":[
+///   {"endpoint":"api.example.com","attempt":1,"class":"http-429","writer":7,
+///    "seq":12,"successes":9.5,"failures":2.0,"updated_at_ms":4900}]}
+/// ```
+///
+/// Classes are written as their [`Display`](ErrorClass#impl-Display-for-ErrorClass)
+/// form (`http-429`, `timeout`, …), custom ones as `custom:` and the name. Every
+/// `f64` is written in its shortest round-trip form and read back exactly.
+/// Reading checks the version, that counts are finite and not negative, that
+/// sequence numbers are at least 1 and that classes are known; unknown fields
+/// are ignored.
+///
+/// ```
+/// use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore, Snapshot, StoreConfig, WriterId};
+///
+/// let a = StoreConfig::new().with_writer(WriterId::new(1)).build()?;
+/// let b = StoreConfig::new().with_writer(WriterId::new(2)).build()?;
+/// let ctx = Context::new("api", 1, ErrorClass::Http(429));
+/// a.observe(&ctx, true, 10);
+/// b.observe(&ctx, false, 20);
+///
+/// let mut shared = a.snapshot(30);
+/// shared.merge(&b.snapshot(30));
+/// let json = shared.to_json();
+/// assert_eq!(Snapshot::from_json(&json)?, shared);
+///
+/// // Merging twice counts once: one success and one failure.
+/// let c = MemoryStore::new();
+/// c.merge(&shared);
+/// c.merge(&shared);
+/// assert_eq!(c.evidence(&ctx, 30).strength(), 2.0);
+/// # Ok::<(), bayesretry_store::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawSnapshot")]
+pub struct Snapshot {
+    version: u32,
+    taken_at_ms: u64,
+    entries: Vec<SnapshotEntry>,
+}
+
+/// One writer's evidence for one context, in a [`Snapshot`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawEntry")]
+pub struct SnapshotEntry {
+    endpoint: String,
+    attempt: u32,
+    class: String,
+    writer: WriterId,
+    seq: u64,
+    successes: f64,
+    failures: f64,
+    updated_at_ms: u64,
+}
+
+impl Snapshot {
+    /// A snapshot with no entries, taken at time 0.
+    pub const fn new() -> Snapshot {
+        Snapshot {
+            version: VERSION,
+            taken_at_ms: 0,
+            entries: Vec::new(),
+        }
+    }
+
+    /// `entries`, sorted and made unique (the winning version of each
+    /// (context, writer) kept).
+    #[cfg(feature = "std")]
+    pub(crate) fn from_entries(taken_at_ms: u64, entries: Vec<SnapshotEntry>) -> Snapshot {
+        let mut snapshot = Snapshot {
+            version: VERSION,
+            taken_at_ms,
+            entries,
+        };
+        snapshot.normalise();
+        snapshot
+    }
+
+    /// When the snapshot was taken (the latest of the merged ones'), on the
+    /// writers' clock.
+    pub const fn taken_at_ms(&self) -> u64 {
+        self.taken_at_ms
+    }
+
+    /// The entries, sorted by endpoint, attempt, class and writer.
+    pub fn entries(&self) -> &[SnapshotEntry] {
+        &self.entries
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there is no entry.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Merges `other` into `self`; see [merging](Snapshot#merging).
+    pub fn merge(&mut self, other: &Snapshot) {
+        self.taken_at_ms = self.taken_at_ms.max(other.taken_at_ms);
+        self.entries.extend_from_slice(&other.entries);
+        self.normalise();
+    }
+
+    /// `self` merged with `other`, as a new snapshot.
+    #[must_use]
+    pub fn merged(mut self, other: &Snapshot) -> Snapshot {
+        self.merge(other);
+        self
+    }
+
+    /// The snapshot as JSON.
+    pub fn to_json(&self) -> String {
+        // Serialising plain strings, integers and finite floats into a String
+        // cannot fail; an empty string would be rejected by `from_json`.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// A snapshot read from JSON, checked; see [the format](Snapshot#format).
+    pub fn from_json(json: &str) -> Result<Snapshot, Error> {
+        let raw: RawSnapshot =
+            serde_json::from_str(json).map_err(|e| Error::InvalidSnapshot(e.to_string()))?;
+        Snapshot::try_from(raw)
+    }
+
+    /// Sorts by key and, within a key, best version first; keeps the first.
+    fn normalise(&mut self) {
+        self.entries.sort_by(|a, b| {
+            a.cmp_key(b)
+                .then_with(|| cmp_versions(b.version(), a.version()))
+        });
+        self.entries
+            .dedup_by(|later, first| later.cmp_key(first) == Ordering::Equal);
+    }
+}
+
+impl Default for Snapshot {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SnapshotEntry {
+    #[cfg(feature = "std")]
+    pub(crate) fn from_parts(
+        endpoint: &str,
+        attempt: u32,
+        class: String,
+        writer: WriterId,
+        seq: u64,
+        evidence: Evidence,
+        updated_at_ms: u64,
+    ) -> SnapshotEntry {
+        SnapshotEntry {
+            endpoint: endpoint.into(),
+            attempt,
+            class,
+            writer,
+            seq,
+            successes: evidence.successes(),
+            failures: evidence.failures(),
+            updated_at_ms,
+        }
+    }
+
+    /// The endpoint.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// The attempt number.
+    pub const fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// The class, as written in the snapshot (`http-429`, `custom:quota`, …).
+    pub fn class(&self) -> &str {
+        &self.class
+    }
+
+    /// The class as an [`ErrorClass`], for every class but a custom one (whose
+    /// name a snapshot cannot lend for `'static`).
+    pub fn error_class(&self) -> Option<ErrorClass> {
+        match parse_class(&self.class)? {
+            ClassRef::Builtin(class) => Some(class),
+            ClassRef::Custom(_) => None,
+        }
+    }
+
+    /// The writer.
+    pub const fn writer(&self) -> WriterId {
+        self.writer
+    }
+
+    /// The writer's sequence number for the context, at least 1.
+    pub const fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// The writer's evidence, as of [`updated_at_ms`](SnapshotEntry::updated_at_ms).
+    pub fn evidence(&self) -> Evidence {
+        Evidence::new_lenient(self.successes, self.failures)
+    }
+
+    /// When the writer last updated the context.
+    pub const fn updated_at_ms(&self) -> u64 {
+        self.updated_at_ms
+    }
+
+    /// The class, parsed (always `Some` for an entry that was checked).
+    #[cfg(feature = "std")]
+    pub(crate) fn class_ref(&self) -> Option<ClassRef<'_>> {
+        parse_class(&self.class)
+    }
+
+    fn cmp_key(&self, other: &SnapshotEntry) -> Ordering {
+        (&self.endpoint, self.attempt, &self.class, self.writer).cmp(&(
+            &other.endpoint,
+            other.attempt,
+            &other.class,
+            other.writer,
+        ))
+    }
+
+    fn version(&self) -> (u64, u64, Evidence) {
+        (self.seq, self.updated_at_ms, self.evidence())
+    }
+}
+
+/// A class from its snapshot form; `None` if it is not one this crate writes.
+pub(crate) fn parse_class(name: &str) -> Option<ClassRef<'_>> {
+    if let Some(custom) = name.strip_prefix(CUSTOM_PREFIX) {
+        return Some(ClassRef::Custom(custom));
+    }
+    if let Some(status) = name.strip_prefix("http-") {
+        // Only the canonical spelling: digits, no sign, no leading zero.
+        let canonical = !status.is_empty()
+            && status.bytes().all(|b| b.is_ascii_digit())
+            && (status == "0" || !status.starts_with('0'));
+        return if canonical {
+            status
+                .parse()
+                .ok()
+                .map(|s| ClassRef::Builtin(ErrorClass::Http(s)))
+        } else {
+            None
+        };
+    }
+    let class = match name {
+        "timeout" => ErrorClass::Timeout,
+        "connection-refused" => ErrorClass::ConnectionRefused,
+        "connection-reset" => ErrorClass::ConnectionReset,
+        "connect" => ErrorClass::Connect,
+        "unknown" => ErrorClass::Unknown,
+        _ => return None,
+    };
+    Some(ClassRef::Builtin(class))
+}
+
+/// A snapshot as read, before it is checked.
+#[derive(Deserialize)]
+struct RawSnapshot {
+    version: u32,
+    taken_at_ms: u64,
+    entries: Vec<SnapshotEntry>,
+}
+
+impl TryFrom<RawSnapshot> for Snapshot {
+    type Error = Error;
+
+    fn try_from(raw: RawSnapshot) -> Result<Snapshot, Error> {
+        if raw.version != VERSION {
+            return Err(Error::UnsupportedVersion(raw.version));
+        }
+        let mut snapshot = Snapshot {
+            version: VERSION,
+            taken_at_ms: raw.taken_at_ms,
+            entries: raw.entries,
+        };
+        snapshot.normalise();
+        Ok(snapshot)
+    }
+}
+
+/// An entry as read, before it is checked.
+#[derive(Deserialize)]
+struct RawEntry {
+    endpoint: String,
+    attempt: u32,
+    class: String,
+    writer: WriterId,
+    seq: u64,
+    successes: f64,
+    failures: f64,
+    updated_at_ms: u64,
+}
+
+impl TryFrom<RawEntry> for SnapshotEntry {
+    type Error = Error;
+
+    fn try_from(raw: RawEntry) -> Result<SnapshotEntry, Error> {
+        let invalid = |why: String| Err(Error::InvalidSnapshot(why));
+        if parse_class(&raw.class).is_none() {
+            return invalid(alloc::format!("unknown class {:?}", raw.class));
+        }
+        if raw.seq == 0 {
+            return invalid(String::from("seq must be at least 1, got 0"));
+        }
+        if let Err(e) = Evidence::new(raw.successes, raw.failures) {
+            return invalid(alloc::format!("{e}"));
+        }
+        Ok(SnapshotEntry {
+            endpoint: raw.endpoint,
+            attempt: raw.attempt,
+            class: raw.class,
+            writer: raw.writer,
+            seq: raw.seq,
+            successes: raw.successes,
+            failures: raw.failures,
+            updated_at_ms: raw.updated_at_ms,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_class;
+    use crate::class::ClassRef;
+    use crate::error_class::ErrorClass;
+
+    #[test]
+    fn classes_read_back_as_written() {
+        for class in [
+            ErrorClass::Http(0),
+            ErrorClass::Http(429),
+            ErrorClass::Http(65_535),
+            ErrorClass::Timeout,
+            ErrorClass::ConnectionRefused,
+            ErrorClass::ConnectionReset,
+            ErrorClass::Connect,
+            ErrorClass::Unknown,
+        ] {
+            let written = alloc::format!("{class}");
+            assert_eq!(parse_class(&written), Some(ClassRef::Builtin(class)));
+        }
+        assert_eq!(
+            parse_class("custom:timeout"),
+            Some(ClassRef::Custom("timeout"))
+        );
+        for bad in [
+            "http-042",
+            "http-",
+            "http-+1",
+            "http-70000",
+            "Timeout",
+            "quota",
+        ] {
+            assert_eq!(parse_class(bad), None, "{bad}");
+        }
+    }
+}
