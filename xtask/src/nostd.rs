@@ -38,6 +38,18 @@ pub(crate) const NO_STD_CRATES: &[NoStdCrate] = &[
         package: "bayesretry-breaker",
         feature_sets: &["libm"],
     },
+    NoStdCrate {
+        package: "bayesretry-decay",
+        feature_sets: &["libm"],
+    },
+    NoStdCrate {
+        package: "bayesretry-store",
+        feature_sets: &["libm", "libm,alloc", "libm,serde"],
+    },
+    NoStdCrate {
+        package: "bayesretry-decision",
+        feature_sets: &["libm", "libm,rand"],
+    },
 ];
 
 /// Targets without `std`: a Cortex-M4F microcontroller, and wasm with no host.

@@ -1,0 +1,146 @@
+//! [`Decision`] and its [`Reason`].
+
+use core::fmt;
+
+/// Why a [`Decision`] came out as it did: the first check of the
+/// [decision order](crate#the-order-of-checks) that stopped the retry, or the sign
+/// of the expected value when none did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Reason {
+    /// Every check passed and one more attempt is worth more than it costs: retry.
+    PositiveExpectedValue,
+    /// Every check passed, but one more attempt is worth no more than it costs
+    /// (negative, or zero at the break-even point): stop.
+    NegativeExpectedValue,
+    /// The attempts made have reached `max_attempts`.
+    MaxAttempts,
+    /// The deadline has passed, or the next attempt could not start before it once
+    /// the planned delay (or the server's Retry-After, if longer) has elapsed.
+    Deadline,
+    /// The circuit breaker is open: the endpoint is down.
+    CircuitOpen,
+    /// The retry budget has nothing left for this retry.
+    BudgetExhausted,
+    /// The error is permanent: no attempt can succeed (bad request, failed
+    /// authentication, a programming error).
+    PermanentError,
+    /// The server asked for a longer wait (Retry-After) than the caller allows.
+    RetryAfterBeyondLimit,
+}
+
+impl Reason {
+    /// Whether the decision was made by the expected value, after every hard
+    /// check passed ([`PositiveExpectedValue`](Reason::PositiveExpectedValue) or
+    /// [`NegativeExpectedValue`](Reason::NegativeExpectedValue)), rather than by a
+    /// hard check.
+    pub const fn is_expected_value(&self) -> bool {
+        matches!(
+            self,
+            Reason::PositiveExpectedValue | Reason::NegativeExpectedValue
+        )
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Reason::PositiveExpectedValue => "positive expected value",
+            Reason::NegativeExpectedValue => "expected value not positive",
+            Reason::MaxAttempts => "attempt cap reached",
+            Reason::Deadline => "next attempt cannot start before the deadline",
+            Reason::CircuitOpen => "circuit open",
+            Reason::BudgetExhausted => "retry budget exhausted",
+            Reason::PermanentError => "permanent error",
+            Reason::RetryAfterBeyondLimit => "retry-after beyond limit",
+        })
+    }
+}
+
+/// The answer to "one more attempt?": whether to retry, the numbers behind it, and
+/// the [`Reason`].
+///
+/// - [`probability`](Decision::probability): the success probability of the next
+///   attempt the engine acted on — the posterior mean, or a Thompson draw.
+/// - [`expected_value`](Decision::expected_value): the expected value of retrying,
+///   in the cost model's units — `p · V − c`, or with
+///   [`Lookahead`](crate::Strategy::Lookahead) that plus what the later attempts
+///   are worth. `retry` is exactly `expected_value > 0` when the reason is an
+///   expected value.
+///
+/// When a hard check stops the retry, the store is not read at all (the answer is
+/// certain without it), and both numbers are `0.0`: no attempt will be made, so
+/// none can succeed and none is paid for. They are never NaN.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[must_use]
+pub struct Decision {
+    retry: bool,
+    probability: f64,
+    expected_value: f64,
+    reason: Reason,
+}
+
+impl Decision {
+    /// A hard check stopped the retry; the store was not read.
+    pub(crate) const fn stop(reason: Reason) -> Decision {
+        Decision {
+            retry: false,
+            probability: 0.0,
+            expected_value: 0.0,
+            reason,
+        }
+    }
+
+    /// Every hard check passed: the sign of the expected value decides. NaN (which
+    /// no valid posterior produces) reads as "not positive".
+    pub(crate) fn from_expected_value(probability: f64, expected_value: f64) -> Decision {
+        let retry = expected_value > 0.0;
+        Decision {
+            retry,
+            probability,
+            expected_value,
+            reason: if retry {
+                Reason::PositiveExpectedValue
+            } else {
+                Reason::NegativeExpectedValue
+            },
+        }
+    }
+
+    /// Whether to make one more attempt.
+    pub const fn retry(&self) -> bool {
+        self.retry
+    }
+
+    /// The success probability of the next attempt that the decision rests on;
+    /// `0.0` when a hard check stopped the retry.
+    pub const fn probability(&self) -> f64 {
+        self.probability
+    }
+
+    /// The expected value of retrying, in the cost model's units; `0.0` when a hard
+    /// check stopped the retry.
+    pub const fn expected_value(&self) -> f64 {
+        self.expected_value
+    }
+
+    /// Why.
+    pub const fn reason(&self) -> Reason {
+        self.reason
+    }
+}
+
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verdict = if self.retry { "retry" } else { "stop" };
+        if self.reason.is_expected_value() {
+            write!(
+                f,
+                "{verdict}: {} (p = {}, expected value = {})",
+                self.reason, self.probability, self.expected_value
+            )
+        } else {
+            write!(f, "{verdict}: {}", self.reason)
+        }
+    }
+}

@@ -1,0 +1,16 @@
+#![doc = include_str!("../README.md")]
+#![no_std]
+
+mod config;
+mod decision;
+mod engine;
+mod error;
+mod situation;
+mod strategy;
+
+pub use config::Config;
+pub use decision::{Decision, Reason};
+pub use engine::DecisionEngine;
+pub use error::Error;
+pub use situation::Situation;
+pub use strategy::Strategy;

@@ -1,0 +1,184 @@
+//! [`Situation`]: what the caller knows about the call when it asks for a decision.
+
+/// The facts and verdicts a decision needs besides the posterior: the deadline,
+/// the planned delay, the server's Retry-After, and what the breaker, the budget and
+/// the error classifier said.
+///
+/// The engine is sans-IO: it reads no clock, and it does not call the breaker or
+/// the budget. The caller asks them and passes their answers in, together with the
+/// current time as `now_ms` (a monotonic millisecond count, the same one the
+/// deadline is expressed in). The number of attempts made is the context's
+/// [`attempt`](bayesretry_store::Context::attempt), the attempt that just failed.
+///
+/// A plain `Copy` value: build it with [`Situation::new`] and the `with_*`
+/// setters for what differs from the defaults.
+///
+/// # Default
+///
+/// - no deadline;
+/// - a planned delay of 0 ms;
+/// - no Retry-After from the server, and no limit on it;
+/// - the breaker closed, the budget available, the error not permanent.
+///
+/// ```
+/// use bayesretry_decision::Situation;
+///
+/// let situation = Situation::new()
+///     .with_deadline_ms(10_000)
+///     .with_delay_ms(400)
+///     .with_retry_after_ms(2_000)
+///     .with_max_retry_after_ms(60_000);
+/// assert_eq!(situation.deadline_ms(), Some(10_000));
+/// assert!(!situation.breaker_open() && situation.budget_available());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Situation {
+    deadline_ms: Option<u64>,
+    delay_ms: u64,
+    retry_after_ms: Option<u64>,
+    max_retry_after_ms: Option<u64>,
+    breaker_open: bool,
+    budget_exhausted: bool,
+    permanent: bool,
+}
+
+impl Situation {
+    /// The defaults listed above: nothing stands in the way of a retry but the
+    /// attempt cap and the expected value.
+    pub const fn new() -> Situation {
+        Situation {
+            deadline_ms: None,
+            delay_ms: 0,
+            retry_after_ms: None,
+            max_retry_after_ms: None,
+            breaker_open: false,
+            budget_exhausted: false,
+            permanent: false,
+        }
+    }
+
+    /// The time, on the `now_ms` clock, by which the call must be over. A retry
+    /// is made only if the next attempt can *start* strictly before it: an attempt
+    /// that starts at the deadline has no time left to succeed in.
+    pub const fn with_deadline_ms(mut self, deadline_ms: u64) -> Self {
+        self.deadline_ms = Some(deadline_ms);
+        self
+    }
+
+    /// No deadline (the default).
+    pub const fn without_deadline(mut self) -> Self {
+        self.deadline_ms = None;
+        self
+    }
+
+    /// How long the caller plans to wait before the next attempt, in milliseconds:
+    /// the backoff delay (already raised to the server's Retry-After, or not: the
+    /// engine waits for the longer of the two either way).
+    pub const fn with_delay_ms(mut self, delay_ms: u64) -> Self {
+        self.delay_ms = delay_ms;
+        self
+    }
+
+    /// How long the server asked the client to wait before trying again (a
+    /// `Retry-After` or `retry-after-ms` header), in milliseconds.
+    ///
+    /// The next attempt is taken to start no earlier than this, since an attempt
+    /// made sooner is one the server has already said it will refuse: pass it only
+    /// if the caller honours it.
+    pub const fn with_retry_after_ms(mut self, retry_after_ms: u64) -> Self {
+        self.retry_after_ms = Some(retry_after_ms);
+        self
+    }
+
+    /// No Retry-After from the server (the default).
+    pub const fn without_retry_after(mut self) -> Self {
+        self.retry_after_ms = None;
+        self
+    }
+
+    /// The longest Retry-After the caller is prepared to wait, in milliseconds. A
+    /// server that asks for more stops the retry with
+    /// [`RetryAfterBeyondLimit`](crate::Reason::RetryAfterBeyondLimit); asking for
+    /// exactly this much does not.
+    pub const fn with_max_retry_after_ms(mut self, max_retry_after_ms: u64) -> Self {
+        self.max_retry_after_ms = Some(max_retry_after_ms);
+        self
+    }
+
+    /// Any Retry-After is acceptable (the default); only the deadline limits it.
+    pub const fn without_max_retry_after(mut self) -> Self {
+        self.max_retry_after_ms = None;
+        self
+    }
+
+    /// Whether the endpoint's circuit breaker is open, as the caller's breaker
+    /// answered for the next attempt.
+    pub const fn with_breaker_open(mut self, open: bool) -> Self {
+        self.breaker_open = open;
+        self
+    }
+
+    /// Whether the retry budget grants this retry.
+    ///
+    /// A budget is asked by spending from it, and a spend cannot be taken back. A
+    /// caller that spends before deciding loses the spend when the expected value
+    /// then says stop, which only makes the budget stricter; one that wants no
+    /// spend wasted decides with the budget assumed available and spends once the
+    /// decision says retry, treating a denied spend as
+    /// [`BudgetExhausted`](crate::Reason::BudgetExhausted).
+    pub const fn with_budget_available(mut self, available: bool) -> Self {
+        self.budget_exhausted = !available;
+        self
+    }
+
+    /// Whether the error is permanent (bad request, failed authentication, a
+    /// programming error): no attempt can succeed, and nothing overrides that.
+    pub const fn with_permanent(mut self, permanent: bool) -> Self {
+        self.permanent = permanent;
+        self
+    }
+
+    /// The deadline, if any.
+    pub const fn deadline_ms(&self) -> Option<u64> {
+        self.deadline_ms
+    }
+
+    /// The planned delay before the next attempt, in milliseconds.
+    pub const fn delay_ms(&self) -> u64 {
+        self.delay_ms
+    }
+
+    /// The server's Retry-After, in milliseconds, if it sent one.
+    pub const fn retry_after_ms(&self) -> Option<u64> {
+        self.retry_after_ms
+    }
+
+    /// The longest acceptable Retry-After, in milliseconds, if limited.
+    pub const fn max_retry_after_ms(&self) -> Option<u64> {
+        self.max_retry_after_ms
+    }
+
+    /// How long until the next attempt can start: the planned delay, or the
+    /// server's Retry-After if that is longer.
+    pub const fn wait_ms(&self) -> u64 {
+        match self.retry_after_ms {
+            Some(retry_after) if retry_after > self.delay_ms => retry_after,
+            _ => self.delay_ms,
+        }
+    }
+
+    /// Whether the breaker is open.
+    pub const fn breaker_open(&self) -> bool {
+        self.breaker_open
+    }
+
+    /// Whether the budget grants the retry.
+    pub const fn budget_available(&self) -> bool {
+        !self.budget_exhausted
+    }
+
+    /// Whether the error is permanent.
+    pub const fn permanent(&self) -> bool {
+        self.permanent
+    }
+}
