@@ -50,6 +50,10 @@ pub(crate) const NO_STD_CRATES: &[NoStdCrate] = &[
         package: "bayesretry-decision",
         feature_sets: &["libm", "libm,rand"],
     },
+    NoStdCrate {
+        package: "bayesretry",
+        feature_sets: &["", "alloc,serde,rand"],
+    },
 ];
 
 /// Targets without `std`: a Cortex-M4F microcontroller, and wasm with no host.

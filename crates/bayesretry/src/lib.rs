@@ -1,0 +1,52 @@
+#![doc = include_str!("../README.md")]
+#![no_std]
+
+#[cfg(feature = "std")]
+extern crate std;
+
+/// The Beta distribution and its special functions (`bayesretry-beta`).
+pub mod beta {
+    pub use bayesretry_beta::*;
+}
+
+/// Delay schedules and jitter (`bayesretry-backoff`).
+pub mod backoff {
+    pub use bayesretry_backoff::*;
+}
+
+/// What a success is worth and what an attempt costs (`bayesretry-cost`).
+pub mod cost {
+    pub use bayesretry_cost::*;
+}
+
+/// Time decay of evidence toward the prior (`bayesretry-decay`).
+pub mod decay {
+    pub use bayesretry_decay::*;
+}
+
+/// Contexts, error classes and posterior stores (`bayesretry-store`).
+pub mod store {
+    pub use bayesretry_store::*;
+}
+
+/// The decision engine: expected value, Thompson, lookahead (`bayesretry-decision`).
+pub mod decision {
+    pub use bayesretry_decision::*;
+}
+
+/// The posterior-calibrated circuit breaker (`bayesretry-breaker`).
+pub mod breaker {
+    pub use bayesretry_breaker::*;
+}
+
+/// Retry budgets (`bayesretry-budget`).
+pub mod budget {
+    pub use bayesretry_budget::*;
+}
+
+pub use bayesretry_beta::Beta;
+pub use bayesretry_cost::CostModel;
+pub use bayesretry_decision::{Decision, DecisionEngine, Reason, Situation, Strategy};
+#[cfg(feature = "std")]
+pub use bayesretry_store::MemoryStore;
+pub use bayesretry_store::{Context, ErrorClass, PosteriorStore};
