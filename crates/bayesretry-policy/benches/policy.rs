@@ -1,0 +1,121 @@
+//! The run loop's own cost, side by side with backon's in the same run: a call
+//! whose first attempt succeeds, and a call that fails once and then succeeds,
+//! both with a sleeper that does not wait, through the async and the blocking
+//! loops.
+//!
+//! Both sides are driven by the same minimal executor (a no-op waker polling a
+//! future that never pends), so neither pays for a runtime. The policy runs with
+//! a manual clock and a fixed seed; its breaker and its learning stay on, as a
+//! user gets them from `RetryPolicy::builder()`.
+
+#![allow(
+    missing_docs,
+    reason = "criterion's macros generate undocumented items"
+)]
+
+use core::future::{Future, ready};
+use core::hint::black_box;
+use core::pin::pin;
+use core::task::{Context, Poll, Waker};
+use core::time::Duration;
+
+use backon::{BlockingRetryable, ExponentialBuilder, Retryable};
+use bayesretry_policy::{BlockingSleeper, HttpStatus, ManualClock, RetryPolicy};
+use criterion::{Criterion, criterion_group, criterion_main};
+
+/// Polls `fut` until it is ready. The futures measured here never pend (their
+/// sleeps are ready at once), so the loop turns once.
+fn block_on<F: Future>(fut: F) -> F::Output {
+    let mut fut = pin!(fut);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
+            return out;
+        }
+    }
+}
+
+/// A blocking sleeper that does not wait.
+struct NoSleep;
+
+impl BlockingSleeper for NoSleep {
+    fn sleep_blocking(&self, _: Duration) {}
+}
+
+fn policy() -> RetryPolicy {
+    match RetryPolicy::builder()
+        .with_clock(ManualClock::new(0))
+        .with_sleeper(|_| ready(()))
+        .with_blocking_sleeper(NoSleep)
+        .with_seed(7)
+        .build()
+    {
+        Ok(policy) => policy,
+        Err(err) => panic!("the bench policy is valid: {err}"),
+    }
+}
+
+/// The attempt: fails with a 503 while `attempt <= failures`, then answers.
+fn attempt(attempt: u32, failures: u32) -> Result<u32, HttpStatus> {
+    if attempt <= failures {
+        Err(HttpStatus(503))
+    } else {
+        Ok(attempt)
+    }
+}
+
+fn bench_async(c: &mut Criterion) {
+    for (name, failures) in [("success_first", 0), ("one_failure_one_retry", 1)] {
+        let mut group = c.benchmark_group(format!("async/{name}"));
+        let policy = policy();
+        group.bench_function("bayesretry", |b| {
+            b.iter(|| {
+                let out = block_on(policy.run(black_box("provider"), |n| {
+                    ready(attempt(n, black_box(failures)))
+                }));
+                black_box(out.ok())
+            });
+        });
+        group.bench_function("backon", |b| {
+            b.iter(|| {
+                let mut n = 0;
+                let op = || {
+                    n += 1;
+                    ready(attempt(n, black_box(failures)))
+                };
+                let out = block_on(op.retry(ExponentialBuilder::default()).sleep(|_| ready(())));
+                black_box(out.ok())
+            });
+        });
+        group.finish();
+    }
+}
+
+fn bench_blocking(c: &mut Criterion) {
+    for (name, failures) in [("success_first", 0), ("one_failure_one_retry", 1)] {
+        let mut group = c.benchmark_group(format!("blocking/{name}"));
+        let policy = policy();
+        group.bench_function("bayesretry", |b| {
+            b.iter(|| {
+                let out =
+                    policy.run_blocking(black_box("provider"), |n| attempt(n, black_box(failures)));
+                black_box(out.ok())
+            });
+        });
+        group.bench_function("backon", |b| {
+            b.iter(|| {
+                let mut n = 0;
+                let op = || {
+                    n += 1;
+                    attempt(n, black_box(failures))
+                };
+                let out = op.retry(ExponentialBuilder::default()).sleep(|_| {}).call();
+                black_box(out.ok())
+            });
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench_async, bench_blocking);
+criterion_main!(benches);

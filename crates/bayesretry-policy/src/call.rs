@@ -1,0 +1,493 @@
+//! [`Call`]: one call's hooks and cancellation, and the async and blocking run
+//! loops; [`Retried`], a function bound to a policy.
+
+use core::fmt;
+use core::future::{Future, poll_fn};
+use core::pin::pin;
+use core::task::Poll;
+use core::time::Duration;
+
+use bayesretry_decision::{Decision, Reason, Situation};
+use bayesretry_store::{Context, ErrorClass};
+
+use crate::cancel::CancelToken;
+use crate::classify::{Classification, Classify};
+use crate::error::RetryError;
+use crate::policy::{Inner, MAX_UNCOUNTED_FAILURES, RetryPolicy, endpoint_key};
+
+/// A failed attempt, as the hooks see it.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct FailedAttempt<'a, E> {
+    /// The attempt's error.
+    pub error: &'a E,
+    /// The attempt's number, 1-based, counting every attempt made.
+    pub attempt: u32,
+    /// Retries the attempt cap still allows (failures that did not consume a
+    /// retry are not counted).
+    pub retries_left: u32,
+    /// The delay before the next attempt, or `None` if the policy stops.
+    pub next_delay: Option<Duration>,
+    /// The error's class.
+    pub error_class: ErrorClass,
+    /// The policy's decision.
+    pub decision: Decision,
+}
+
+type ClassifyFn<'a, E> = Box<dyn Fn(&E) -> Classification + Send + Sync + 'a>;
+type ConsumeHook<'a, E> = Box<dyn FnMut(&E, u32) -> bool + Send + 'a>;
+type AttemptHook<'a, E> = Box<dyn FnMut(&FailedAttempt<'_, E>) + Send + 'a>;
+type VetoHook<'a, E> = Box<dyn FnMut(&FailedAttempt<'_, E>) -> bool + Send + 'a>;
+type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
+
+/// One call to make under a policy: its hooks, its cancellation token, then
+/// [`run`](Call::run) or [`run_blocking`](Call::run_blocking).
+///
+/// The hooks run in p-retry's order after each failed attempt that is not
+/// permanent:
+///
+/// 1. `should_consume_retry(error, attempt)`: `false` and the failure does not
+///    count against the attempt cap (a rate limit, say). Such failures are still
+///    bounded: at most [`MAX_UNCOUNTED_FAILURES`] per call.
+/// 2. `on_failed_attempt(info)`: the error, the attempt, the retries left and
+///    the next delay (`None` when the policy stops).
+/// 3. `should_retry(info)`: a veto, asked only when the policy would retry;
+///    `false` stops the call with [`RetryError::Stopped`]. It can never force a
+///    retry past the cap, a permanent error, the breaker, the budget or the
+///    deadline.
+/// 4. `on_exhausted(error)`: once, when the call gives up after a retryable
+///    failure (not for a permanent error or a cancellation).
+///
+/// A permanent error ends the call before any hook runs.
+#[must_use = "a call does nothing until run"]
+pub struct Call<'a, E> {
+    policy: &'a RetryPolicy,
+    endpoint: &'a str,
+    classify: ClassifyFn<'a, E>,
+    consume: Option<ConsumeHook<'a, E>>,
+    on_failed: Option<AttemptHook<'a, E>>,
+    veto: Option<VetoHook<'a, E>>,
+    on_exhausted: Option<ExhaustedHook<'a, E>>,
+    cancel: Option<CancelToken>,
+}
+
+impl<E> fmt::Debug for Call<'_, E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Call")
+            .field("endpoint", &self.endpoint)
+            .field("cancel", &self.cancel)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the loop does after a failed attempt.
+enum Step<E> {
+    Retry(Duration, E),
+    Done(RetryError<E>),
+}
+
+impl<'a, E> Call<'a, E> {
+    pub(crate) fn new(
+        policy: &'a RetryPolicy,
+        endpoint: &'a str,
+        classify: ClassifyFn<'a, E>,
+    ) -> Call<'a, E> {
+        Call {
+            policy,
+            endpoint,
+            classify,
+            consume: None,
+            on_failed: None,
+            veto: None,
+            on_exhausted: None,
+            cancel: None,
+        }
+    }
+
+    /// Ends the call, even in the middle of a sleep, when `token` is cancelled.
+    pub fn with_cancel(mut self, token: CancelToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// Hook 1: whether a failure counts against the attempt cap.
+    pub fn should_consume_retry(mut self, hook: impl FnMut(&E, u32) -> bool + Send + 'a) -> Self {
+        self.consume = Some(Box::new(hook));
+        self
+    }
+
+    /// Hook 2: told of every failed attempt that is not permanent.
+    pub fn on_failed_attempt(
+        mut self,
+        hook: impl FnMut(&FailedAttempt<'_, E>) + Send + 'a,
+    ) -> Self {
+        self.on_failed = Some(Box::new(hook));
+        self
+    }
+
+    /// Hook 3: may veto a retry the policy would make.
+    pub fn should_retry(
+        mut self,
+        hook: impl FnMut(&FailedAttempt<'_, E>) -> bool + Send + 'a,
+    ) -> Self {
+        self.veto = Some(Box::new(hook));
+        self
+    }
+
+    /// Hook 4: told once when the call gives up after a retryable failure.
+    pub fn on_exhausted(mut self, hook: impl FnMut(&RetryError<E>) + Send + 'a) -> Self {
+        self.on_exhausted = Some(Box::new(hook));
+        self
+    }
+}
+
+/// The state of one call's loop, shared by the async and blocking runners.
+struct Attempts<'a> {
+    inner: &'a Inner,
+    endpoint: &'a str,
+    key: u64,
+    deadline_ms: Option<u64>,
+    /// Attempts made.
+    attempt: u32,
+    /// Attempts that count against the cap.
+    counted: u32,
+    /// The context of the last failure, whose next attempt is pending.
+    previous: Option<(u32, ErrorClass)>,
+}
+
+impl<'a> Attempts<'a> {
+    fn new(inner: &'a Inner, endpoint: &'a str) -> Attempts<'a> {
+        let now_ms = inner.now_ms();
+        let deadline_ms = inner.max_elapsed.map(|d| now_ms.saturating_add(millis(d)));
+        Attempts {
+            inner,
+            endpoint,
+            key: endpoint_key(endpoint),
+            deadline_ms,
+            attempt: 0,
+            counted: 0,
+            previous: None,
+        }
+    }
+
+    /// Asks the breaker; on admission, starts the next attempt and returns its
+    /// number, otherwise how long until it may admit one.
+    fn start(&mut self) -> Result<u32, Option<Duration>> {
+        let inner = self.inner;
+        if let Some(breaker) = &inner.breaker {
+            let now_ms = inner.now_ms();
+            if let bayesretry_breaker::Admission::Rejected { until_ms } =
+                breaker.check(&self.key, now_ms)
+            {
+                return Err(Some(Duration::from_millis(until_ms.saturating_sub(now_ms))));
+            }
+        }
+        if self.attempt == 0 {
+            if let Some(budget) = &inner.budget {
+                budget.deposit(inner.now_ms());
+            }
+        }
+        self.attempt = self.attempt.saturating_add(1);
+        Ok(self.attempt)
+    }
+
+    /// The attempt succeeded.
+    fn succeeded(&mut self) {
+        let inner = self.inner;
+        let now_ms = inner.now_ms();
+        if let Some(breaker) = &inner.breaker {
+            let _ = breaker.record(&self.key, now_ms, true);
+        }
+        if let Some((attempt, class)) = self.previous.take() {
+            inner.observe(&Context::new(self.endpoint, attempt, class), true, now_ms);
+        }
+    }
+
+    /// The attempt failed with `err`: classify, learn, decide, ask the hooks.
+    fn failed<E>(&mut self, err: E, call: &mut Call<'_, E>) -> Step<E> {
+        let inner = self.inner;
+        let classification = (call.classify)(&err);
+        let now_ms = inner.now_ms();
+        let Some(class) = classification.error_class() else {
+            if let Some((attempt, class)) = self.previous.take() {
+                inner.observe(&Context::new(self.endpoint, attempt, class), false, now_ms);
+            }
+            return Step::Done(RetryError::Permanent(err));
+        };
+        if let Some(breaker) = &inner.breaker {
+            let _ = breaker.record(&self.key, now_ms, false);
+        }
+        let consumed = call
+            .consume
+            .as_mut()
+            .is_none_or(|hook| hook(&err, self.attempt));
+        if consumed {
+            self.counted = self.counted.saturating_add(1);
+        }
+        if let Some((attempt, class)) = self.previous {
+            inner.observe(&Context::new(self.endpoint, attempt, class), false, now_ms);
+        }
+        let ctx = Context::new(self.endpoint, self.counted, class);
+        self.previous = Some((self.counted, class));
+
+        let backoff = inner
+            .backoff
+            .delay(self.counted.max(1), inner.rng.next_u64());
+        let hint = classification.retry_after();
+        let delay = hint.map_or(backoff, |hint| hint.max(backoff));
+        let breaker_until = inner.breaker_open(self.key);
+        let mut situation = Situation::new()
+            .with_delay_ms(millis(backoff))
+            .with_max_retry_after_ms(millis(inner.max_retry_after))
+            .with_breaker_open(breaker_until.is_some());
+        if let Some(hint) = hint {
+            situation = situation.with_retry_after_ms(millis(hint));
+        }
+        if let Some(deadline_ms) = self.deadline_ms {
+            situation = situation.with_deadline_ms(deadline_ms);
+        }
+        let hard_cap = inner.max_attempts.saturating_add(MAX_UNCOUNTED_FAILURES);
+        let mut decision = if self.attempt >= hard_cap {
+            // the engine reads the context's attempt for the cap: past any cap
+            inner.stop(&ctx.with_attempt(u32::MAX), &situation, now_ms)
+        } else {
+            inner.decide(&ctx, &situation, now_ms)
+        };
+        if decision.retry() {
+            if let Some(budget) = &inner.budget {
+                if budget.try_spend(now_ms, 1).is_err() {
+                    let denied = situation.with_budget_available(false);
+                    decision = inner.stop(&ctx, &denied, now_ms);
+                }
+            }
+        }
+        #[cfg(feature = "tracing")]
+        tracing::event!(
+            tracing::Level::DEBUG,
+            endpoint = self.endpoint,
+            attempt = self.attempt,
+            error_class = %class,
+            retry = decision.retry(),
+            reason = %decision.reason(),
+            probability = decision.probability(),
+            expected_value = decision.expected_value(),
+            delay_ms = millis(delay),
+            "retry decision"
+        );
+
+        let info = FailedAttempt {
+            error: &err,
+            attempt: self.attempt,
+            retries_left: inner.max_attempts.saturating_sub(self.counted),
+            next_delay: decision.retry().then_some(delay),
+            error_class: class,
+            decision,
+        };
+        if let Some(hook) = call.on_failed.as_mut() {
+            hook(&info);
+        }
+        let vetoed = decision.retry() && call.veto.as_mut().is_some_and(|hook| !hook(&info));
+        let attempts = self.attempt;
+        let stop = if vetoed {
+            RetryError::Stopped {
+                last_error: err,
+                attempts,
+            }
+        } else if decision.retry() {
+            return Step::Retry(delay, err);
+        } else {
+            match decision.reason() {
+                Reason::Deadline => RetryError::DeadlineExceeded {
+                    last_error: err,
+                    attempts,
+                },
+                Reason::BudgetExhausted => RetryError::BudgetExhausted {
+                    last_error: Some(err),
+                    attempts,
+                },
+                Reason::CircuitOpen => RetryError::CircuitOpen {
+                    endpoint: self.endpoint.to_owned(),
+                    retry_after: breaker_until
+                        .map(|until| Duration::from_millis(until.saturating_sub(now_ms))),
+                    last_error: Some(err),
+                },
+                _ => RetryError::Exhausted {
+                    last_error: err,
+                    attempts,
+                    decision,
+                },
+            }
+        };
+        if let Some(hook) = call.on_exhausted.as_mut() {
+            hook(&stop);
+        }
+        Step::Done(stop)
+    }
+}
+
+/// A duration in whole milliseconds, saturating.
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+impl<E> Call<'_, E> {
+    /// Runs `op` until it succeeds or the policy stops; `op` gets the 1-based
+    /// attempt number. Dropping the future cancels the call.
+    pub async fn run<T, F, Fut>(mut self, mut op: F) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        let inner = &*self.policy.inner;
+        let mut attempts = Attempts::new(inner, self.endpoint);
+        let mut last: Option<E> = None;
+        // bounded: `failed` stops at the hard cap on attempts
+        loop {
+            if let Some(reason) = self.cancel.as_ref().and_then(CancelToken::reason) {
+                return Err(RetryError::Cancelled {
+                    reason,
+                    last_error: last,
+                });
+            }
+            let attempt = match attempts.start() {
+                Ok(attempt) => attempt,
+                Err(retry_after) => return Err(self.circuit_open(retry_after, last)),
+            };
+            let err = match op(attempt).await {
+                Ok(value) => {
+                    attempts.succeeded();
+                    return Ok(value);
+                }
+                Err(err) => err,
+            };
+            let (delay, err) = match attempts.failed(err, &mut self) {
+                Step::Done(stop) => return Err(stop),
+                Step::Retry(delay, err) => (delay, err),
+            };
+            if delay.is_zero() {
+                last = Some(err);
+                continue;
+            }
+            let mut sleep = inner.sleeper.sleep_boxed(delay);
+            match &self.cancel {
+                None => sleep.await,
+                Some(token) => {
+                    let mut cancelled = pin!(token.cancelled());
+                    let woke = poll_fn(|cx| {
+                        if let Poll::Ready(reason) = cancelled.as_mut().poll(cx) {
+                            return Poll::Ready(Some(reason));
+                        }
+                        sleep.as_mut().poll(cx).map(|()| None)
+                    })
+                    .await;
+                    if let Some(reason) = woke {
+                        return Err(RetryError::Cancelled {
+                            reason,
+                            last_error: Some(err),
+                        });
+                    }
+                }
+            }
+            last = Some(err);
+        }
+    }
+
+    /// [`run`](Call::run) on the calling thread, with the blocking sleeper. A
+    /// cancellation is seen before each attempt and after each sleep.
+    pub fn run_blocking<T, F>(mut self, mut op: F) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(u32) -> Result<T, E>,
+    {
+        let inner = &*self.policy.inner;
+        let mut attempts = Attempts::new(inner, self.endpoint);
+        let mut last: Option<E> = None;
+        // bounded: `failed` stops at the hard cap on attempts
+        loop {
+            if let Some(reason) = self.cancel.as_ref().and_then(CancelToken::reason) {
+                return Err(RetryError::Cancelled {
+                    reason,
+                    last_error: last,
+                });
+            }
+            let attempt = match attempts.start() {
+                Ok(attempt) => attempt,
+                Err(retry_after) => return Err(self.circuit_open(retry_after, last)),
+            };
+            let err = match op(attempt) {
+                Ok(value) => {
+                    attempts.succeeded();
+                    return Ok(value);
+                }
+                Err(err) => err,
+            };
+            match attempts.failed(err, &mut self) {
+                Step::Done(stop) => return Err(stop),
+                Step::Retry(delay, err) => {
+                    if !delay.is_zero() {
+                        inner.blocking.sleep_blocking(delay);
+                    }
+                    last = Some(err);
+                }
+            }
+        }
+    }
+
+    /// The breaker refused an attempt.
+    fn circuit_open(&mut self, retry_after: Option<Duration>, last: Option<E>) -> RetryError<E> {
+        let had_attempt = last.is_some();
+        let stop = RetryError::CircuitOpen {
+            endpoint: self.endpoint.to_owned(),
+            retry_after,
+            last_error: last,
+        };
+        if had_attempt {
+            if let Some(hook) = self.on_exhausted.as_mut() {
+                hook(&stop);
+            }
+        }
+        stop
+    }
+}
+
+/// A function bound to a policy and an endpoint, made by
+/// [`RetryPolicy::wrap`]: every call retries it.
+#[derive(Clone, Debug)]
+pub struct Retried<F> {
+    policy: RetryPolicy,
+    endpoint: String,
+    f: F,
+}
+
+impl<F> Retried<F> {
+    pub(crate) fn new(policy: RetryPolicy, endpoint: String, f: F) -> Retried<F> {
+        Retried {
+            policy,
+            endpoint,
+            f,
+        }
+    }
+
+    /// The endpoint the calls are made to.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// Runs the function under the policy, asynchronously.
+    pub async fn call<T, E, Fut>(&self) -> Result<T, RetryError<E>>
+    where
+        E: Classify,
+        F: Fn(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        self.policy.run(&self.endpoint, &self.f).await
+    }
+
+    /// Runs the function under the policy, on the calling thread.
+    pub fn call_blocking<T, E>(&self) -> Result<T, RetryError<E>>
+    where
+        E: Classify,
+        F: Fn(u32) -> Result<T, E>,
+    {
+        self.policy.run_blocking(&self.endpoint, &self.f)
+    }
+}

@@ -1,0 +1,34 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+extern crate alloc;
+
+mod call;
+mod cancel;
+mod classify;
+mod clock;
+mod error;
+mod fixed;
+mod observer;
+mod policy;
+mod rng;
+mod sleep;
+
+pub use call::{Call, FailedAttempt, Retried};
+pub use cancel::{CancelToken, Cancelled};
+pub use classify::{
+    Classification, Classify, HttpStatus, Permanent, classify_io_kind, classify_status, permanent,
+};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::{Error, RetryError};
+pub use observer::Observer;
+pub use policy::{
+    Builder, DEFAULT_ATTEMPT_COST, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_RETRY_AFTER,
+    DEFAULT_SUCCESS_VALUE, MAX_UNCOUNTED_FAILURES, RetryPolicy,
+};
+#[cfg(feature = "tokio")]
+pub use sleep::TokioSleeper;
+pub use sleep::{BlockingSleeper, Sleeper, ThreadSleeper, VirtualSleeper};
+
+pub use bayesretry_decision::{Decision, Reason, Strategy};
+pub use bayesretry_store::{Context, ErrorClass};

@@ -1,0 +1,592 @@
+//! [`RetryPolicy`] and its [`Builder`].
+
+use alloc::sync::Arc;
+use core::fmt;
+use core::future::Future;
+use core::hash::{Hash, Hasher};
+use core::num::NonZeroUsize;
+use core::time::Duration;
+
+use bayesretry_backoff::{Backoff, Jitter};
+use bayesretry_breaker::{KeyedBreaker, State};
+use bayesretry_budget::Budget;
+use bayesretry_cost::CostModel;
+use bayesretry_decision::{Decision, DecisionEngine, Situation, Strategy};
+use bayesretry_store::{Context, HalfLife, MemoryStore, PosteriorStore, StoreConfig};
+
+use crate::call::{Call, Retried};
+use crate::classify::{Classification, Classify};
+use crate::clock::{Clock, SystemClock};
+use crate::error::{Error, RetryError};
+use crate::fixed::Fixed;
+use crate::observer::{Observer, contained};
+use crate::rng::{SplitMix, fresh_seed};
+use crate::sleep::{BlockingSleeper, DynSleeper, Sleeper, ThreadSleeper, VirtualSleeper};
+
+/// The default success value: what a call that succeeds is worth.
+pub const DEFAULT_SUCCESS_VALUE: f64 = 10.0;
+/// The default attempt cost: what one attempt costs, in the same units.
+pub const DEFAULT_ATTEMPT_COST: f64 = 1.0;
+/// The default attempt cap, the first attempt included.
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 4;
+/// The default limit on a server's Retry-After: a longer one stops the call.
+pub const DEFAULT_MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+/// Failures that a `should_consume_retry` hook may exempt from the attempt cap,
+/// per call: the hard cap on attempts is the cap plus this.
+pub const MAX_UNCOUNTED_FAILURES: u32 = 16;
+/// The most endpoints the default breaker tracks (least recently used evicted).
+const BREAKER_MAX_KEYS: usize = 4_096;
+
+/// Decides, after each failed attempt, whether another one is worth it, and runs
+/// the attempts.
+///
+/// Cheap to clone (an `Arc`), `Send + Sync`: build one per process (or per
+/// dependency) and share it; every clone shares the beliefs, the breaker, the
+/// budget and the RNG. See [the crate documentation](crate) for the loop.
+#[derive(Clone)]
+pub struct RetryPolicy {
+    pub(crate) inner: Arc<Inner>,
+}
+
+/// What every clone of a policy shares.
+pub(crate) struct Inner {
+    pub(crate) engine: DecisionEngine,
+    pub(crate) store: MemoryStore,
+    pub(crate) learning: bool,
+    pub(crate) max_attempts: u32,
+    pub(crate) backoff: Backoff,
+    pub(crate) max_elapsed: Option<Duration>,
+    pub(crate) max_retry_after: Duration,
+    pub(crate) breaker: Option<KeyedBreaker<u64>>,
+    pub(crate) budget: Option<Arc<dyn Budget + Send + Sync>>,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) sleeper: Arc<dyn DynSleeper>,
+    pub(crate) blocking: Arc<dyn BlockingSleeper>,
+    pub(crate) rng: SplitMix,
+    pub(crate) observer: Option<Arc<dyn Observer>>,
+}
+
+impl Inner {
+    pub(crate) fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
+    }
+
+    /// Whether the endpoint's breaker is open now (no breaker: never).
+    pub(crate) fn breaker_open(&self, key: u64) -> Option<u64> {
+        match self.breaker.as_ref()?.state(&key) {
+            Some(State::Open { until_ms }) => Some(until_ms),
+            _ => None,
+        }
+    }
+
+    /// The decision for `ctx`, with the policy's store (or none, in classic mode).
+    pub(crate) fn decide(&self, ctx: &Context<'_>, situation: &Situation, now_ms: u64) -> Decision {
+        let decision = if self.learning {
+            let u = self.rng.next_unit();
+            self.engine
+                .decide_with_uniform(&self.store, ctx, situation, now_ms, u)
+        } else {
+            self.engine.decide(&Fixed, ctx, situation, now_ms)
+        };
+        if let Some(observer) = &self.observer {
+            contained(|| observer.on_decision(&decision, ctx));
+        }
+        decision
+    }
+
+    /// A hard stop for `ctx` under `situation`: the store is not read.
+    pub(crate) fn stop(&self, ctx: &Context<'_>, situation: &Situation, now_ms: u64) -> Decision {
+        let decision = self.engine.decide(&Fixed, ctx, situation, now_ms);
+        if let Some(observer) = &self.observer {
+            contained(|| observer.on_decision(&decision, ctx));
+        }
+        decision
+    }
+
+    /// Folds the outcome of the attempt after `ctx` into the store (when learning).
+    pub(crate) fn observe(&self, ctx: &Context<'_>, success: bool, now_ms: u64) {
+        if self.learning {
+            self.store.observe(ctx, success, now_ms);
+        }
+        if let Some(observer) = &self.observer {
+            contained(|| observer.on_observe(ctx, success));
+        }
+    }
+}
+
+/// The breaker key of an endpoint: a fixed-key SipHash of its name, so a lookup
+/// allocates nothing. Two endpoints share a breaker only if their 64-bit hashes
+/// collide.
+pub(crate) fn endpoint_key(endpoint: &str) -> u64 {
+    #[expect(
+        deprecated,
+        reason = "SipHasher's fixed keys make the hash stable across runs"
+    )]
+    let mut hasher = core::hash::SipHasher::new();
+    endpoint.hash(&mut hasher);
+    hasher.finish()
+}
+
+impl fmt::Debug for RetryPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &self.inner;
+        f.debug_struct("RetryPolicy")
+            .field("engine", &inner.engine)
+            .field("learning", &inner.learning)
+            .field("max_attempts", &inner.max_attempts)
+            .field("backoff", &inner.backoff)
+            .field("max_elapsed", &inner.max_elapsed)
+            .field("breaker", &inner.breaker.is_some())
+            .field("budget", &inner.budget.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy::new()
+    }
+}
+
+impl RetryPolicy {
+    /// A learning policy with the defaults listed under [`Builder`].
+    pub fn new() -> RetryPolicy {
+        RetryPolicy::builder().build_checked()
+    }
+
+    /// A builder starting from the defaults.
+    pub fn builder() -> Builder {
+        Builder::new()
+    }
+
+    /// Classic mode: `attempts` attempts in all (the first included), the default
+    /// backoff (500 ms doubling, full jitter, capped at 30 s), no learning, no
+    /// breaker. The same loop as a learning policy — classification, permanent
+    /// errors, Retry-After, deadline, hooks — with the retry decision reduced to
+    /// the count. An `attempts` of 0 is read as 1.
+    pub fn fixed(attempts: u32) -> RetryPolicy {
+        RetryPolicy::builder()
+            .classic()
+            .with_max_attempts(attempts.max(1))
+            .build_checked()
+    }
+
+    /// Runs `op` until it succeeds or the policy stops, classifying errors with
+    /// their [`Classify`] impl. `op` gets the 1-based attempt number.
+    ///
+    /// ```
+    /// use bayesretry_policy::{HttpStatus, RetryPolicy};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let policy = RetryPolicy::builder().with_sleeper(|_| std::future::ready(())).build()?;
+    /// let answer = policy
+    ///     .run("provider", |attempt| async move {
+    ///         if attempt < 2 { Err(HttpStatus(503)) } else { Ok(42) }
+    ///     })
+    ///     .await;
+    /// assert_eq!(answer.ok(), Some(42));
+    /// # Ok::<(), bayesretry_policy::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn run<T, E, F, Fut>(&self, endpoint: &str, op: F) -> Result<T, RetryError<E>>
+    where
+        E: Classify,
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        self.call(endpoint).run(op).await
+    }
+
+    /// [`run`](RetryPolicy::run) on the calling thread, sleeping with the
+    /// blocking sleeper.
+    ///
+    /// ```
+    /// use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};
+    /// use std::io;
+    ///
+    /// let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    /// let policy = RetryPolicy::builder().with_virtual_time(sleeper).build()?;
+    /// let read = policy.run_blocking("disk", |attempt| {
+    ///     if attempt == 1 { Err(io::Error::from(io::ErrorKind::TimedOut)) } else { Ok("data") }
+    /// });
+    /// assert_eq!(read.ok(), Some("data"));
+    /// # Ok::<(), bayesretry_policy::Error>(())
+    /// ```
+    pub fn run_blocking<T, E, F>(&self, endpoint: &str, op: F) -> Result<T, RetryError<E>>
+    where
+        E: Classify,
+        F: FnMut(u32) -> Result<T, E>,
+    {
+        self.call(endpoint).run_blocking(op)
+    }
+
+    /// A call to configure — hooks, a cancellation token — before running it; its
+    /// errors are classified with their [`Classify`] impl.
+    pub fn call<'a, E: Classify>(&'a self, endpoint: &'a str) -> Call<'a, E> {
+        // a closure that captures nothing boxes without allocating
+        Call::new(self, endpoint, Box::new(|err: &E| err.classify()))
+    }
+
+    /// Like [`call`](RetryPolicy::call), classifying errors with `classify`: for
+    /// error types without a [`Classify`] impl.
+    pub fn call_with<'a, E>(
+        &'a self,
+        endpoint: &'a str,
+        classify: impl Fn(&E) -> Classification + Send + Sync + 'a,
+    ) -> Call<'a, E> {
+        Call::new(self, endpoint, Box::new(classify))
+    }
+
+    /// Turns `f` into a retried function bound to `endpoint` (p-retry's
+    /// `makeRetriable`): each [`Retried::call`] runs `f` under this policy.
+    pub fn wrap<F>(&self, endpoint: impl Into<String>, f: F) -> Retried<F> {
+        Retried::new(self.clone(), endpoint.into(), f)
+    }
+
+    /// The decision for `ctx` now, as the run loop would make it after a failed
+    /// attempt with no deadline, no planned delay and no server hint; the
+    /// breaker's state for the endpoint is taken into account, the budget is not
+    /// spent. The observer sees it.
+    pub fn should_retry(&self, ctx: &Context<'_>) -> Decision {
+        let inner = &self.inner;
+        let now_ms = inner.now_ms();
+        let open = inner.breaker_open(endpoint_key(ctx.endpoint())).is_some();
+        let situation = Situation::new().with_breaker_open(open);
+        inner.decide(ctx, &situation, now_ms)
+    }
+
+    /// Tells the policy how the attempt after `ctx` ended: evidence learned
+    /// outside [`run`](RetryPolicy::run). Ignored by a classic policy, except by
+    /// the observer.
+    pub fn observe(&self, ctx: &Context<'_>, success: bool) {
+        self.inner.observe(ctx, success, self.inner.now_ms());
+    }
+
+    /// The posterior for `ctx` now (hierarchical prior and decay applied).
+    pub fn posterior(&self, ctx: &Context<'_>) -> bayesretry_store::Beta {
+        self.inner.store.posterior(ctx, self.inner.now_ms())
+    }
+
+    /// The policy's clock, in milliseconds.
+    pub fn now_ms(&self) -> u64 {
+        self.inner.now_ms()
+    }
+
+    /// The breaker state of `endpoint`, if the breaker is on and has seen it.
+    pub fn breaker_state(&self, endpoint: &str) -> Option<State> {
+        self.inner.breaker.as_ref()?.state(&endpoint_key(endpoint))
+    }
+
+    /// Everything the policy has learned, as the store's versioned snapshot.
+    #[cfg(feature = "serde")]
+    pub fn snapshot(&self) -> bayesretry_store::Snapshot {
+        self.inner.store.snapshot(self.inner.now_ms())
+    }
+
+    /// Merges a snapshot into what the policy has learned, with the store's merge
+    /// semantics: commutative, idempotent, evidence added per writer.
+    #[cfg(feature = "serde")]
+    pub fn load(&self, snapshot: &bayesretry_store::Snapshot) {
+        self.inner.store.merge(snapshot);
+    }
+}
+
+/// The settings of a [`RetryPolicy`], checked by [`build`](Builder::build).
+///
+/// # Default
+///
+/// - learning on: a [`MemoryStore`] with hierarchical priors (a new endpoint
+///   borrows what other endpoints taught about the same error class), no decay;
+/// - the greedy [`Strategy`] with the cost model success value
+///   [`DEFAULT_SUCCESS_VALUE`] = 10, attempt cost [`DEFAULT_ATTEMPT_COST`] = 1.
+///   A retry is made while `p · 10 − 1 > 0`, that is while at least one retry in
+///   ten is expected to succeed. A failed call usually costs far more than one
+///   more attempt (a user waits, a job is redone), and the ratio says so; under
+///   the uniform prior (`p = 0.5`) a context never seen before is always retried,
+///   and it takes eight failures in a row in one context for its mean to fall to
+///   0.1 and its retries to stop;
+/// - [`DEFAULT_MAX_ATTEMPTS`] = 4 attempts in all;
+/// - the backoff of `bayesretry_backoff::Config::new()`: exponential from 500 ms,
+///   factor 2, full jitter, capped at 30 s;
+/// - no deadline; a server's Retry-After up to [`DEFAULT_MAX_RETRY_AFTER`] is
+///   honoured, a longer one stops the call;
+/// - a breaker per endpoint with `bayesretry_breaker::Config::new()`'s settings;
+/// - no budget;
+/// - [`SystemClock`], [`TokioSleeper`](crate::TokioSleeper) (with the `tokio`
+///   feature) and [`ThreadSleeper`];
+/// - a seed drawn from the time; no observer.
+#[derive(Clone)]
+#[must_use]
+pub struct Builder {
+    cost_model: Option<CostModel>,
+    strategy: Strategy,
+    max_attempts: u32,
+    backoff: bayesretry_backoff::Config,
+    max_elapsed: Option<Duration>,
+    max_retry_after: Duration,
+    breaker: Option<bayesretry_breaker::Config>,
+    budget: Option<Arc<dyn Budget + Send + Sync>>,
+    store: StoreConfig,
+    learning: bool,
+    clock: Option<Arc<dyn Clock>>,
+    sleeper: Option<Arc<dyn DynSleeper>>,
+    blocking: Option<Arc<dyn BlockingSleeper>>,
+    seed: Option<u64>,
+    observer: Option<Arc<dyn Observer>>,
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("cost_model", &self.cost_model)
+            .field("strategy", &self.strategy)
+            .field("max_attempts", &self.max_attempts)
+            .field("backoff", &self.backoff)
+            .field("max_elapsed", &self.max_elapsed)
+            .field("breaker", &self.breaker)
+            .field("budget", &self.budget.is_some())
+            .field("store", &self.store)
+            .field("learning", &self.learning)
+            .field("seed", &self.seed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder::new()
+    }
+}
+
+impl Builder {
+    /// The defaults listed above.
+    pub fn new() -> Builder {
+        Builder {
+            cost_model: None,
+            strategy: Strategy::Greedy,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+            backoff: bayesretry_backoff::Config::new(),
+            max_elapsed: None,
+            max_retry_after: DEFAULT_MAX_RETRY_AFTER,
+            breaker: Some(bayesretry_breaker::Config::new()),
+            budget: None,
+            store: StoreConfig::new().with_hierarchical_priors(true),
+            learning: true,
+            clock: None,
+            sleeper: None,
+            blocking: None,
+            seed: None,
+            observer: None,
+        }
+    }
+
+    /// Classic mode: no learning and no breaker; every retry the attempt cap,
+    /// the deadline, the Retry-After limit and the budget allow is made.
+    pub fn classic(mut self) -> Builder {
+        self.learning = false;
+        self.breaker = None;
+        self
+    }
+
+    /// What a success is worth and what an attempt costs.
+    pub fn with_cost_model(mut self, cost_model: CostModel) -> Builder {
+        self.cost_model = Some(cost_model);
+        self
+    }
+
+    /// How the decision reads the posterior: greedy, Thompson or lookahead.
+    pub fn with_strategy(mut self, strategy: Strategy) -> Builder {
+        self.strategy = strategy;
+        self
+    }
+
+    /// Attempts in all, the first included; at least 1.
+    pub fn with_max_attempts(mut self, max_attempts: u32) -> Builder {
+        self.max_attempts = max_attempts;
+        self
+    }
+
+    /// The delay schedule and jitter.
+    pub fn with_backoff(mut self, backoff: bayesretry_backoff::Config) -> Builder {
+        self.backoff = backoff;
+        self
+    }
+
+    /// Shorthand for a backoff with this jitter, the rest unchanged.
+    pub fn with_jitter(mut self, jitter: Jitter) -> Builder {
+        self.backoff = self.backoff.with_jitter(jitter);
+        self
+    }
+
+    /// The deadline of a call, from its start (p-retry's `maxRetryTime`): no
+    /// retry starts after it, and no delay that would cross it is slept.
+    pub fn with_max_elapsed(mut self, max_elapsed: Duration) -> Builder {
+        self.max_elapsed = Some(max_elapsed);
+        self
+    }
+
+    /// The longest Retry-After honoured; a server asking for longer stops the call.
+    pub fn with_max_retry_after(mut self, max_retry_after: Duration) -> Builder {
+        self.max_retry_after = max_retry_after;
+        self
+    }
+
+    /// A breaker per endpoint with these settings.
+    pub fn with_breaker(mut self, breaker: bayesretry_breaker::Config) -> Builder {
+        self.breaker = Some(breaker);
+        self
+    }
+
+    /// No breaker.
+    pub fn without_breaker(mut self) -> Builder {
+        self.breaker = None;
+        self
+    }
+
+    /// A retry budget shared by every call: first attempts deposit, each retry
+    /// spends 1.
+    pub fn with_budget(mut self, budget: impl Budget + Send + Sync + 'static) -> Builder {
+        self.budget = Some(Arc::new(budget));
+        self
+    }
+
+    /// A budget already shared with other policies.
+    pub fn with_shared_budget(mut self, budget: Arc<dyn Budget + Send + Sync>) -> Builder {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// The store's settings: prior, hierarchical priors, decay, capacity.
+    pub fn with_store_config(mut self, store: StoreConfig) -> Builder {
+        self.store = store;
+        self
+    }
+
+    /// Evidence halves in weight every `half_life`: old outcomes fade toward the
+    /// prior.
+    pub fn with_decay(mut self, half_life: HalfLife) -> Builder {
+        self.store = self.store.with_half_life(half_life);
+        self
+    }
+
+    /// The clock every component is told the time from.
+    pub fn with_clock(mut self, clock: impl Clock) -> Builder {
+        self.clock = Some(Arc::new(clock));
+        self
+    }
+
+    /// The sleeper of [`RetryPolicy::run`]; any `Fn(Duration) -> impl Future`.
+    pub fn with_sleeper(mut self, sleeper: impl Sleeper) -> Builder {
+        self.sleeper = Some(Arc::new(sleeper));
+        self
+    }
+
+    /// The sleeper of [`RetryPolicy::run_blocking`].
+    pub fn with_blocking_sleeper(mut self, sleeper: impl BlockingSleeper) -> Builder {
+        self.blocking = Some(Arc::new(sleeper));
+        self
+    }
+
+    /// Virtual time: `sleeper`'s clock becomes the policy's clock, and it serves as
+    /// both sleepers, so every delay advances the clock at once.
+    pub fn with_virtual_time(self, sleeper: VirtualSleeper) -> Builder {
+        self.with_clock(sleeper.clock().clone())
+            .with_blocking_sleeper(sleeper.clone())
+            .with_sleeper(sleeper)
+    }
+
+    /// The seed of the jitter and the Thompson draws: one seed, one sequence.
+    pub fn with_seed(mut self, seed: u64) -> Builder {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// An observer of every decision and outcome.
+    pub fn with_observer(mut self, observer: impl Observer) -> Builder {
+        self.observer = Some(Arc::new(observer));
+        self
+    }
+
+    /// Checks the settings and builds the policy.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidMaxAttempts`] for a cap of 0, and the backoff's, breaker's,
+    /// store's or decision engine's own error for a config of theirs they reject.
+    pub fn build(self) -> Result<RetryPolicy, Error> {
+        if self.max_attempts == 0 {
+            return Err(Error::InvalidMaxAttempts(self.max_attempts));
+        }
+        let backoff = self.backoff.build().map_err(Error::Backoff)?;
+        let breaker = match self.breaker {
+            Some(config) => {
+                let template = config.build().map_err(Error::Breaker)?;
+                let keys = NonZeroUsize::new(BREAKER_MAX_KEYS).unwrap_or(NonZeroUsize::MIN);
+                Some(KeyedBreaker::new(template, keys))
+            }
+            None => None,
+        };
+        let store = self.store.build().map_err(Error::Store)?;
+        let cost_model = match (self.cost_model, self.learning) {
+            (Some(model), true) => Ok(model),
+            // classic: any p > 0 is worth a free attempt
+            (_, false) => CostModel::new(1.0, 0.0),
+            (None, true) => CostModel::new(DEFAULT_SUCCESS_VALUE, DEFAULT_ATTEMPT_COST),
+        }
+        .map_err(Error::Cost)?;
+        let strategy = if self.learning {
+            self.strategy
+        } else {
+            Strategy::Greedy
+        };
+        let engine = bayesretry_decision::Config::new(cost_model)
+            .with_strategy(strategy)
+            .with_max_attempts(self.max_attempts)
+            .build()
+            .map_err(Error::Decision)?;
+        let sleeper = match self.sleeper {
+            Some(sleeper) => sleeper,
+            None => default_sleeper(),
+        };
+        Ok(RetryPolicy {
+            inner: Arc::new(Inner {
+                engine,
+                store,
+                learning: self.learning,
+                max_attempts: self.max_attempts,
+                backoff,
+                max_elapsed: self.max_elapsed,
+                max_retry_after: self.max_retry_after,
+                breaker,
+                budget: self.budget,
+                clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock::new())),
+                sleeper,
+                blocking: self.blocking.unwrap_or_else(|| Arc::new(ThreadSleeper)),
+                rng: SplitMix::new(self.seed.unwrap_or_else(fresh_seed)),
+                observer: self.observer,
+            }),
+        })
+    }
+
+    /// [`build`](Builder::build) for settings known to be valid: the defaults of
+    /// every component, with a cap of at least 1.
+    #[expect(
+        clippy::expect_used,
+        reason = "only called with the defaults and a cap >= 1, which build accepts"
+    )]
+    fn build_checked(self) -> RetryPolicy {
+        self.build().expect("the default settings are valid")
+    }
+}
+
+/// The async sleeper used when none is set.
+fn default_sleeper() -> Arc<dyn DynSleeper> {
+    #[cfg(feature = "tokio")]
+    {
+        Arc::new(crate::sleep::TokioSleeper)
+    }
+    #[cfg(not(feature = "tokio"))]
+    {
+        Arc::new(crate::sleep::ThreadTimer)
+    }
+}

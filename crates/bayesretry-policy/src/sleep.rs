@@ -1,0 +1,226 @@
+//! [`Sleeper`] and [`BlockingSleeper`]: how the run loops wait between attempts,
+//! with the real sleepers and the test [`VirtualSleeper`].
+
+use alloc::sync::Arc;
+use core::future::{Future, Ready, ready};
+use core::pin::Pin;
+use core::time::Duration;
+use std::sync::{Mutex, PoisonError};
+
+use crate::clock::ManualClock;
+
+/// A boxed sleep, as the policy stores it.
+pub(crate) type BoxSleep = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// How [`RetryPolicy::run`](crate::RetryPolicy::run) waits before a retry.
+///
+/// Any `Fn(Duration) -> impl Future<Output = ()>` is a sleeper, so a test can pass
+/// `|_| std::future::ready(())` to skip every wait. The default is
+/// [`TokioSleeper`] with the `tokio` feature, and a helper-thread timer without it.
+pub trait Sleeper: Send + Sync + 'static {
+    /// The future that completes after the delay.
+    type Sleep: Future<Output = ()> + Send + 'static;
+
+    /// Waits for `delay`.
+    fn sleep(&self, delay: Duration) -> Self::Sleep;
+}
+
+impl<F, Fut> Sleeper for F
+where
+    F: Fn(Duration) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    type Sleep = Fut;
+
+    fn sleep(&self, delay: Duration) -> Fut {
+        self(delay)
+    }
+}
+
+/// How [`RetryPolicy::run_blocking`](crate::RetryPolicy::run_blocking) waits
+/// before a retry. The default is [`ThreadSleeper`].
+pub trait BlockingSleeper: Send + Sync + 'static {
+    /// Blocks the calling thread for `delay`.
+    fn sleep_blocking(&self, delay: Duration);
+}
+
+/// The object-safe face of a [`Sleeper`].
+pub(crate) trait DynSleeper: Send + Sync {
+    fn sleep_boxed(&self, delay: Duration) -> BoxSleep;
+}
+
+impl<S: Sleeper> DynSleeper for S {
+    fn sleep_boxed(&self, delay: Duration) -> BoxSleep {
+        Box::pin(self.sleep(delay))
+    }
+}
+
+/// `tokio::time::sleep`: needs a tokio runtime with its time driver enabled.
+#[cfg(feature = "tokio")]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TokioSleeper;
+
+#[cfg(feature = "tokio")]
+impl Sleeper for TokioSleeper {
+    type Sleep = tokio::time::Sleep;
+
+    fn sleep(&self, delay: Duration) -> tokio::time::Sleep {
+        tokio::time::sleep(delay)
+    }
+}
+
+/// `std::thread::sleep`: the default blocking sleeper.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ThreadSleeper;
+
+impl BlockingSleeper for ThreadSleeper {
+    fn sleep_blocking(&self, delay: Duration) {
+        std::thread::sleep(delay);
+    }
+}
+
+/// The default async sleeper without the `tokio` feature: each sleep waits on a
+/// helper thread and wakes the task when done. Runtime-agnostic, and costly only
+/// when a retry actually waits.
+#[cfg(not(feature = "tokio"))]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ThreadTimer;
+
+#[cfg(not(feature = "tokio"))]
+impl Sleeper for ThreadTimer {
+    type Sleep = BoxSleep;
+
+    fn sleep(&self, delay: Duration) -> BoxSleep {
+        Box::pin(thread_timer::Timer::new(delay))
+    }
+}
+
+#[cfg(not(feature = "tokio"))]
+mod thread_timer {
+    use alloc::sync::Arc;
+    use core::future::Future;
+    use core::pin::Pin;
+    use core::task::{Context, Poll, Waker};
+    use core::time::Duration;
+    use std::sync::{Mutex, PoisonError};
+
+    #[derive(Default)]
+    struct Shared {
+        done: bool,
+        waker: Option<Waker>,
+    }
+
+    pub(super) struct Timer {
+        delay: Duration,
+        shared: Option<Arc<Mutex<Shared>>>,
+    }
+
+    impl Timer {
+        pub(super) fn new(delay: Duration) -> Timer {
+            Timer {
+                delay,
+                shared: None,
+            }
+        }
+    }
+
+    impl Future for Timer {
+        type Output = ();
+
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+            if self.delay.is_zero() {
+                return Poll::Ready(());
+            }
+            let delay = self.delay;
+            let shared = self.shared.get_or_insert_with(|| {
+                let shared = Arc::new(Mutex::new(Shared::default()));
+                let remote = Arc::clone(&shared);
+                std::thread::spawn(move || {
+                    std::thread::sleep(delay);
+                    let mut state = remote.lock().unwrap_or_else(PoisonError::into_inner);
+                    state.done = true;
+                    if let Some(waker) = state.waker.take() {
+                        waker.wake();
+                    }
+                });
+                shared
+            });
+            let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
+            if state.done {
+                Poll::Ready(())
+            } else {
+                state.waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+}
+
+/// A sleeper that does not wait: it advances a [`ManualClock`] by each delay at
+/// once and records the delay. A test of a 60-second schedule runs in no time and
+/// checks the exact delays. Clones share the clock and the record.
+///
+/// It is both a [`Sleeper`] and a [`BlockingSleeper`];
+/// [`Builder::with_virtual_time`](crate::Builder::with_virtual_time) installs it
+/// for both, with its clock as the policy's clock.
+///
+/// ```
+/// use bayesretry_policy::{BlockingSleeper, Clock, ManualClock, VirtualSleeper};
+/// use std::time::Duration;
+///
+/// let sleeper = VirtualSleeper::new(ManualClock::new(0));
+/// sleeper.sleep_blocking(Duration::from_secs(60));
+/// assert_eq!(sleeper.clock().now_ms(), 60_000);
+/// assert_eq!(sleeper.delays(), [Duration::from_secs(60)]);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct VirtualSleeper {
+    clock: ManualClock,
+    delays: Arc<Mutex<Vec<Duration>>>,
+}
+
+impl VirtualSleeper {
+    /// A sleeper that advances `clock`.
+    pub fn new(clock: ManualClock) -> VirtualSleeper {
+        VirtualSleeper {
+            clock,
+            delays: Arc::default(),
+        }
+    }
+
+    /// The clock it advances.
+    pub fn clock(&self) -> &ManualClock {
+        &self.clock
+    }
+
+    /// Every delay slept so far, in order.
+    pub fn delays(&self) -> Vec<Duration> {
+        self.delays
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn record(&self, delay: Duration) {
+        self.delays
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(delay);
+        self.clock.advance(delay);
+    }
+}
+
+impl Sleeper for VirtualSleeper {
+    type Sleep = Ready<()>;
+
+    fn sleep(&self, delay: Duration) -> Ready<()> {
+        self.record(delay);
+        ready(())
+    }
+}
+
+impl BlockingSleeper for VirtualSleeper {
+    fn sleep_blocking(&self, delay: Duration) {
+        self.record(delay);
+    }
+}

@@ -1,0 +1,73 @@
+//! An explicit cancellation ends a pending 60-second sleep at once, with the
+//! reason, and dropping the call's future cancels it too.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
+use core::time::Duration;
+use std::time::Instant;
+
+use bayesretry_backoff::{Config, Jitter};
+use bayesretry_policy::{CancelToken, HttpStatus, RetryError, RetryPolicy};
+
+#[tokio::test(flavor = "current_thread")]
+async fn cancellation_ends_a_60_second_sleep_at_once() {
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_backoff(
+            Config::new()
+                .with_base_delay(Duration::from_secs(60))
+                .with_max_delay(Duration::from_secs(60))
+                .with_jitter(Jitter::None),
+        )
+        .build()
+        .unwrap();
+    let token = CancelToken::new();
+    let canceller = token.clone();
+    let started = Instant::now();
+    let call = policy
+        .call("slow")
+        .with_cancel(token)
+        .run(|_| async { Err::<(), _>(HttpStatus(503)) });
+    let cancel = async move {
+        tokio::task::yield_now().await;
+        canceller.cancel("user pressed stop");
+    };
+    let (result, ()) = tokio::join!(call, cancel);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    match result {
+        Err(RetryError::Cancelled { reason, last_error }) => {
+            assert_eq!(reason, "user pressed stop");
+            assert_eq!(last_error, Some(HttpStatus(503)));
+        }
+        other => panic!("expected a cancellation, got {other:?}"),
+    }
+    let err: RetryError<HttpStatus> = RetryError::Cancelled {
+        reason: "user pressed stop".into(),
+        last_error: Some(HttpStatus(503)),
+    };
+    assert_eq!(
+        err.to_string(),
+        "cancelled: user pressed stop; last error: http status 503"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_token_cancelled_before_the_call_prevents_every_attempt() {
+    let token = CancelToken::new();
+    token.cancel("shutdown");
+    let mut made = 0;
+    let result = RetryPolicy::new()
+        .call("x")
+        .with_cancel(token)
+        .run(|_| {
+            made += 1;
+            async { Ok::<_, HttpStatus>(()) }
+        })
+        .await;
+    assert_eq!(made, 0);
+    assert!(matches!(result, Err(RetryError::Cancelled { .. })));
+}

@@ -1,0 +1,123 @@
+//! Classic mode: a fixed count, the exact delay schedule, the cap, the jitter's
+//! bounds — checked on virtual time.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
+use core::time::Duration;
+
+use bayesretry_backoff::{Config, Jitter};
+use bayesretry_policy::{
+    Clock, HttpStatus, ManualClock, Reason, RetryError, RetryPolicy, VirtualSleeper,
+};
+
+fn classic(backoff: Config, attempts: u32) -> (RetryPolicy, VirtualSleeper) {
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(attempts)
+        .with_backoff(backoff)
+        .with_virtual_time(sleeper.clone())
+        .with_seed(3)
+        .build()
+        .unwrap();
+    (policy, sleeper)
+}
+
+#[test]
+fn three_attempts_200_ms_factor_2_sleep_exactly_200_then_400_ms() {
+    let backoff = Config::new()
+        .with_base_delay(Duration::from_millis(200))
+        .with_factor(2.0)
+        .with_jitter(Jitter::None);
+    let (policy, sleeper) = classic(backoff, 3);
+    let mut made = 0;
+    let result: Result<(), _> = policy.run_blocking("db", |_| {
+        made += 1;
+        Err(HttpStatus(500))
+    });
+    assert_eq!(made, 3);
+    assert_eq!(
+        sleeper.delays(),
+        [Duration::from_millis(200), Duration::from_millis(400)]
+    );
+    assert_eq!(sleeper.clock().now_ms(), 600);
+    match result {
+        Err(RetryError::Exhausted {
+            attempts, decision, ..
+        }) => {
+            assert_eq!(attempts, 3);
+            assert_eq!(decision.reason(), Reason::MaxAttempts);
+        }
+        other => panic!("expected exhaustion, got {other:?}"),
+    }
+}
+
+#[test]
+fn fixed_never_learns_and_always_retries_to_the_count() {
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(3)
+        .with_sleeper(|_| core::future::ready(()))
+        .with_blocking_sleeper(VirtualSleeper::default())
+        .build()
+        .unwrap();
+    for _ in 0..50 {
+        let mut made = 0;
+        let _: Result<(), _> = policy.run_blocking("down", |_| {
+            made += 1;
+            Err(HttpStatus(500))
+        });
+        assert_eq!(made, 3, "no learning, no breaker: always the full count");
+    }
+    let mut made = 0;
+    let _: Result<(), _> = RetryPolicy::fixed(2).call("x").run_blocking(|_| {
+        made += 1;
+        Err(HttpStatus(401))
+    });
+    assert_eq!(
+        made, 1,
+        "a permanent error is never retried, even in classic mode"
+    );
+}
+
+#[test]
+fn the_cap_clamps_the_delays() {
+    let backoff = Config::new()
+        .with_base_delay(Duration::from_millis(200))
+        .with_factor(2.0)
+        .with_max_delay(Duration::from_millis(500))
+        .with_jitter(Jitter::None);
+    let (policy, sleeper) = classic(backoff, 5);
+    let _: Result<(), _> = policy.run_blocking("db", |_| Err(HttpStatus(503)));
+    let ms: Vec<u128> = sleeper.delays().iter().map(Duration::as_millis).collect();
+    assert_eq!(ms, [200, 400, 500, 500]);
+}
+
+#[test]
+fn full_jitter_stays_within_its_bounds() {
+    let backoff = Config::new()
+        .with_base_delay(Duration::from_millis(200))
+        .with_factor(2.0)
+        .with_max_delay(Duration::from_secs(1))
+        .with_jitter(Jitter::Full);
+    let (policy, sleeper) = classic(backoff, 6);
+    for _ in 0..50 {
+        let _: Result<(), _> = policy.run_blocking("db", |_| Err(HttpStatus(503)));
+    }
+    let delays = sleeper.delays();
+    assert!(
+        delays.len() > 200,
+        "zero delays are not slept; the rest are recorded"
+    );
+    for (i, delay) in delays.iter().enumerate() {
+        assert!(*delay <= Duration::from_secs(1), "delay {i}: {delay:?}");
+    }
+    assert!(
+        delays.iter().any(|d| *d < Duration::from_millis(200)),
+        "full jitter spreads low"
+    );
+}

@@ -1,0 +1,85 @@
+//! The deadline (`max_elapsed`): no sleep that would cross it, and a server's
+//! Retry-After counts toward it.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
+use core::time::Duration;
+
+use bayesretry_backoff::{Config, Jitter};
+use bayesretry_policy::{
+    Classification, Clock, ErrorClass, ManualClock, RetryError, RetryPolicy, VirtualSleeper,
+};
+
+fn policy(max_elapsed: Duration) -> (RetryPolicy, VirtualSleeper) {
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(10)
+        .with_backoff(
+            Config::new()
+                .with_base_delay(Duration::from_secs(1))
+                .with_jitter(Jitter::None),
+        )
+        .with_max_elapsed(max_elapsed)
+        .with_virtual_time(sleeper.clone())
+        .build()
+        .unwrap();
+    (policy, sleeper)
+}
+
+#[test]
+fn no_sleep_crosses_the_deadline() {
+    let (policy, sleeper) = policy(Duration::from_secs(5));
+    let mut made = 0;
+    let result: Result<(), RetryError<std::io::Error>> = policy.run_blocking("db", |_| {
+        made += 1;
+        Err(std::io::ErrorKind::TimedOut.into())
+    });
+    // 1 s then 2 s (t = 3 s); the next 4 s would end at 7 s > 5 s: stop now
+    assert_eq!(
+        sleeper.delays(),
+        [Duration::from_secs(1), Duration::from_secs(2)]
+    );
+    assert_eq!(made, 3);
+    assert_eq!(sleeper.clock().now_ms(), 3_000);
+    assert!(
+        matches!(
+            result,
+            Err(RetryError::DeadlineExceeded { attempts: 3, .. })
+        ),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_retry_after_beyond_the_deadline_is_not_waited_for() {
+    let (policy, sleeper) = policy(Duration::from_secs(10));
+    let result: Result<(), RetryError<u16>> = policy
+        .call_with("api", |_: &u16| {
+            Classification::Retryable(ErrorClass::Http(429))
+                .with_retry_after(Duration::from_secs(30))
+        })
+        .run_blocking(|_| Err(429));
+    assert!(sleeper.delays().is_empty());
+    assert!(matches!(
+        result,
+        Err(RetryError::DeadlineExceeded { attempts: 1, .. })
+    ));
+}
+
+#[test]
+fn a_retry_after_longer_than_the_backoff_is_honoured() {
+    let (policy, sleeper) = policy(Duration::from_secs(60));
+    let result = policy
+        .call_with("api", |_: &u16| {
+            Classification::Retryable(ErrorClass::Http(429))
+                .with_retry_after(Duration::from_secs(7))
+        })
+        .run_blocking(|attempt| if attempt == 1 { Err(429) } else { Ok(attempt) });
+    assert_eq!(result.ok(), Some(2));
+    assert_eq!(sleeper.delays(), [Duration::from_secs(7)]);
+}
