@@ -44,9 +44,20 @@ pub mod budget {
     pub use bayesretry_budget::*;
 }
 
+/// `RetryPolicy` and its run loops (`bayesretry-policy`; feature `policy`).
+#[cfg(feature = "policy")]
+pub mod policy {
+    pub use bayesretry_policy::*;
+}
+
 pub use bayesretry_beta::Beta;
 pub use bayesretry_cost::CostModel;
 pub use bayesretry_decision::{Decision, DecisionEngine, Reason, Situation, Strategy};
 #[cfg(feature = "std")]
 pub use bayesretry_store::MemoryStore;
 pub use bayesretry_store::{Context, ErrorClass, PosteriorStore};
+
+#[cfg(feature = "policy")]
+pub use bayesretry_policy::{
+    CancelToken, Classification, Classify, HttpStatus, RetryError, RetryPolicy, permanent,
+};
