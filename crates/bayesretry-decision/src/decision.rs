@@ -81,8 +81,27 @@ pub struct Decision {
 }
 
 impl Decision {
-    /// A hard check stopped the retry; the store was not read.
-    pub(crate) const fn stop(reason: Reason) -> Decision {
+    /// A decision to stop for `reason`, made without reading a posterior:
+    /// [`probability`](Decision::probability) and
+    /// [`expected_value`](Decision::expected_value) are both `0.0`, as for every
+    /// hard check.
+    ///
+    /// The engine makes these itself; the constructor is public for a caller
+    /// that stops on its own account — a run loop past its hard cap on attempts,
+    /// a budget that refused the retry the engine approved — and wants to report
+    /// the stop as a `Decision` like any other. A `reason` that is an expected
+    /// value ([`Reason::is_expected_value`]) is taken as given: the decision still
+    /// says stop, with both numbers `0.0`.
+    ///
+    /// ```
+    /// use bayesretry_decision::{Decision, Reason};
+    ///
+    /// let stop = Decision::stop(Reason::BudgetExhausted);
+    /// assert!(!stop.retry());
+    /// assert_eq!(stop.reason(), Reason::BudgetExhausted);
+    /// assert_eq!((stop.probability(), stop.expected_value()), (0.0, 0.0));
+    /// ```
+    pub const fn stop(reason: Reason) -> Decision {
         Decision {
             retry: false,
             probability: 0.0,

@@ -42,6 +42,10 @@ impl BlockingSleeper for NoSleep {
     fn sleep_blocking(&self, _: Duration) {}
 }
 
+#[expect(
+    clippy::panic,
+    reason = "a bench whose setup is invalid has nothing to measure"
+)]
 fn policy() -> RetryPolicy {
     match RetryPolicy::builder()
         .with_clock(ManualClock::new(0))

@@ -13,14 +13,17 @@ use bayesretry_store::{Context, ErrorClass};
 use crate::cancel::CancelToken;
 use crate::classify::{Classification, Classify};
 use crate::error::RetryError;
-use crate::policy::{Inner, MAX_UNCOUNTED_FAILURES, RetryPolicy, endpoint_key};
+use crate::policy::{Inner, MAX_UNCOUNTED_FAILURES, RetryPolicy};
 
 /// A failed attempt, as the hooks see it.
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct FailedAttempt<'a, E> {
-    /// The attempt's error.
-    pub error: &'a E,
+    /// The attempt's error, or `None` when the attempt was cut off by the
+    /// per-attempt timeout ([`Builder::with_attempt_timeout`](crate::Builder::with_attempt_timeout)):
+    /// a timed-out attempt has no error value of its own, and its
+    /// [`error_class`](FailedAttempt::error_class) is [`ErrorClass::Timeout`].
+    pub error: Option<&'a E>,
     /// The attempt's number, 1-based, counting every attempt made.
     pub attempt: u32,
     /// Retries the attempt cap still allows (failures that did not consume a
@@ -48,7 +51,8 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 ///
 /// 1. `should_consume_retry(error, attempt)`: `false` and the failure does not
 ///    count against the attempt cap (a rate limit, say). Such failures are still
-///    bounded: at most [`MAX_UNCOUNTED_FAILURES`] per call.
+///    bounded: at most [`MAX_UNCOUNTED_FAILURES`] per call. An attempt cut off by
+///    the per-attempt timeout has no error to show this hook, and always counts.
 /// 2. `on_failed_attempt(info)`: the error, the attempt, the retries left and
 ///    the next delay (`None` when the policy stops).
 /// 3. `should_retry(info)`: a veto, asked only when the policy would retry;
@@ -80,10 +84,18 @@ impl<E> fmt::Debug for Call<'_, E> {
     }
 }
 
-/// What the loop does after a failed attempt.
+/// What the loop does after a failed attempt; the error is `None` after a
+/// timed-out attempt.
 enum Step<E> {
-    Retry(Duration, E),
+    Retry(Duration, Option<E>),
     Done(RetryError<E>),
+}
+
+/// How an attempt failed: with its own error, or cut off by the per-attempt
+/// timeout.
+enum Failure<E> {
+    Error(E),
+    TimedOut(Duration),
 }
 
 impl<'a, E> Call<'a, E> {
@@ -157,12 +169,13 @@ struct Attempts<'a> {
 
 impl<'a> Attempts<'a> {
     fn new(inner: &'a Inner, endpoint: &'a str) -> Attempts<'a> {
-        let now_ms = inner.now_ms();
-        let deadline_ms = inner.max_elapsed.map(|d| now_ms.saturating_add(millis(d)));
+        let deadline_ms = inner
+            .max_elapsed
+            .map(|d| inner.now_ms().saturating_add(millis(d)));
         Attempts {
             inner,
             endpoint,
-            key: endpoint_key(endpoint),
+            key: inner.endpoint_key(endpoint),
             deadline_ms,
             attempt: 0,
             counted: 0,
@@ -204,23 +217,35 @@ impl<'a> Attempts<'a> {
     }
 
     /// The attempt failed with `err`: classify, learn, decide, ask the hooks.
-    fn failed<E>(&mut self, err: E, call: &mut Call<'_, E>) -> Step<E> {
+    fn failed<E>(&mut self, failure: Failure<E>, call: &mut Call<'_, E>) -> Step<E> {
         let inner = self.inner;
-        let classification = (call.classify)(&err);
+        let (classification, err, timed_out) = match failure {
+            Failure::Error(err) => ((call.classify)(&err), Some(err), None),
+            Failure::TimedOut(timeout) => (
+                Classification::Retryable(ErrorClass::Timeout),
+                None,
+                Some(timeout),
+            ),
+        };
         let now_ms = inner.now_ms();
-        let Some(class) = classification.error_class() else {
-            if let Some((attempt, class)) = self.previous.take() {
-                inner.observe(&Context::new(self.endpoint, attempt, class), false, now_ms);
+        let (class, err) = match (classification.error_class(), err) {
+            (Some(class), err) => (class, err),
+            (None, Some(err)) => {
+                if let Some((attempt, class)) = self.previous.take() {
+                    inner.observe(&Context::new(self.endpoint, attempt, class), false, now_ms);
+                }
+                return Step::Done(RetryError::Permanent(err));
             }
-            return Step::Done(RetryError::Permanent(err));
+            // a timeout is classified retryable above
+            (None, None) => (ErrorClass::Timeout, None),
         };
         if let Some(breaker) = &inner.breaker {
             let _ = breaker.record(&self.key, now_ms, false);
         }
-        let consumed = call
-            .consume
-            .as_mut()
-            .is_none_or(|hook| hook(&err, self.attempt));
+        let consumed = match (call.consume.as_mut(), err.as_ref()) {
+            (Some(hook), Some(err)) => hook(err, self.attempt),
+            _ => true,
+        };
         if consumed {
             self.counted = self.counted.saturating_add(1);
         }
@@ -248,16 +273,15 @@ impl<'a> Attempts<'a> {
         }
         let hard_cap = inner.max_attempts.saturating_add(MAX_UNCOUNTED_FAILURES);
         let mut decision = if self.attempt >= hard_cap {
-            // the engine reads the context's attempt for the cap: past any cap
-            inner.stop(&ctx.with_attempt(u32::MAX), &situation, now_ms)
+            inner.stop(Reason::MaxAttempts, &ctx)
         } else {
             inner.decide(&ctx, &situation, now_ms)
         };
         if decision.retry() {
             if let Some(budget) = &inner.budget {
                 if budget.try_spend(now_ms, 1).is_err() {
-                    let denied = situation.with_budget_available(false);
-                    decision = inner.stop(&ctx, &denied, now_ms);
+                    // every hard check passed, so the budget is the first to stop it
+                    decision = inner.stop(Reason::BudgetExhausted, &ctx);
                 }
             }
         }
@@ -276,7 +300,7 @@ impl<'a> Attempts<'a> {
         );
 
         let info = FailedAttempt {
-            error: &err,
+            error: err.as_ref(),
             attempt: self.attempt,
             retries_left: inner.max_attempts.saturating_sub(self.counted),
             next_delay: decision.retry().then_some(delay),
@@ -288,41 +312,78 @@ impl<'a> Attempts<'a> {
         }
         let vetoed = decision.retry() && call.veto.as_mut().is_some_and(|hook| !hook(&info));
         let attempts = self.attempt;
-        let stop = if vetoed {
-            RetryError::Stopped {
+        if decision.retry() && !vetoed {
+            return Step::Retry(delay, err);
+        }
+        let stop = match (err, decision.reason()) {
+            (Some(err), _) if vetoed => RetryError::Stopped {
                 last_error: err,
                 attempts,
-            }
-        } else if decision.retry() {
-            return Step::Retry(delay, err);
-        } else {
-            match decision.reason() {
-                Reason::Deadline => RetryError::DeadlineExceeded {
-                    last_error: err,
-                    attempts,
-                },
-                Reason::BudgetExhausted => RetryError::BudgetExhausted {
-                    last_error: Some(err),
-                    attempts,
-                },
-                Reason::CircuitOpen => RetryError::CircuitOpen {
-                    endpoint: self.endpoint.to_owned(),
-                    retry_after: breaker_until
-                        .map(|until| Duration::from_millis(until.saturating_sub(now_ms))),
-                    last_error: Some(err),
-                },
-                _ => RetryError::Exhausted {
-                    last_error: err,
-                    attempts,
-                    decision,
-                },
-            }
+            },
+            (last_error, Reason::BudgetExhausted) if !vetoed => RetryError::BudgetExhausted {
+                last_error,
+                attempts,
+            },
+            (last_error, Reason::CircuitOpen) if !vetoed => RetryError::CircuitOpen {
+                endpoint: self.endpoint.to_owned(),
+                retry_after: breaker_until
+                    .map(|until| Duration::from_millis(until.saturating_sub(now_ms))),
+                last_error,
+            },
+            (Some(err), Reason::Deadline) => RetryError::DeadlineExceeded {
+                last_error: err,
+                attempts,
+            },
+            (Some(err), _) => RetryError::Exhausted {
+                last_error: err,
+                attempts,
+                decision,
+            },
+            (None, _) => RetryError::AttemptTimedOut {
+                timeout: timed_out.unwrap_or_default(),
+                attempts,
+                decision,
+                vetoed,
+            },
         };
         if let Some(hook) = call.on_exhausted.as_mut() {
             hook(&stop);
         }
         Step::Done(stop)
     }
+}
+
+/// Runs `attempt` for at most `timeout`, timed by the policy's own sleeper, so
+/// that the timeout follows virtual time as every other wait does.
+///
+/// The attempt is polled first, and the timer is made only when the attempt
+/// first has to wait: an attempt that finishes at once never starts a timer
+/// (and, under a [`VirtualSleeper`](crate::VirtualSleeper), never moves the
+/// clock). When the timer fires first, the attempt's future is dropped, which
+/// cancels it.
+async fn within<T, E, Fut>(inner: &Inner, timeout: Duration, attempt: Fut) -> Result<T, Failure<E>>
+where
+    Fut: Future<Output = Result<T, E>>,
+{
+    let mut attempt = pin!(attempt);
+    let mut timer = None;
+    poll_fn(|cx| {
+        if let Poll::Ready(outcome) = attempt.as_mut().poll(cx) {
+            return Poll::Ready(outcome.map_err(Failure::Error));
+        }
+        let timer = timer.get_or_insert_with(|| inner.sleeper.sleep_boxed(timeout));
+        timer
+            .as_mut()
+            .poll(cx)
+            .map(|()| Err(Failure::TimedOut(timeout)))
+    })
+    .await
+}
+
+/// The span of one call, around its attempts, sleeps and decisions.
+#[cfg(feature = "tracing")]
+fn call_span(endpoint: &str) -> tracing::Span {
+    tracing::debug_span!("bayesretry.call", endpoint)
 }
 
 /// A duration in whole milliseconds, saturating.
@@ -333,7 +394,27 @@ fn millis(d: Duration) -> u64 {
 impl<E> Call<'_, E> {
     /// Runs `op` until it succeeds or the policy stops; `op` gets the 1-based
     /// attempt number. Dropping the future cancels the call.
-    pub async fn run<T, F, Fut>(mut self, mut op: F) -> Result<T, RetryError<E>>
+    ///
+    /// With the `tracing` feature the call runs in a `DEBUG` span named
+    /// `bayesretry.call` with the endpoint as a field, and each decision is an
+    /// event inside it.
+    pub async fn run<T, F, Fut>(self, op: F) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        #[cfg(feature = "tracing")]
+        {
+            use tracing::Instrument as _;
+            let span = call_span(self.endpoint);
+            self.run_loop(op).instrument(span).await
+        }
+        #[cfg(not(feature = "tracing"))]
+        self.run_loop(op).await
+    }
+
+    /// The async loop of [`run`](Call::run).
+    async fn run_loop<T, F, Fut>(mut self, mut op: F) -> Result<T, RetryError<E>>
     where
         F: FnMut(u32) -> Fut,
         Fut: Future<Output = Result<T, E>>,
@@ -353,19 +434,23 @@ impl<E> Call<'_, E> {
                 Ok(attempt) => attempt,
                 Err(retry_after) => return Err(self.circuit_open(retry_after, last)),
             };
-            let err = match op(attempt).await {
+            let outcome = match inner.attempt_timeout {
+                None => op(attempt).await.map_err(Failure::Error),
+                Some(timeout) => within(inner, timeout, op(attempt)).await,
+            };
+            let failure = match outcome {
                 Ok(value) => {
                     attempts.succeeded();
                     return Ok(value);
                 }
-                Err(err) => err,
+                Err(failure) => failure,
             };
-            let (delay, err) = match attempts.failed(err, &mut self) {
+            let (delay, err) = match attempts.failed(failure, &mut self) {
                 Step::Done(stop) => return Err(stop),
                 Step::Retry(delay, err) => (delay, err),
             };
             if delay.is_zero() {
-                last = Some(err);
+                last = err;
                 continue;
             }
             let mut sleep = inner.sleeper.sleep_boxed(delay);
@@ -383,12 +468,12 @@ impl<E> Call<'_, E> {
                     if let Some(reason) = woke {
                         return Err(RetryError::Cancelled {
                             reason,
-                            last_error: Some(err),
+                            last_error: err,
                         });
                     }
                 }
             }
-            last = Some(err);
+            last = err;
         }
     }
 
@@ -398,6 +483,8 @@ impl<E> Call<'_, E> {
     where
         F: FnMut(u32) -> Result<T, E>,
     {
+        #[cfg(feature = "tracing")]
+        let _span = call_span(self.endpoint).entered();
         let inner = &*self.policy.inner;
         let mut attempts = Attempts::new(inner, self.endpoint);
         let mut last: Option<E> = None;
@@ -420,13 +507,13 @@ impl<E> Call<'_, E> {
                 }
                 Err(err) => err,
             };
-            match attempts.failed(err, &mut self) {
+            match attempts.failed(Failure::Error(err), &mut self) {
                 Step::Done(stop) => return Err(stop),
                 Step::Retry(delay, err) => {
                     if !delay.is_zero() {
                         inner.blocking.sleep_blocking(delay);
                     }
-                    last = Some(err);
+                    last = err;
                 }
             }
         }

@@ -53,6 +53,26 @@ pub enum RetryError<E> {
         /// Attempts made.
         attempts: u32,
     },
+    /// The last attempt ran out of its per-attempt timeout
+    /// ([`Builder::with_attempt_timeout`](crate::Builder::with_attempt_timeout))
+    /// and no retry followed. A timed-out attempt has no error of its own, so this
+    /// stands in for [`Exhausted`](RetryError::Exhausted),
+    /// [`DeadlineExceeded`](RetryError::DeadlineExceeded) and
+    /// [`Stopped`](RetryError::Stopped) when the last attempt timed out:
+    /// `decision` says why the policy stopped, or, with `vetoed`, that it would
+    /// have retried and a `should_retry` hook declined. (A budget or a breaker
+    /// that stops the call after a timeout is reported by its own variant, with
+    /// no last error.)
+    AttemptTimedOut {
+        /// The per-attempt timeout the last attempt ran out of.
+        timeout: Duration,
+        /// Attempts made.
+        attempts: u32,
+        /// The policy's decision after the timed-out attempt.
+        decision: Decision,
+        /// Whether a `should_retry` hook declined a retry the policy would make.
+        vetoed: bool,
+    },
     /// A [`CancelToken`](crate::CancelToken) ended the call.
     Cancelled {
         /// The reason given to [`cancel`](crate::CancelToken::cancel).
@@ -73,6 +93,7 @@ impl<E> RetryError<E> {
             RetryError::CircuitOpen { last_error, .. }
             | RetryError::BudgetExhausted { last_error, .. }
             | RetryError::Cancelled { last_error, .. } => last_error.as_ref(),
+            RetryError::AttemptTimedOut { .. } => None,
         }
     }
 
@@ -86,6 +107,7 @@ impl<E> RetryError<E> {
             RetryError::CircuitOpen { last_error, .. }
             | RetryError::BudgetExhausted { last_error, .. }
             | RetryError::Cancelled { last_error, .. } => last_error,
+            RetryError::AttemptTimedOut { .. } => None,
         }
     }
 }
@@ -148,6 +170,23 @@ impl<E: fmt::Display> fmt::Display for RetryError<E> {
                 "retry declined by the should_retry hook after {attempts} attempt(s); \
                  last error: {last_error}"
             ),
+            RetryError::AttemptTimedOut {
+                timeout,
+                attempts,
+                decision,
+                vetoed,
+            } => {
+                write!(
+                    f,
+                    "attempt {attempts} timed out after {} ms and was not retried",
+                    timeout.as_millis()
+                )?;
+                if *vetoed {
+                    write!(f, " (declined by the should_retry hook)")
+                } else {
+                    write!(f, " ({decision})")
+                }
+            }
             RetryError::Cancelled { reason, last_error } => {
                 write!(f, "cancelled: {reason}{}", Last(last_error.as_ref()))
             }

@@ -3,7 +3,7 @@
 use alloc::sync::Arc;
 use core::fmt;
 use core::future::Future;
-use core::hash::{Hash, Hasher};
+use core::hash::{BuildHasher, BuildHasherDefault, Hasher};
 use core::num::NonZeroUsize;
 use core::time::Duration;
 
@@ -11,7 +11,7 @@ use bayesretry_backoff::{Backoff, Jitter};
 use bayesretry_breaker::{KeyedBreaker, State};
 use bayesretry_budget::Budget;
 use bayesretry_cost::CostModel;
-use bayesretry_decision::{Decision, DecisionEngine, Situation, Strategy};
+use bayesretry_decision::{Decision, DecisionEngine, Reason, Situation, Strategy};
 use bayesretry_store::{Context, HalfLife, MemoryStore, PosteriorStore, StoreConfig};
 
 use crate::call::{Call, Retried};
@@ -56,8 +56,11 @@ pub(crate) struct Inner {
     pub(crate) max_attempts: u32,
     pub(crate) backoff: Backoff,
     pub(crate) max_elapsed: Option<Duration>,
+    pub(crate) attempt_timeout: Option<Duration>,
     pub(crate) max_retry_after: Duration,
-    pub(crate) breaker: Option<KeyedBreaker<u64>>,
+    pub(crate) breaker: Option<KeyedBreaker<u64, BuildHasherDefault<KeyHasher>>>,
+    /// Hashes an endpoint name into its breaker key, with keys drawn per policy.
+    pub(crate) keys: std::hash::RandomState,
     pub(crate) budget: Option<Arc<dyn Budget + Send + Sync>>,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) sleeper: Arc<dyn DynSleeper>,
@@ -94,9 +97,10 @@ impl Inner {
         decision
     }
 
-    /// A hard stop for `ctx` under `situation`: the store is not read.
-    pub(crate) fn stop(&self, ctx: &Context<'_>, situation: &Situation, now_ms: u64) -> Decision {
-        let decision = self.engine.decide(&Fixed, ctx, situation, now_ms);
+    /// A stop the loop makes on its own account (past its hard cap, or refused
+    /// by the budget), reported like any other decision; the store is not read.
+    pub(crate) fn stop(&self, reason: Reason, ctx: &Context<'_>) -> Decision {
+        let decision = Decision::stop(reason);
         if let Some(observer) = &self.observer {
             contained(|| observer.on_decision(&decision, ctx));
         }
@@ -114,17 +118,37 @@ impl Inner {
     }
 }
 
-/// The breaker key of an endpoint: a fixed-key SipHash of its name, so a lookup
-/// allocates nothing. Two endpoints share a breaker only if their 64-bit hashes
-/// collide.
-pub(crate) fn endpoint_key(endpoint: &str) -> u64 {
-    #[expect(
-        deprecated,
-        reason = "SipHasher's fixed keys make the hash stable across runs"
-    )]
-    let mut hasher = core::hash::SipHasher::new();
-    endpoint.hash(&mut hasher);
-    hasher.finish()
+impl Inner {
+    /// The breaker key of an endpoint: its name hashed once, with SipHash keys
+    /// drawn when the policy was built, so that endpoint names chosen by an
+    /// attacker cannot be made to collide. The breaker's map uses the key as its
+    /// own hash ([`KeyHasher`]) instead of hashing it a second time. Two endpoints
+    /// share a breaker only if their 64-bit hashes collide.
+    pub(crate) fn endpoint_key(&self, endpoint: &str) -> u64 {
+        self.keys.hash_one(endpoint)
+    }
+}
+
+/// The hasher of the breaker's map: its keys are already keyed hashes
+/// ([`Inner::endpoint_key`]), so the key is its own hash.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // not reached for `u64` keys; folds any other input all the same
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
 }
 
 impl fmt::Debug for RetryPolicy {
@@ -250,7 +274,9 @@ impl RetryPolicy {
     pub fn should_retry(&self, ctx: &Context<'_>) -> Decision {
         let inner = &self.inner;
         let now_ms = inner.now_ms();
-        let open = inner.breaker_open(endpoint_key(ctx.endpoint())).is_some();
+        let open = inner
+            .breaker_open(inner.endpoint_key(ctx.endpoint()))
+            .is_some();
         let situation = Situation::new().with_breaker_open(open);
         inner.decide(ctx, &situation, now_ms)
     }
@@ -274,7 +300,8 @@ impl RetryPolicy {
 
     /// The breaker state of `endpoint`, if the breaker is on and has seen it.
     pub fn breaker_state(&self, endpoint: &str) -> Option<State> {
-        self.inner.breaker.as_ref()?.state(&endpoint_key(endpoint))
+        let inner = &self.inner;
+        inner.breaker.as_ref()?.state(&inner.endpoint_key(endpoint))
     }
 
     /// Everything the policy has learned, as the store's versioned snapshot.
@@ -308,7 +335,7 @@ impl RetryPolicy {
 /// - [`DEFAULT_MAX_ATTEMPTS`] = 4 attempts in all;
 /// - the backoff of `bayesretry_backoff::Config::new()`: exponential from 500 ms,
 ///   factor 2, full jitter, capped at 30 s;
-/// - no deadline; a server's Retry-After up to [`DEFAULT_MAX_RETRY_AFTER`] is
+/// - no deadline and no per-attempt timeout; a server's Retry-After up to [`DEFAULT_MAX_RETRY_AFTER`] is
 ///   honoured, a longer one stops the call;
 /// - a breaker per endpoint with `bayesretry_breaker::Config::new()`'s settings;
 /// - no budget;
@@ -323,6 +350,7 @@ pub struct Builder {
     max_attempts: u32,
     backoff: bayesretry_backoff::Config,
     max_elapsed: Option<Duration>,
+    attempt_timeout: Option<Duration>,
     max_retry_after: Duration,
     breaker: Option<bayesretry_breaker::Config>,
     budget: Option<Arc<dyn Budget + Send + Sync>>,
@@ -343,6 +371,7 @@ impl fmt::Debug for Builder {
             .field("max_attempts", &self.max_attempts)
             .field("backoff", &self.backoff)
             .field("max_elapsed", &self.max_elapsed)
+            .field("attempt_timeout", &self.attempt_timeout)
             .field("breaker", &self.breaker)
             .field("budget", &self.budget.is_some())
             .field("store", &self.store)
@@ -367,6 +396,7 @@ impl Builder {
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             backoff: bayesretry_backoff::Config::new(),
             max_elapsed: None,
+            attempt_timeout: None,
             max_retry_after: DEFAULT_MAX_RETRY_AFTER,
             breaker: Some(bayesretry_breaker::Config::new()),
             budget: None,
@@ -422,6 +452,25 @@ impl Builder {
     /// retry starts after it, and no delay that would cross it is slept.
     pub fn with_max_elapsed(mut self, max_elapsed: Duration) -> Builder {
         self.max_elapsed = Some(max_elapsed);
+        self
+    }
+
+    /// The longest one attempt of [`RetryPolicy::run`] may take: an attempt still
+    /// pending after `timeout` is dropped (which cancels it) and counts as a
+    /// retryable failure of class [`ErrorClass::Timeout`](bayesretry_store::ErrorClass::Timeout).
+    ///
+    /// The timeout is timed by the policy's own [`Sleeper`], not by a runtime's
+    /// timer, so it follows virtual time like every other wait: under a
+    /// [`VirtualSleeper`] an attempt that has to wait times out at once, the clock
+    /// moves by exactly `timeout`, and the delay is recorded among the sleeps. An
+    /// attempt that finishes without waiting starts no timer.
+    ///
+    /// A timed-out attempt has no error value: the hooks see
+    /// [`FailedAttempt::error`](crate::FailedAttempt::error) as `None`, and if the
+    /// call then stops it ends with [`RetryError::AttemptTimedOut`]. The blocking
+    /// loop cannot cut off a running function and ignores this setting.
+    pub fn with_attempt_timeout(mut self, timeout: Duration) -> Builder {
+        self.attempt_timeout = Some(timeout);
         self
     }
 
@@ -522,7 +571,11 @@ impl Builder {
             Some(config) => {
                 let template = config.build().map_err(Error::Breaker)?;
                 let keys = NonZeroUsize::new(BREAKER_MAX_KEYS).unwrap_or(NonZeroUsize::MIN);
-                Some(KeyedBreaker::new(template, keys))
+                Some(KeyedBreaker::with_hasher(
+                    template,
+                    keys,
+                    BuildHasherDefault::default(),
+                ))
             }
             None => None,
         };
@@ -556,8 +609,10 @@ impl Builder {
                 max_attempts: self.max_attempts,
                 backoff,
                 max_elapsed: self.max_elapsed,
+                attempt_timeout: self.attempt_timeout,
                 max_retry_after: self.max_retry_after,
                 breaker,
+                keys: std::hash::RandomState::new(),
                 budget: self.budget,
                 clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock::new())),
                 sleeper,
