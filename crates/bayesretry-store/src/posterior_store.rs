@@ -46,55 +46,34 @@ pub trait PosteriorStore: Send + Sync {
     fn observe_weighted(&self, ctx: &Context<'_>, successes: f64, failures: f64, now_ms: u64);
 }
 
-impl<T: PosteriorStore + ?Sized> PosteriorStore for &T {
-    #[inline]
-    fn posterior(&self, ctx: &Context<'_>, now_ms: u64) -> Beta {
-        (**self).posterior(ctx, now_ms)
-    }
+/// Forwards the trait through a pointer type, so a `&MemoryStore`, an
+/// `Arc<MemoryStore>` or a `Box<dyn PosteriorStore>` is a store too.
+macro_rules! forward_through_pointer {
+    ($($(#[$attr:meta])* $ptr:ty;)*) => {$(
+        $(#[$attr])*
+        impl<T: PosteriorStore + ?Sized> PosteriorStore for $ptr {
+            #[inline]
+            fn posterior(&self, ctx: &Context<'_>, now_ms: u64) -> Beta {
+                (**self).posterior(ctx, now_ms)
+            }
 
-    #[inline]
-    fn observe(&self, ctx: &Context<'_>, success: bool, now_ms: u64) {
-        (**self).observe(ctx, success, now_ms);
-    }
+            #[inline]
+            fn observe(&self, ctx: &Context<'_>, success: bool, now_ms: u64) {
+                (**self).observe(ctx, success, now_ms);
+            }
 
-    #[inline]
-    fn observe_weighted(&self, ctx: &Context<'_>, successes: f64, failures: f64, now_ms: u64) {
-        (**self).observe_weighted(ctx, successes, failures, now_ms);
-    }
+            #[inline]
+            fn observe_weighted(&self, ctx: &Context<'_>, successes: f64, failures: f64, now_ms: u64) {
+                (**self).observe_weighted(ctx, successes, failures, now_ms);
+            }
+        }
+    )*};
 }
 
-#[cfg(feature = "alloc")]
-impl<T: PosteriorStore + ?Sized> PosteriorStore for alloc::sync::Arc<T> {
-    #[inline]
-    fn posterior(&self, ctx: &Context<'_>, now_ms: u64) -> Beta {
-        (**self).posterior(ctx, now_ms)
-    }
-
-    #[inline]
-    fn observe(&self, ctx: &Context<'_>, success: bool, now_ms: u64) {
-        (**self).observe(ctx, success, now_ms);
-    }
-
-    #[inline]
-    fn observe_weighted(&self, ctx: &Context<'_>, successes: f64, failures: f64, now_ms: u64) {
-        (**self).observe_weighted(ctx, successes, failures, now_ms);
-    }
-}
-
-#[cfg(feature = "alloc")]
-impl<T: PosteriorStore + ?Sized> PosteriorStore for alloc::boxed::Box<T> {
-    #[inline]
-    fn posterior(&self, ctx: &Context<'_>, now_ms: u64) -> Beta {
-        (**self).posterior(ctx, now_ms)
-    }
-
-    #[inline]
-    fn observe(&self, ctx: &Context<'_>, success: bool, now_ms: u64) {
-        (**self).observe(ctx, success, now_ms);
-    }
-
-    #[inline]
-    fn observe_weighted(&self, ctx: &Context<'_>, successes: f64, failures: f64, now_ms: u64) {
-        (**self).observe_weighted(ctx, successes, failures, now_ms);
-    }
+forward_through_pointer! {
+    &T;
+    #[cfg(feature = "alloc")]
+    alloc::sync::Arc<T>;
+    #[cfg(feature = "alloc")]
+    alloc::boxed::Box<T>;
 }
