@@ -413,6 +413,25 @@ impl<E> Call<'_, E> {
         self.run_loop(op).await
     }
 
+    /// Before each attempt, in both loops: a cancellation ends the call, then the
+    /// breaker admits the next attempt (its number) or the call fails fast.
+    fn begin(
+        &mut self,
+        attempts: &mut Attempts<'_>,
+        last: &mut Option<E>,
+    ) -> Result<u32, RetryError<E>> {
+        if let Some(reason) = self.cancel.as_ref().and_then(CancelToken::reason) {
+            return Err(RetryError::Cancelled {
+                reason,
+                last_error: last.take(),
+            });
+        }
+        match attempts.start() {
+            Ok(attempt) => Ok(attempt),
+            Err(retry_after) => Err(self.circuit_open(retry_after, last.take())),
+        }
+    }
+
     /// The async loop of [`run`](Call::run).
     async fn run_loop<T, F, Fut>(mut self, mut op: F) -> Result<T, RetryError<E>>
     where
@@ -424,16 +443,7 @@ impl<E> Call<'_, E> {
         let mut last: Option<E> = None;
         // bounded: `failed` stops at the hard cap on attempts
         loop {
-            if let Some(reason) = self.cancel.as_ref().and_then(CancelToken::reason) {
-                return Err(RetryError::Cancelled {
-                    reason,
-                    last_error: last,
-                });
-            }
-            let attempt = match attempts.start() {
-                Ok(attempt) => attempt,
-                Err(retry_after) => return Err(self.circuit_open(retry_after, last)),
-            };
+            let attempt = self.begin(&mut attempts, &mut last)?;
             let outcome = match inner.attempt_timeout {
                 None => op(attempt).await.map_err(Failure::Error),
                 Some(timeout) => within(inner, timeout, op(attempt)).await,
@@ -490,16 +500,7 @@ impl<E> Call<'_, E> {
         let mut last: Option<E> = None;
         // bounded: `failed` stops at the hard cap on attempts
         loop {
-            if let Some(reason) = self.cancel.as_ref().and_then(CancelToken::reason) {
-                return Err(RetryError::Cancelled {
-                    reason,
-                    last_error: last,
-                });
-            }
-            let attempt = match attempts.start() {
-                Ok(attempt) => attempt,
-                Err(retry_after) => return Err(self.circuit_open(retry_after, last)),
-            };
+            let attempt = self.begin(&mut attempts, &mut last)?;
             let err = match op(attempt) {
                 Ok(value) => {
                     attempts.succeeded();
