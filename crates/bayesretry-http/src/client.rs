@@ -1,0 +1,332 @@
+//! [`RetryClient`], a `reqwest::Client` whose sends are retried, and its
+//! [`RequestBuilder`].
+
+use alloc::sync::Arc;
+use core::fmt;
+use core::time::Duration;
+
+use bayesretry_policy::RetryPolicy;
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Version};
+use reqwest::{Body, IntoUrl, Request, Response};
+
+use crate::classify::classify_reqwest_error;
+use crate::config::{Config, NotRetried};
+use crate::endpoint::{Target, default_port};
+use crate::error::Error;
+use crate::exchange::{exchange, once};
+
+/// A `reqwest::Client` whose requests are retried under a [`RetryPolicy`].
+///
+/// The request-building calls are reqwest's — `get`, `post`, `put`, `patch`,
+/// `delete`, `head`, `request(method, url)`, then `header`, `body`, `timeout`
+/// … and `.send().await` — so adopting it changes the line that makes the
+/// client and nothing else. Cheap to clone: the client, the policy and the
+/// settings are all shared.
+///
+/// ```no_run
+/// use bayesretry_http::RetryClient;
+/// use bayesretry_policy::RetryPolicy;
+///
+/// # async fn demo() -> Result<(), bayesretry_http::Error> {
+/// let client = RetryClient::new(reqwest::Client::new(), RetryPolicy::new());
+/// let response = client.get("http://127.0.0.1:8080/v1/models").send().await?;
+/// println!("{}", response.status());
+/// # Ok(())
+/// # }
+/// ```
+///
+/// What a send returns: see [`Error`]. In short, a response is returned whatever
+/// its status once the policy stops retrying, as reqwest does; an error means no
+/// response, or a `Retry-After` the policy would not honour.
+#[derive(Clone)]
+pub struct RetryClient {
+    client: reqwest::Client,
+    policy: RetryPolicy,
+    config: Arc<Config>,
+}
+
+impl fmt::Debug for RetryClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RetryClient")
+            .field("policy", &self.policy)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RetryClient {
+    /// Wraps `client`: its sends are retried under `policy`, with the default
+    /// [`Config`].
+    pub fn new(client: reqwest::Client, policy: RetryPolicy) -> RetryClient {
+        RetryClient {
+            client,
+            policy,
+            config: Arc::new(Config::new()),
+        }
+    }
+
+    /// The same client with these settings.
+    #[must_use]
+    pub fn with_config(mut self, config: Config) -> RetryClient {
+        self.config = Arc::new(config);
+        self
+    }
+
+    /// The wrapped reqwest client, for a request that must not be retried.
+    pub fn inner(&self) -> &reqwest::Client {
+        &self.client
+    }
+
+    /// The policy: what it learned, its breakers.
+    pub fn policy(&self) -> &RetryPolicy {
+        &self.policy
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// A GET request.
+    pub fn get<U: IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::GET, url)
+    }
+
+    /// A POST request: retried only with an idempotency key or
+    /// [`RequestBuilder::idempotent`].
+    pub fn post<U: IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::POST, url)
+    }
+
+    /// A PUT request.
+    pub fn put<U: IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::PUT, url)
+    }
+
+    /// A PATCH request: retried only with an idempotency key or
+    /// [`RequestBuilder::idempotent`].
+    pub fn patch<U: IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::PATCH, url)
+    }
+
+    /// A DELETE request.
+    pub fn delete<U: IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::DELETE, url)
+    }
+
+    /// A HEAD request.
+    pub fn head<U: IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::HEAD, url)
+    }
+
+    /// A request with any method.
+    pub fn request<U: IntoUrl>(&self, method: Method, url: U) -> RequestBuilder {
+        RequestBuilder {
+            client: self.clone(),
+            inner: self.client.request(method, url),
+            idempotent: false,
+            endpoint: None,
+        }
+    }
+
+    /// Sends a built request under the policy.
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`].
+    pub async fn execute(&self, request: Request) -> Result<Response, Error> {
+        self.send(request, false, None).await
+    }
+
+    async fn send(
+        &self,
+        request: Request,
+        opted_in: bool,
+        endpoint: Option<String>,
+    ) -> Result<Response, Error> {
+        let config = &*self.config;
+        let endpoint = endpoint.unwrap_or_else(|| {
+            let url = request.url();
+            let scheme = url.scheme();
+            let port = url.port().or_else(|| default_port(scheme));
+            let target = Target::new(
+                request.method(),
+                scheme,
+                url.host_str().unwrap_or_default(),
+                port,
+                url.path(),
+            );
+            config.endpoint_of(&target)
+        });
+        let mut replay = config.replayable(request.method(), request.headers(), opted_in);
+        if replay.is_ok() && request.body().is_some_and(|body| body.as_bytes().is_none()) {
+            replay = Err(NotRetried::BodyNotClonable);
+        }
+        let client = &self.client;
+        if let Err(why) = replay {
+            return once(&endpoint, why, client.execute(request)).await;
+        }
+        exchange(
+            &self.policy,
+            config,
+            &endpoint,
+            classify_reqwest_error,
+            || {
+                let copy = copy(&request);
+                async move { client.execute(copy).await }
+            },
+        )
+        .await
+    }
+}
+
+/// A copy of a request whose body is in memory.
+#[expect(
+    clippy::expect_used,
+    reason = "called only for a request whose body was checked to be in memory \
+              (Body::as_bytes), which reqwest's try_clone always copies"
+)]
+fn copy(request: &Request) -> Request {
+    request
+        .try_clone()
+        .expect("a request with an in-memory body clones")
+}
+
+/// A request being built: reqwest's builder, with the retry options beside it.
+///
+/// Every call reqwest's builder has without a cargo feature is here under the
+/// same name; for the others (`json`, `query`, `form`, `multipart`, turned on in
+/// your reqwest dependency) use [`with`](RequestBuilder::with).
+#[must_use = "a request does nothing until sent"]
+pub struct RequestBuilder {
+    client: RetryClient,
+    inner: reqwest::RequestBuilder,
+    idempotent: bool,
+    endpoint: Option<String>,
+}
+
+impl fmt::Debug for RequestBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestBuilder")
+            .field("inner", &self.inner)
+            .field("idempotent", &self.idempotent)
+            .field("endpoint", &self.endpoint)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RequestBuilder {
+    /// Adds a header.
+    pub fn header<K, V>(mut self, key: K, value: V) -> RequestBuilder
+    where
+        HeaderName: TryFrom<K>,
+        <HeaderName as TryFrom<K>>::Error: Into<http::Error>,
+        HeaderValue: TryFrom<V>,
+        <HeaderValue as TryFrom<V>>::Error: Into<http::Error>,
+    {
+        self.inner = self.inner.header(key, value);
+        self
+    }
+
+    /// Adds headers.
+    pub fn headers(mut self, headers: HeaderMap) -> RequestBuilder {
+        self.inner = self.inner.headers(headers);
+        self
+    }
+
+    /// HTTP basic authentication.
+    pub fn basic_auth<U: fmt::Display, P: fmt::Display>(
+        mut self,
+        username: U,
+        password: Option<P>,
+    ) -> RequestBuilder {
+        self.inner = self.inner.basic_auth(username, password);
+        self
+    }
+
+    /// HTTP bearer authentication.
+    pub fn bearer_auth<T: fmt::Display>(mut self, token: T) -> RequestBuilder {
+        self.inner = self.inner.bearer_auth(token);
+        self
+    }
+
+    /// The body. A stream body makes the request one that is sent once
+    /// ([`NotRetried::BodyNotClonable`]).
+    pub fn body<T: Into<Body>>(mut self, body: T) -> RequestBuilder {
+        self.inner = self.inner.body(body);
+        self
+    }
+
+    /// A timeout for each attempt, from its start to the end of its response
+    /// headers and body; a timed-out attempt is retryable as
+    /// [`ErrorClass::Timeout`](bayesretry_policy::ErrorClass::Timeout).
+    pub fn timeout(mut self, timeout: Duration) -> RequestBuilder {
+        self.inner = self.inner.timeout(timeout);
+        self
+    }
+
+    /// The HTTP version.
+    pub fn version(mut self, version: Version) -> RequestBuilder {
+        self.inner = self.inner.version(version);
+        self
+    }
+
+    /// Any other change to reqwest's builder: `.with(|b| b.json(&payload))`.
+    pub fn with(
+        mut self,
+        change: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
+    ) -> RequestBuilder {
+        self.inner = change(self.inner);
+        self
+    }
+
+    /// Says that the request is safe to send twice whatever its method: the
+    /// server deduplicates it, or a duplicate does no harm.
+    pub fn idempotent(mut self) -> RequestBuilder {
+        self.idempotent = true;
+        self
+    }
+
+    /// The endpoint key of this request, instead of the one
+    /// [`Config::with_endpoint`] or the origin gives: a route template, never the
+    /// raw URL.
+    pub fn endpoint(mut self, endpoint: impl Into<String>) -> RequestBuilder {
+        self.endpoint = Some(endpoint.into());
+        self
+    }
+
+    /// A copy of the builder, unless its body is a stream.
+    pub fn try_clone(&self) -> Option<RequestBuilder> {
+        Some(RequestBuilder {
+            client: self.client.clone(),
+            inner: self.inner.try_clone()?,
+            idempotent: self.idempotent,
+            endpoint: self.endpoint.clone(),
+        })
+    }
+
+    /// The request, built.
+    ///
+    /// # Errors
+    ///
+    /// reqwest's builder error (a bad URL or header).
+    pub fn build(self) -> Result<Request, reqwest::Error> {
+        self.inner.build()
+    }
+
+    /// Sends the request under the policy.
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`]; [`Error::Build`] when the request could not be built.
+    pub async fn send(self) -> Result<Response, Error> {
+        let RequestBuilder {
+            client,
+            inner,
+            idempotent,
+            endpoint,
+        } = self;
+        let request = inner.build().map_err(Error::Build)?;
+        client.send(request, idempotent, endpoint).await
+    }
+}
