@@ -145,23 +145,8 @@ impl RetryClient {
         endpoint: Option<String>,
     ) -> Result<Response, Error> {
         let config = &*self.config;
-        let endpoint = endpoint.unwrap_or_else(|| {
-            let url = request.url();
-            let scheme = url.scheme();
-            let port = url.port().or_else(|| default_port(scheme));
-            let target = Target::new(
-                request.method(),
-                scheme,
-                url.host_str().unwrap_or_default(),
-                port,
-                url.path(),
-            );
-            config.endpoint_of(&target)
-        });
-        let mut replay = config.replayable(request.method(), request.headers(), opted_in);
-        if replay.is_ok() && request.body().is_some_and(|body| body.as_bytes().is_none()) {
-            replay = Err(NotRetried::BodyNotClonable);
-        }
+        let endpoint = endpoint.unwrap_or_else(|| endpoint_of(config, &request));
+        let replay = replay_of(config, &request, opted_in);
         let client = &self.client;
         if let Err(why) = replay {
             return once(&endpoint, why, client.execute(request)).await;
@@ -180,13 +165,42 @@ impl RetryClient {
     }
 }
 
+/// The endpoint key of a reqwest request.
+pub(crate) fn endpoint_of(config: &Config, request: &Request) -> String {
+    let url = request.url();
+    let scheme = url.scheme();
+    let port = url.port().or_else(|| default_port(scheme));
+    let target = Target::new(
+        request.method(),
+        scheme,
+        url.host_str().unwrap_or_default(),
+        port,
+        url.path(),
+    );
+    config.endpoint_of(&target)
+}
+
+/// Whether a reqwest request may be sent more than once: an idempotent method,
+/// a key or an opt-in, and a body in memory.
+pub(crate) fn replay_of(
+    config: &Config,
+    request: &Request,
+    opted_in: bool,
+) -> Result<(), NotRetried> {
+    config.replayable(request.method(), request.headers(), opted_in)?;
+    if request.body().is_some_and(|body| body.as_bytes().is_none()) {
+        return Err(NotRetried::BodyNotClonable);
+    }
+    Ok(())
+}
+
 /// A copy of a request whose body is in memory.
 #[expect(
     clippy::expect_used,
     reason = "called only for a request whose body was checked to be in memory \
               (Body::as_bytes), which reqwest's try_clone always copies"
 )]
-fn copy(request: &Request) -> Request {
+pub(crate) fn copy(request: &Request) -> Request {
     request
         .try_clone()
         .expect("a request with an in-memory body clones")

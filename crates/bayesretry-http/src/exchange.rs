@@ -248,6 +248,7 @@ where
         } => return Err(Error::AttemptTimedOut { timeout, attempts }),
         other => match other.into_last_error() {
             Some(last_error) => (last_error, Stop::Other),
+            // only an attempt cut off by the policy's timeout leaves no error
             None => {
                 return Err(Error::AttemptTimedOut {
                     timeout: Duration::ZERO,

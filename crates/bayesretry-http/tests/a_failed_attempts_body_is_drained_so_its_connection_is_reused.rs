@@ -59,3 +59,20 @@ async fn with_draining_off_each_retry_opens_a_connection() {
     assert_eq!(response.status(), 200);
     assert_eq!(server.connections(), 2);
 }
+
+#[tokio::test]
+async fn successful_calls_keep_using_one_connection() {
+    let server = serve(|_| answer(200, &[])).await;
+    let (policy, sleeper) = virtual_policy();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    for _ in 0..20 {
+        let response = client.get(server.url("/")).send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        response.bytes().await.unwrap();
+    }
+
+    assert_eq!(server.requests(), 20);
+    assert_eq!(server.connections(), 1);
+    assert!(sleeper.delays().is_empty());
+}

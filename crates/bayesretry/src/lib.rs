@@ -50,6 +50,13 @@ pub mod policy {
     pub use bayesretry_policy::*;
 }
 
+/// HTTP retries: `RetryClient` over reqwest, `RetryLayer` for tower, Retry-After
+/// (`bayesretry-http`; feature `http`).
+#[cfg(feature = "http")]
+pub mod http {
+    pub use bayesretry_http::*;
+}
+
 pub use bayesretry_beta::Beta;
 pub use bayesretry_cost::CostModel;
 pub use bayesretry_decision::{Decision, DecisionEngine, Reason, Situation, Strategy};
