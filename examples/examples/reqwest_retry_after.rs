@@ -33,9 +33,17 @@ use tokio::net::TcpListener;
 /// endpoint, 200 otherwise.
 fn provider(request: &Request<Incoming>, seen: usize) -> Response<Full<Bytes>> {
     let (status, header, body) = if request.uri().path() == "/v1/batch" {
-        (503, Some(("retry-after", "3600")), "{\"error\":\"maintenance\"}")
+        (
+            503,
+            Some(("retry-after", "3600")),
+            "{\"error\":\"maintenance\"}",
+        )
     } else if seen % 2 == 0 {
-        (429, Some(("retry-after-ms", "300")), "{\"error\":\"rate limited\"}")
+        (
+            429,
+            Some(("retry-after-ms", "300")),
+            "{\"error\":\"rate limited\"}",
+        )
     } else {
         (200, None, "{\"reply\":\"hello\"}")
     };
@@ -100,7 +108,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "POST /v1/chat (no key)   -> {} ({})",
         reply.status(),
-        why.as_ref().map_or_else(|| "retried".to_owned(), ToString::to_string)
+        why.as_ref()
+            .map_or_else(|| "retried".to_owned(), ToString::to_string)
     );
     assert_eq!(reply.status(), 429);
     assert!(why.is_some());

@@ -1,6 +1,7 @@
 //! [`RetryClient`], a `reqwest::Client` whose sends are retried, and its
 //! [`RequestBuilder`].
 
+use alloc::borrow::Cow;
 use alloc::sync::Arc;
 use core::fmt;
 use core::time::Duration;
@@ -11,7 +12,7 @@ use reqwest::{Body, IntoUrl, Request, Response};
 
 use crate::classify::classify_reqwest_error;
 use crate::config::{Config, NotRetried};
-use crate::endpoint::{Target, default_port};
+use crate::endpoint::Target;
 use crate::error::Error;
 use crate::exchange::{exchange, once};
 
@@ -41,15 +42,21 @@ use crate::exchange::{exchange, once};
 #[derive(Clone)]
 pub struct RetryClient {
     client: reqwest::Client,
+    shared: Arc<Shared>,
+}
+
+/// What every request of a client shares: one `Arc` for a builder to hold.
+#[derive(Debug)]
+struct Shared {
     policy: RetryPolicy,
-    config: Arc<Config>,
+    config: Config,
 }
 
 impl fmt::Debug for RetryClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RetryClient")
-            .field("policy", &self.policy)
-            .field("config", &self.config)
+            .field("policy", &self.shared.policy)
+            .field("config", &self.shared.config)
             .finish_non_exhaustive()
     }
 }
@@ -60,15 +67,20 @@ impl RetryClient {
     pub fn new(client: reqwest::Client, policy: RetryPolicy) -> RetryClient {
         RetryClient {
             client,
-            policy,
-            config: Arc::new(Config::new()),
+            shared: Arc::new(Shared {
+                policy,
+                config: Config::new(),
+            }),
         }
     }
 
     /// The same client with these settings.
     #[must_use]
     pub fn with_config(mut self, config: Config) -> RetryClient {
-        self.config = Arc::new(config);
+        self.shared = Arc::new(Shared {
+            policy: self.shared.policy.clone(),
+            config,
+        });
         self
     }
 
@@ -79,12 +91,12 @@ impl RetryClient {
 
     /// The policy: what it learned, its breakers.
     pub fn policy(&self) -> &RetryPolicy {
-        &self.policy
+        &self.shared.policy
     }
 
     /// The settings.
     pub fn config(&self) -> &Config {
-        &self.config
+        &self.shared.config
     }
 
     /// A GET request.
@@ -122,7 +134,7 @@ impl RetryClient {
     /// A request with any method.
     pub fn request<U: IntoUrl>(&self, method: Method, url: U) -> RequestBuilder {
         RequestBuilder {
-            client: self.clone(),
+            shared: Arc::clone(&self.shared),
             inner: self.client.request(method, url),
             idempotent: false,
             endpoint: None,
@@ -135,49 +147,56 @@ impl RetryClient {
     ///
     /// See [`Error`].
     pub async fn execute(&self, request: Request) -> Result<Response, Error> {
-        self.send(request, false, None).await
-    }
-
-    async fn send(
-        &self,
-        request: Request,
-        opted_in: bool,
-        endpoint: Option<String>,
-    ) -> Result<Response, Error> {
-        let config = &*self.config;
-        let endpoint = endpoint.unwrap_or_else(|| endpoint_of(config, &request));
-        let replay = replay_of(config, &request, opted_in);
-        let client = &self.client;
-        if let Err(why) = replay {
-            return once(&endpoint, why, client.execute(request)).await;
-        }
-        exchange(
-            &self.policy,
-            config,
-            &endpoint,
-            classify_reqwest_error,
-            || {
-                let copy = copy(&request);
-                async move { client.execute(copy).await }
-            },
-        )
-        .await
+        dispatch(&self.client, &self.shared, request, false, None, false).await
     }
 }
 
-/// The endpoint key of a reqwest request.
-pub(crate) fn endpoint_of(config: &Config, request: &Request) -> String {
+/// Sends `request` under the client's policy; `built` says it was made by
+/// reqwest's builder (see [`copy`]).
+async fn dispatch(
+    client: &reqwest::Client,
+    shared: &Shared,
+    request: Request,
+    opted_in: bool,
+    endpoint: Option<String>,
+    built: bool,
+) -> Result<Response, Error> {
+    let config = &shared.config;
+    let endpoint = match endpoint {
+        Some(endpoint) => Cow::Owned(endpoint),
+        None => endpoint_of(config, &request),
+    };
+    if let Err(why) = replay_of(config, &request, opted_in) {
+        // sent once: the request itself, no copy
+        let endpoint = endpoint.into_owned();
+        return once(&endpoint, why, client.execute(request)).await;
+    }
+    exchange(
+        &shared.policy,
+        config,
+        &endpoint,
+        classify_reqwest_error,
+        || client.execute(copy(&request, built)),
+    )
+    .await
+}
+
+/// The endpoint key of a reqwest request. The default key, the origin, is
+/// borrowed from the URL's own text when it has no credentials in it: nothing
+/// is allocated for it.
+pub(crate) fn endpoint_of<'r>(config: &Config, request: &'r Request) -> Cow<'r, str> {
     let url = request.url();
-    let scheme = url.scheme();
-    let port = url.port().or_else(|| default_port(scheme));
+    if config.endpoint.is_none() && url.username().is_empty() && url.password().is_none() {
+        return Cow::Borrowed(&url[..url::Position::BeforePath]);
+    }
     let target = Target::new(
         request.method(),
-        scheme,
+        url.scheme(),
         url.host_str().unwrap_or_default(),
-        port,
+        url.port(),
         url.path(),
     );
-    config.endpoint_of(&target)
+    Cow::Owned(config.endpoint_of(&target))
 }
 
 /// Whether a reqwest request may be sent more than once: an idempotent method,
@@ -194,13 +213,26 @@ pub(crate) fn replay_of(
     Ok(())
 }
 
-/// A copy of a request whose body is in memory.
+/// A copy of a request whose body is in memory, for one attempt.
+///
+/// reqwest's `try_clone` always sets up the copy's extensions, the map where a
+/// request keeps its per-request settings, even when there is nothing in it:
+/// most of the cost of a copy. A request made by reqwest's builder (`built`)
+/// keeps only its timeout there, so one without a timeout and without a body is
+/// copied field by field instead; any other goes through `try_clone`, which
+/// copies whatever the extensions hold.
 #[expect(
     clippy::expect_used,
     reason = "called only for a request whose body was checked to be in memory \
               (Body::as_bytes), which reqwest's try_clone always copies"
 )]
-pub(crate) fn copy(request: &Request) -> Request {
+pub(crate) fn copy(request: &Request, built: bool) -> Request {
+    if built && request.body().is_none() && request.timeout().is_none() {
+        let mut copy = Request::new(request.method().clone(), request.url().clone());
+        *copy.headers_mut() = request.headers().clone();
+        *copy.version_mut() = request.version();
+        return copy;
+    }
     request
         .try_clone()
         .expect("a request with an in-memory body clones")
@@ -213,7 +245,7 @@ pub(crate) fn copy(request: &Request) -> Request {
 /// your reqwest dependency) use [`with`](RequestBuilder::with).
 #[must_use = "a request does nothing until sent"]
 pub struct RequestBuilder {
-    client: RetryClient,
+    shared: Arc<Shared>,
     inner: reqwest::RequestBuilder,
     idempotent: bool,
     endpoint: Option<String>,
@@ -312,7 +344,7 @@ impl RequestBuilder {
     /// A copy of the builder, unless its body is a stream.
     pub fn try_clone(&self) -> Option<RequestBuilder> {
         Some(RequestBuilder {
-            client: self.client.clone(),
+            shared: Arc::clone(&self.shared),
             inner: self.inner.try_clone()?,
             idempotent: self.idempotent,
             endpoint: self.endpoint.clone(),
@@ -335,12 +367,13 @@ impl RequestBuilder {
     /// See [`Error`]; [`Error::Build`] when the request could not be built.
     pub async fn send(self) -> Result<Response, Error> {
         let RequestBuilder {
-            client,
+            shared,
             inner,
             idempotent,
             endpoint,
         } = self;
-        let request = inner.build().map_err(Error::Build)?;
-        client.send(request, idempotent, endpoint).await
+        let (client, request) = inner.build_split();
+        let request = request.map_err(Error::Build)?;
+        dispatch(&client, &shared, request, idempotent, endpoint, true).await
     }
 }

@@ -24,8 +24,8 @@ type WallClockFn = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 ///
 /// # Default
 ///
-/// - the endpoint key is the request's origin, `scheme://host:port`
-///   ([`Target::origin`]);
+/// - the endpoint key is the request's origin, `scheme://host:port`, the port
+///   left out when it is the scheme's default ([`Target::origin`]);
 /// - POST and PATCH are replayed only with an `Idempotency-Key` header
 ///   ([`IDEMPOTENCY_KEY`]) or a per-request opt-in;
 /// - at most [`DEFAULT_DRAIN_LIMIT`] = 64 KiB of a failed attempt's body is read

@@ -16,8 +16,9 @@ pub struct Target<'a> {
 }
 
 impl<'a> Target<'a> {
-    /// A target; `port` is `None` when the URL gives none and the scheme has no
-    /// known default.
+    /// A target; `port` is the URL's port unless it is the scheme's default
+    /// (80 for `http`, 443 for `https`), which is `None`, as a URL parser writes
+    /// it.
     pub const fn new(
         method: &'a Method,
         scheme: &'a str,
@@ -49,7 +50,7 @@ impl<'a> Target<'a> {
         self.host
     }
 
-    /// The port, explicit or the scheme's default.
+    /// The port, when it is not the scheme's default.
     pub const fn port(&self) -> Option<u16> {
         self.port
     }
@@ -60,8 +61,9 @@ impl<'a> Target<'a> {
         self.path
     }
 
-    /// The default endpoint key: `scheme://host:port` (`scheme://host` without a
-    /// port). Every path of one server shares it.
+    /// The default endpoint key, the origin: `scheme://host:port`, or
+    /// `scheme://host` on the scheme's default port — a URL's own spelling of
+    /// it. Every path of one server shares it.
     pub fn origin(&self) -> String {
         let mut key = String::with_capacity(self.scheme.len() + self.host.len() + 9);
         key.push_str(self.scheme);
@@ -91,10 +93,10 @@ mod tests {
     #[test]
     fn the_origin_names_scheme_host_and_port_only() {
         let get = Method::GET;
-        let target = Target::new(&get, "https", "api.example.com", Some(443), "/v1/users/42");
-        assert_eq!(target.origin(), "https://api.example.com:443");
-        let bare = Target::new(&get, "unix", "socket", None, "/");
-        assert_eq!(bare.origin(), "unix://socket");
+        let target = Target::new(&get, "https", "api.example.com", None, "/v1/users/42");
+        assert_eq!(target.origin(), "https://api.example.com");
+        let other = Target::new(&get, "http", "127.0.0.1", Some(8080), "/v1/users/42");
+        assert_eq!(other.origin(), "http://127.0.0.1:8080");
         assert_eq!(default_port("http"), Some(80));
         assert_eq!(default_port("gopher"), None);
     }

@@ -246,7 +246,7 @@ fn endpoint_of(config: &Config, parts: &http::request::Parts) -> String {
             }
         }
     };
-    let port = port.or_else(|| default_port(scheme));
+    let port = port.filter(|port| Some(*port) != default_port(scheme));
     let target = Target::new(&parts.method, scheme, host, port, uri.path());
     config.endpoint_of(&target)
 }
@@ -267,10 +267,10 @@ mod tests {
             absolute.map(key).ok().as_deref(),
             Some("http://127.0.0.1:8080")
         );
-        let default_port = Request::get("https://api.example.com/a").body(());
+        let default_port = Request::get("https://api.example.com:443/a").body(());
         assert_eq!(
             default_port.map(key).ok().as_deref(),
-            Some("https://api.example.com:443")
+            Some("https://api.example.com")
         );
         let relative = Request::get("/v1/users/42")
             .header("host", "svc.internal:9000")
@@ -280,6 +280,6 @@ mod tests {
             Some("http://svc.internal:9000")
         );
         let no_host = Request::get("/x").body(());
-        assert_eq!(no_host.map(key).ok().as_deref(), Some("http://:80"));
+        assert_eq!(no_host.map(key).ok().as_deref(), Some("http://"));
     }
 }

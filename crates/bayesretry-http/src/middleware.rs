@@ -89,7 +89,10 @@ impl Middleware for RetryMiddleware {
         let endpoint = endpoint_of(config, &request);
         let opted_in = extensions.get::<Idempotent>().is_some();
         let outcome = match replay_of(config, &request, opted_in) {
-            Err(why) => once(&endpoint, why, next.run(request, extensions)).await,
+            Err(why) => {
+                let endpoint = endpoint.into_owned();
+                once(&endpoint, why, next.run(request, extensions)).await
+            }
             Ok(()) => {
                 let shared: &Extensions = extensions;
                 exchange(
@@ -99,7 +102,7 @@ impl Middleware for RetryMiddleware {
                     classify_chain_error,
                     || {
                         let next = next.clone();
-                        let request = copy(&request);
+                        let request = copy(&request, false);
                         let mut extensions = shared.clone();
                         async move { next.run(request, &mut extensions).await }
                     },

@@ -140,7 +140,8 @@ fn digits(value: &[u8]) -> Option<u64> {
         return None;
     }
     value.iter().try_fold(0_u64, |acc, &b| {
-        acc.checked_mul(10)?.checked_add(u64::from(b.checked_sub(b'0')?))
+        acc.checked_mul(10)?
+            .checked_add(u64::from(b.checked_sub(b'0')?))
     })
 }
 
@@ -230,7 +231,7 @@ mod tests {
             "５".as_bytes(),             // a full-width digit
             "Sun, 06 Nov 1994 08:49:37 GMT\u{e9}".as_bytes(),
             b"\xff\xfe",
-            b"Sun, 06 Nov 1969 08:49:37 GMT",    // before 1970
+            b"Sun, 06 Nov 1969 08:49:37 GMT",   // before 1970
             b"Thu, 01 Jan 1970 00:00:00 GMT\0", // a NUL after a date
             b"Fri, 31 Dec 10000 23:59:59 GMT",  // after 9999
             b"Sat, 01 Jan 0000 00:00:00 GMT",

@@ -46,7 +46,10 @@ async fn the_limit_is_the_policys_and_configurable() {
 
     let err = client.get(server.url("/")).send().await.unwrap_err();
 
-    assert!(matches!(err, Error::RetryAfterBeyondLimit { .. }), "{err:?}");
+    assert!(
+        matches!(err, Error::RetryAfterBeyondLimit { .. }),
+        "{err:?}"
+    );
     assert_eq!(err.retry_after(), Some(Duration::from_millis(2500)));
     assert!(sleeper.delays().is_empty());
     // the response is still there for a caller that wants it

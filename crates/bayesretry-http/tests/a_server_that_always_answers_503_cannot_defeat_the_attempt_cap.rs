@@ -28,7 +28,10 @@ async fn four_attempts_and_the_last_503_is_returned() {
     // three waits, none shorter than the server's second
     let delays = sleeper.delays();
     assert_eq!(delays.len(), 3);
-    assert!(delays.iter().all(|d| *d >= Duration::from_secs(1)), "{delays:?}");
+    assert!(
+        delays.iter().all(|d| *d >= Duration::from_secs(1)),
+        "{delays:?}"
+    );
 }
 
 #[tokio::test]

@@ -41,7 +41,12 @@ async fn a_post_is_replayed_only_with_the_idempotent_extension() {
         .with(RetryMiddleware::new(policy))
         .build();
 
-    let once = client.post(server.url("/")).body("{}").send().await.unwrap();
+    let once = client
+        .post(server.url("/"))
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(once.status(), 503);
     assert_eq!(server.requests(), 1);
 
@@ -69,7 +74,9 @@ async fn a_hint_above_the_cap_arrives_as_this_crates_error() {
     let reqwest_middleware::Error::Middleware(err) = err else {
         panic!("expected a middleware error, got {err:?}");
     };
-    let err = err.downcast_ref::<Error<reqwest_middleware::Error>>().unwrap();
+    let err = err
+        .downcast_ref::<Error<reqwest_middleware::Error>>()
+        .unwrap();
     assert_eq!(err.retry_after(), Some(Duration::from_secs(7200)));
     assert!(sleeper.delays().is_empty());
 }

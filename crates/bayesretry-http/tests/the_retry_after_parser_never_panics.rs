@@ -8,7 +8,8 @@ use bayesretry_http::{parse_retry_after, parse_retry_after_ms, retry_after};
 use proptest::prelude::*;
 
 fn any_now() -> impl Strategy<Value = SystemTime> {
-    (0_u64..=u64::from(u32::MAX) * 8).prop_map(|secs| SystemTime::UNIX_EPOCH + Duration::from_secs(secs))
+    (0_u64..=u64::from(u32::MAX) * 8)
+        .prop_map(|secs| SystemTime::UNIX_EPOCH + Duration::from_secs(secs))
 }
 
 proptest! {

@@ -98,7 +98,10 @@ async fn a_hint_above_the_cap_is_a_typed_error_and_the_cap_holds() {
 
     let request = Request::get(server.url("/")).body(Body::default()).unwrap();
     let err = call(&mut service, request).await.unwrap_err();
-    assert!(matches!(err, Error::RetryAfterBeyondLimit { .. }), "{err:?}");
+    assert!(
+        matches!(err, Error::RetryAfterBeyondLimit { .. }),
+        "{err:?}"
+    );
     assert_eq!(err.retry_after(), Some(Duration::from_secs(86_400)));
     assert!(sleeper.delays().is_empty());
 

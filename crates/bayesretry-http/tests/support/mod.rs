@@ -20,7 +20,7 @@ use std::time::Duration;
 use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};
 use bytes::Bytes;
 use http::{HeaderMap, Method, Request, Response, StatusCode};
-use http_body_util::Full;
+use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
@@ -32,6 +32,7 @@ pub struct Seen {
     pub index: usize,
     pub method: Method,
     pub headers: HeaderMap,
+    pub body: Bytes,
 }
 
 type Script = dyn Fn(&Seen) -> Response<Full<Bytes>> + Send + Sync;
@@ -85,7 +86,9 @@ pub fn serve_on(
     listener: TcpListener,
     script: impl Fn(&Seen) -> Response<Full<Bytes>> + Send + Sync + 'static,
 ) -> Server {
-    let addr = listener.local_addr().expect("a bound listener has an address");
+    let addr = listener
+        .local_addr()
+        .expect("a bound listener has an address");
     let server = Server {
         addr,
         requests: Arc::default(),
@@ -104,19 +107,29 @@ pub fn serve_on(
             let script = Arc::clone(&script);
             tokio::spawn(async move {
                 let service = service_fn(move |request: Request<Incoming>| {
-                    let index = state.requests.fetch_add(1, Ordering::SeqCst);
-                    let seen = Seen {
-                        index,
-                        method: request.method().clone(),
-                        headers: request.headers().clone(),
-                    };
-                    state
-                        .seen
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .push(seen.clone());
-                    let response = script(&seen);
-                    async move { Ok::<_, Infallible>(response) }
+                    let state = state.clone();
+                    let script = Arc::clone(&script);
+                    async move {
+                        let index = state.requests.fetch_add(1, Ordering::SeqCst);
+                        let (head, body) = request.into_parts();
+                        let body = body
+                            .collect()
+                            .await
+                            .map(|b| b.to_bytes())
+                            .unwrap_or_default();
+                        let seen = Seen {
+                            index,
+                            method: head.method,
+                            headers: head.headers,
+                            body,
+                        };
+                        state
+                            .seen
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .push(seen.clone());
+                        Ok::<_, Infallible>(script(&seen))
+                    }
                 });
                 let _ = hyper::server::conn::http1::Builder::new()
                     .serve_connection(TokioIo::new(stream), service)
