@@ -191,7 +191,9 @@ where
             let pending = &pending;
             async move {
                 if let Some(previous) = previous {
-                    previous.drain(limit).await;
+                    // boxed: the failure path only, and it keeps every attempt's
+                    // future (which the run loop holds) small
+                    Box::pin(previous.drain(limit)).await;
                 }
                 match attempt.await {
                     Ok(response) if !is_failure(response.status()) => Ok(response),
