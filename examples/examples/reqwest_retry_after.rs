@@ -1,12 +1,14 @@
 //! `RetryClient` against a local, rate-limited server that it starts itself.
 //!
-//! The server plays an LLM provider on 127.0.0.1: the first request of every
-//! conversation is answered 429 with `retry-after-ms: 300`, a request to
-//! `/v1/batch` is answered 503 with `Retry-After: 3600` (an hour), and everything
-//! else 200. The client is the two-line adoption: `RetryClient::new(reqwest::Client::new(),
-//! RetryPolicy::new())`, then reqwest's own calls. It shows
+//! The server plays an LLM provider on 127.0.0.1: the first time it sees a
+//! request (method, path and idempotency key) it answers 429 with
+//! `retry-after-ms: 300`, and 200 the next time; a request to `/v1/batch` is
+//! answered 503 with `Retry-After: 3600` (an hour). The client is the two-line
+//! adoption, `RetryClient::new(reqwest::Client::new(), RetryPolicy::new())`,
+//! then reqwest's own calls. It shows
 //!
-//! 1. a GET that meets a 429, waits the server's 300 ms, and succeeds;
+//! 1. a GET that meets a 429 and succeeds on the retry, after waiting the larger
+//!    of the server's 300 ms and the policy's own (jittered) backoff;
 //! 2. a POST without an idempotency key, which is sent once and says why;
 //! 3. the same POST with an `Idempotency-Key`, which is retried;
 //! 4. a server asking for an hour, beyond the policy's one-minute limit: the call
@@ -14,10 +16,15 @@
 //!
 //! Run: cargo run --release -p bayesretry-examples --example reqwest_retry_after
 
-use std::convert::Infallible;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+extern crate alloc;
+
+use alloc::sync::Arc;
+use core::convert::Infallible;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use core::time::Duration;
+use std::collections::HashSet;
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
 
 use bayesretry::RetryPolicy;
 use bayesretry::http::{Error, NotRetried, RetryClient};
@@ -29,16 +36,26 @@ use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
-/// The provider: a 429 for every other request, an hour's 503 for the batch
-/// endpoint, 200 otherwise.
-fn provider(request: &Request<Incoming>, seen: usize) -> Response<Full<Bytes>> {
+/// The provider: an hour's 503 for the batch endpoint, a 429 for a request
+/// not seen before, 200 for one seen before.
+fn provider(request: &Request<Incoming>, seen: &Mutex<HashSet<String>>) -> Response<Full<Bytes>> {
+    let key = format!(
+        "{} {} {:?}",
+        request.method(),
+        request.uri().path(),
+        request.headers().get("idempotency-key")
+    );
+    let first_time = seen
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(key);
     let (status, header, body) = if request.uri().path() == "/v1/batch" {
         (
             503,
             Some(("retry-after", "3600")),
             "{\"error\":\"maintenance\"}",
         )
-    } else if seen % 2 == 0 {
+    } else if first_time {
         (
             429,
             Some(("retry-after-ms", "300")),
@@ -56,18 +73,22 @@ fn provider(request: &Request<Incoming>, seen: usize) -> Response<Full<Bytes>> {
         .unwrap_or_default()
 }
 
-/// Starts the provider on a free loopback port; returns its base URL.
-async fn start_provider() -> std::io::Result<String> {
+/// Starts the provider on a free loopback port; returns its base URL and the
+/// count of requests it answers.
+async fn start_provider() -> std::io::Result<(String, Arc<AtomicUsize>)> {
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);
-    let seen = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::new(Mutex::new(HashSet::new()));
+    let answered = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&answered);
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             let seen = Arc::clone(&seen);
+            let counter = Arc::clone(&counter);
             tokio::spawn(async move {
                 let service = service_fn(move |request: Request<Incoming>| {
-                    let n = seen.fetch_add(1, Ordering::SeqCst);
-                    let response = provider(&request, n);
+                    counter.fetch_add(1, Ordering::SeqCst);
+                    let response = provider(&request, &seen);
                     async move { Ok::<_, Infallible>(response) }
                 });
                 let _ = hyper::server::conn::http1::Builder::new()
@@ -76,12 +97,13 @@ async fn start_provider() -> std::io::Result<String> {
             });
         }
     });
-    Ok(base)
+    Ok((base, answered))
 }
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let base = start_provider().await?;
+async fn main() -> Result<(), Box<dyn core::error::Error>> {
+    let (base, answered) = start_provider().await?;
+    let requests = || answered.swap(0, Ordering::SeqCst);
 
     // the two-line adoption
     let client = RetryClient::new(reqwest::Client::new(), RetryPolicy::new());
@@ -91,9 +113,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let reply = client.get(format!("{base}/v1/models")).send().await?;
     let waited = started.elapsed();
     println!(
-        "GET  /v1/models          -> {} after {} ms (the server asked for 300 ms)",
+        "GET  /v1/models          -> {} after {} ms, {} requests (the server asked for 300 ms, the backoff may ask for more)",
         reply.status(),
-        waited.as_millis()
+        waited.as_millis(),
+        requests()
     );
     assert_eq!(reply.status(), 200);
     assert!(waited >= Duration::from_millis(300));
@@ -105,13 +128,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .send()
         .await?;
     let why = reply.extensions().get::<NotRetried>().cloned();
+    let sent = requests();
     println!(
-        "POST /v1/chat (no key)   -> {} ({})",
+        "POST /v1/chat (no key)   -> {}, {sent} request ({})",
         reply.status(),
         why.as_ref()
             .map_or_else(|| "retried".to_owned(), ToString::to_string)
     );
     assert_eq!(reply.status(), 429);
+    assert_eq!(sent, 1);
     assert!(why.is_some());
 
     // 3. the same POST with an idempotency key: retried, and the server answers
@@ -121,8 +146,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .body("{\"messages\":[]}")
         .send()
         .await?;
-    println!("POST /v1/chat (with key) -> {}", reply.status());
+    let sent = requests();
+    println!(
+        "POST /v1/chat (with key) -> {}, {sent} requests",
+        reply.status()
+    );
     assert_eq!(reply.status(), 200);
+    assert_eq!(sent, 2);
 
     // 4. an hour's Retry-After is beyond the policy's limit: stop, do not sleep
     let started = Instant::now();

@@ -24,14 +24,17 @@
     reason = "bench setup: a server that cannot start must stop the bench"
 )]
 
+extern crate alloc;
+
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use std::future::Future;
-use std::hint::black_box;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use alloc::sync::Arc;
+use core::future::Future;
+use core::hint::black_box;
+use core::sync::atomic::{AtomicU64, Ordering};
+use core::time::Duration;
+use std::time::Instant;
 
 use bayesretry_http::RetryClient;
 use bayesretry_policy::RetryPolicy;

@@ -2,9 +2,17 @@
 //! clock; one with `retry-after-ms` waits that many milliseconds; a date in the
 //! past means no wait beyond the policy's own backoff.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
 mod support;
 
-use std::time::{Duration, SystemTime};
+use core::time::Duration;
+use std::time::SystemTime;
 
 use bayesretry_http::{Config, RetryClient};
 use support::{FIRST_BACKOFF_CAP, answer, serve, virtual_policy};

@@ -1,9 +1,16 @@
 //! A 503 with `Retry-After: 1`, then a 200: one retry, after exactly the
 //! server's second (virtual time), and the 200 is returned.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
 mod support;
 
-use std::time::Duration;
+use core::time::Duration;
 
 use bayesretry_http::RetryClient;
 use support::{answer, serve, virtual_policy};

@@ -1,6 +1,13 @@
 //! Before a retry, the failed response's body is read (up to a small limit), so
 //! the retry reuses the connection instead of opening a new one.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
 mod support;
 
 use bayesretry_http::{Config, RetryClient};

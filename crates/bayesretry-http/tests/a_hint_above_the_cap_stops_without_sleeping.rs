@@ -2,9 +2,16 @@
 //! call's deadline, stops the call at once with a typed error that names the
 //! wait; nothing is slept.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
 mod support;
 
-use std::time::Duration;
+use core::time::Duration;
 
 use bayesretry_http::{Error, RetryClient};
 use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};

@@ -1,6 +1,15 @@
 //! POST and PATCH are replayed only with an idempotency key or an explicit
 //! opt-in; a streamed body is never replayed; the idempotent methods are.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
+extern crate alloc;
+
 mod support;
 
 use bayesretry_http::{Config, NotRetried, RetryClient};
@@ -137,14 +146,14 @@ async fn a_streamed_body_is_sent_once_and_says_why() {
 
 /// A stream over `items`, without a futures dependency.
 fn futures_stream<T: Unpin>(items: Vec<T>) -> impl futures_core::Stream<Item = T> {
-    struct Iter<T>(std::vec::IntoIter<T>);
+    struct Iter<T>(alloc::vec::IntoIter<T>);
     impl<T: Unpin> futures_core::Stream for Iter<T> {
         type Item = T;
         fn poll_next(
-            mut self: std::pin::Pin<&mut Self>,
-            _cx: &mut std::task::Context<'_>,
-        ) -> std::task::Poll<Option<T>> {
-            std::task::Poll::Ready(self.0.next())
+            mut self: core::pin::Pin<&mut Self>,
+            _cx: &mut core::task::Context<'_>,
+        ) -> core::task::Poll<Option<T>> {
+            core::task::Poll::Ready(self.0.next())
         }
     }
     Iter(items.into_iter())

@@ -1,10 +1,20 @@
 //! Nothing listens at first: the connection is refused, classified as such, and
 //! retried; the server comes up during the backoff, and the retry succeeds.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
+extern crate alloc;
+
 mod support;
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use alloc::sync::Arc;
+use core::time::Duration;
+use std::sync::Mutex;
 
 use bayesretry_http::{Error, RetryClient, Stop};
 use bayesretry_policy::{ErrorClass, Reason, RetryPolicy};
@@ -30,7 +40,7 @@ async fn the_retry_after_the_refusal_reaches_the_new_server() {
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
             *started = Some(serve_on(listener, |_| answer(200, &[])));
         }
-        std::future::ready(())
+        core::future::ready(())
     };
     let policy = RetryPolicy::builder()
         .with_sleeper(sleeper)
@@ -64,7 +74,7 @@ async fn a_server_that_never_comes_up_ends_in_a_transport_error() {
     let policy = RetryPolicy::builder()
         .classic()
         .with_max_attempts(3)
-        .with_sleeper(|_| std::future::ready(()))
+        .with_sleeper(|_| core::future::ready(()))
         .build()
         .unwrap();
     let client = RetryClient::new(reqwest::Client::new(), policy);
@@ -87,5 +97,5 @@ async fn a_server_that_never_comes_up_ends_in_a_transport_error() {
         }
         other => panic!("expected a transport error, got {other:?}"),
     }
-    assert!(std::error::Error::source(&err).is_some());
+    assert!(core::error::Error::source(&err).is_some());
 }

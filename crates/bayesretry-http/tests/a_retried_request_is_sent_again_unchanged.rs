@@ -1,9 +1,16 @@
 //! Each attempt sends the same request: method, headers and body, whether the
 //! request was built with reqwest's calls or handed over already built.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
 mod support;
 
-use std::time::Duration;
+use core::time::Duration;
 
 use bayesretry_http::RetryClient;
 use support::{answer, serve, virtual_policy};

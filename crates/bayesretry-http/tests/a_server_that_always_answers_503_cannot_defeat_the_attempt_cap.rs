@@ -1,9 +1,16 @@
 //! However often the server sends `Retry-After`, the attempt cap holds: the hint
 //! sets the wait, never the number of attempts.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
 mod support;
 
-use std::time::Duration;
+use core::time::Duration;
 
 use bayesretry_http::RetryClient;
 use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};

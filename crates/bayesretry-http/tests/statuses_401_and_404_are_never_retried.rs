@@ -1,6 +1,13 @@
 //! Statuses the policy's table calls permanent are answers: sent once, returned
 //! as they are.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
 mod support;
 
 use bayesretry_http::RetryClient;

@@ -1,11 +1,17 @@
 //! `RetryMiddleware` in a `reqwest_middleware` chain: the same rules as
 //! `RetryClient`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
 #![cfg(feature = "middleware")]
 
 mod support;
 
-use std::time::Duration;
+use core::time::Duration;
 
 use bayesretry_http::{Error, Idempotent, RetryMiddleware};
 use support::{answer, serve, virtual_policy};

@@ -2,7 +2,15 @@
 //! returns a value or `None`; it never panics, and what it returns agrees with
 //! the header's plain meaning.
 
-use std::time::{Duration, SystemTime};
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
+use core::time::Duration;
+use std::time::SystemTime;
 
 use bayesretry_http::{parse_retry_after, parse_retry_after_ms, retry_after};
 use proptest::prelude::*;

@@ -2,9 +2,16 @@
 //! rules as `RetryClient` — the server's hint waited, the cap honoured, POST
 //! sent once unless safe to replay.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
 mod support;
 
-use std::time::Duration;
+use core::time::Duration;
 
 use bayesretry_http::{Error, Idempotent, RetryLayer};
 use bytes::Bytes;
@@ -25,7 +32,7 @@ async fn call<S>(service: &mut S, request: Request<Body>) -> Result<S::Response,
 where
     S: Service<Request<Body>>,
 {
-    std::future::poll_fn(|cx| service.poll_ready(cx)).await?;
+    core::future::poll_fn(|cx| service.poll_ready(cx)).await?;
     service.call(request).await
 }
 
@@ -120,7 +127,7 @@ async fn a_refused_connection_is_classified_by_the_callers_classifier() {
     let policy = bayesretry_policy::RetryPolicy::builder()
         .classic()
         .with_max_attempts(2)
-        .with_sleeper(|_| std::future::ready(()))
+        .with_sleeper(|_| core::future::ready(()))
         .build()
         .unwrap();
     let mut service = RetryLayer::new(policy)

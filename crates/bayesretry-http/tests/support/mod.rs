@@ -11,11 +11,14 @@
     reason = "test support: a server that cannot start must fail the test"
 )]
 
-use std::convert::Infallible;
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+extern crate alloc;
+
+use alloc::sync::Arc;
+use core::convert::Infallible;
+use core::net::SocketAddr;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use core::time::Duration;
+use std::sync::{Mutex, PoisonError};
 
 use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};
 use bytes::Bytes;
