@@ -59,7 +59,7 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<(Snapshot, Option<u32>)
         column: 0,
         why: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
     })?;
-    let probe: Probe = serde_json::from_str(text).map_err(|e| classify(path, &e))?;
+    let probe: Probe = serde_json::from_str(text).map_err(|e| classify(path, text, &e))?;
     let version = match probe.version {
         None => return Err(schema(path, "missing field `version`")),
         Some(Value::Number(n)) => n.as_u64(),
@@ -82,7 +82,7 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<(Snapshot, Option<u32>)
     }
     // Below the current version, hence below `u32::MAX`.
     let from = u32::try_from(version).unwrap_or(0);
-    let document: Value = serde_json::from_str(text).map_err(|e| classify(path, &e))?;
+    let document: Value = serde_json::from_str(text).map_err(|e| classify(path, text, &e))?;
     let migrated = migrate(from, document)
         .map_err(|why| schema(path, &format!("cannot migrate from version {from}: {why}")))?;
     let snapshot = serde_json::from_value::<Snapshot>(migrated)
@@ -98,9 +98,14 @@ fn schema(path: &Path, why: &str) -> Error {
 }
 
 /// A parse error, by kind.
-fn classify(path: &Path, error: &serde_json::Error) -> Error {
+fn classify(path: &Path, text: &str, error: &serde_json::Error) -> Error {
     let path = path.into();
     match error.classify() {
+        Category::Syntax if cut_in_a_number(text, error) => Error::Truncated {
+            path,
+            line: error.line(),
+            column: error.column(),
+        },
         Category::Eof => Error::Truncated {
             path,
             line: error.line(),
@@ -117,6 +122,22 @@ fn classify(path: &Path, error: &serde_json::Error) -> Error {
             why: error.to_string(),
         },
     }
+}
+
+/// Whether `error` is at the very last byte of `text`, and that byte is one
+/// that a number can go on after but cannot end with (`2.`, `1e`, `1e-`,
+/// `-`): the document was cut in the middle of a number, which the parser
+/// reports as an invalid number rather than an early end.
+fn cut_in_a_number(text: &str, error: &serde_json::Error) -> bool {
+    let Some(&last) = text.as_bytes().last() else {
+        return false;
+    };
+    let line = text.bytes().filter(|&b| b == b'\n').count() + 1;
+    let column = text
+        .rfind('\n')
+        .map_or(text.len(), |at| text.len() - at - 1);
+    matches!(last, b'.' | b'e' | b'E' | b'+' | b'-')
+        && (error.line(), error.column()) == (line, column)
 }
 
 /// The `version` of a snapshot document, every other field skipped unbuilt.
