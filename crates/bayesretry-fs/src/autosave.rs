@@ -128,7 +128,7 @@ pub struct AutosaveStats {
 /// autosave.shutdown()?; // one last check saves the failure
 /// let saved = FileStore::open(dir.path().join("evidence.json"))?.load()?;
 /// assert_eq!(saved.entries()[0].evidence().failures(), 1.0);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), Box<dyn core::error::Error>>(())
 /// ```
 #[derive(Debug)]
 pub struct Autosave {

@@ -73,7 +73,7 @@ use crate::recovery::{Merged, Origin, Recovery, Source};
 /// file.save(&store.snapshot(0))?;
 /// assert_eq!(file.load_backup()?.entries()[0].evidence().successes(), 1.0);
 /// assert_eq!(file.load()?.entries()[0].evidence().successes(), 2.0);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), Box<dyn core::error::Error>>(())
 /// ```
 #[derive(Debug)]
 pub struct FileStore {

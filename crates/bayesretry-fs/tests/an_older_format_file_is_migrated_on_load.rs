@@ -11,13 +11,17 @@ use bayesretry_store::{
     Context, ErrorClass, MemoryStore, PosteriorStore, Snapshot, StoreConfig, WriterId,
 };
 
-type TestResult = Result<(), Box<dyn std::error::Error>>;
+type TestResult = Result<(), Box<dyn core::error::Error>>;
+
+/// An entry's endpoint, attempt, class, writer, sequence number, successes,
+/// failures and last update.
+type Row<'a> = (&'a str, u32, &'a str, u64, u64, f64, f64, u64);
 
 fn fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v0.json")
 }
 
-fn copy_of_fixture(dir: &tempfile::TempDir) -> Result<PathBuf, Box<dyn std::error::Error>> {
+fn copy_of_fixture(dir: &tempfile::TempDir) -> Result<PathBuf, Box<dyn core::error::Error>> {
     let path = dir.path().join("evidence.json");
     fs::copy(fixture(), &path)?;
     Ok(path)
@@ -30,7 +34,7 @@ fn version_0_contexts_load_as_entries_of_writer_0() -> TestResult {
     let snapshot = file.load()?;
     assert_eq!(snapshot.version(), Snapshot::VERSION);
     assert_eq!(snapshot.taken_at_ms(), 86_400_000);
-    let seen: Vec<(&str, u32, &str, u64, u64, f64, f64, u64)> = snapshot
+    let seen: Vec<Row<'_>> = snapshot
         .entries()
         .iter()
         .map(|e| {

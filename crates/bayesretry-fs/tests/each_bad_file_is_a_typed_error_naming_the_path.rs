@@ -7,10 +7,10 @@ use std::path::Path;
 use bayesretry_fs::{Error, FileStore};
 use bayesretry_store::{Context, ErrorClass, PosteriorStore, Snapshot, StoreConfig, WriterId};
 
-type TestResult = Result<(), Box<dyn std::error::Error>>;
+type TestResult = Result<(), Box<dyn core::error::Error>>;
 
 /// A valid snapshot of a few contexts, as its file bytes.
-fn good_file() -> Result<String, Box<dyn std::error::Error>> {
+fn good_file() -> Result<String, Box<dyn core::error::Error>> {
     let store = StoreConfig::new().with_writer(WriterId::new(9)).build()?;
     for (i, class) in [
         ErrorClass::Http(429),
@@ -28,7 +28,7 @@ fn good_file() -> Result<String, Box<dyn std::error::Error>> {
 }
 
 /// The error of loading `bytes` from a fresh file, and that file's path.
-fn load_bytes(bytes: &[u8]) -> Result<(Error, std::path::PathBuf), Box<dyn std::error::Error>> {
+fn load_bytes(bytes: &[u8]) -> Result<(Error, std::path::PathBuf), Box<dyn core::error::Error>> {
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("evidence.json");
     fs::write(&path, bytes)?;

@@ -9,7 +9,7 @@ use std::path::Path;
 use bayesretry_fs::FileStore;
 use bayesretry_store::{Context, ErrorClass, PosteriorStore, StoreConfig};
 
-type TestResult = Result<(), Box<dyn std::error::Error>>;
+type TestResult = Result<(), Box<dyn core::error::Error>>;
 
 fn mode(path: &Path) -> Result<u32, std::io::Error> {
     Ok(fs::metadata(path)?.permissions().mode() & 0o777)

@@ -9,10 +9,10 @@ use bayesretry_store::{
     Context, ErrorClass, MemoryStore, PosteriorStore, Snapshot, StoreConfig, WriterId,
 };
 
-type TestResult = Result<(), Box<dyn std::error::Error>>;
+type TestResult = Result<(), Box<dyn core::error::Error>>;
 
 /// A store of one writer and the context it observes.
-fn store(writer: u64) -> Result<MemoryStore, Box<dyn std::error::Error>> {
+fn store(writer: u64) -> Result<MemoryStore, Box<dyn core::error::Error>> {
     Ok(StoreConfig::new()
         .with_writer(WriterId::new(writer))
         .build()?)
