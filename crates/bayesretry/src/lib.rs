@@ -50,6 +50,12 @@ pub mod policy {
     pub use bayesretry_policy::*;
 }
 
+/// The durable snapshot file (`bayesretry-fs`; feature `fs`).
+#[cfg(feature = "fs")]
+pub mod fs {
+    pub use bayesretry_fs::*;
+}
+
 pub use bayesretry_beta::Beta;
 pub use bayesretry_cost::CostModel;
 pub use bayesretry_decision::{Decision, DecisionEngine, Reason, Situation, Strategy};
