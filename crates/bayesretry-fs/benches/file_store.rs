@@ -13,7 +13,7 @@
 //!   file holding it — read, parse, merge, write;
 //! - `load`: [`FileStore::load`], read and checked.
 //!
-//! The target is a save under 200 ms. Run: `cargo bench -p bayesretry-fs`.
+//! The target is a save under 200 ms. Run: `cargo bench -p bayesretry-fs --bench file_store`.
 
 #![allow(
     clippy::unwrap_used,

@@ -44,11 +44,12 @@ pub(crate) fn read_file(path: &Path) -> Result<Loaded, Error> {
 /// The snapshot in `bytes`, read from `path` (named in errors), and the
 /// version it was migrated from.
 ///
-/// The document is read twice when it is current: once by a probe that checks
-/// the JSON syntax and reads only `version` (skipping the entries without
-/// building them), then by the store's own reader. The probe is what tells a
-/// truncated file from a syntax error from a wrong shape, and a future version
-/// from all of them, before the store's checks run.
+/// A good file of the current version is read once, by the store's own
+/// reader. Anything else — a bad file, an older or newer version — is then
+/// read by a probe that checks the JSON syntax and reads only `version`
+/// (skipping the rest without building it): the probe is what tells a
+/// truncated file from a syntax error from a wrong shape, and a future or past
+/// version from all of them, which the store's reader reports alike.
 pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<(Snapshot, Option<u32>), Error> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(Error::Empty { path: path.into() });
@@ -59,6 +60,13 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<(Snapshot, Option<u32>)
         column: 0,
         why: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
     })?;
+    // The store's reader would take a JSON array for the top-level struct;
+    // the format is an object, so only an object takes the fast path.
+    if text.trim_start().starts_with('{') {
+        if let Ok(snapshot) = Snapshot::from_json(text) {
+            return Ok((snapshot, None));
+        }
+    }
     let probe: Probe = serde_json::from_str(text).map_err(|e| classify(path, text, &e))?;
     let version = match probe.version {
         None => return Err(schema(path, "missing field `version`")),
