@@ -3,7 +3,7 @@
 use std::fs::File;
 use std::path::Path;
 
-use fs4::fs_std::FileExt;
+use fs4::FileExt;
 
 use crate::atomic::create_options;
 use crate::error::Error;
@@ -37,7 +37,7 @@ impl SaveLock {
             .truncate(false)
             .open(path)
             .map_err(|e| Error::io("open the lock file", path, e))?;
-        FileExt::lock_exclusive(&file).map_err(|e| Error::io("lock", path, e))?;
+        FileExt::lock(&file).map_err(|e| Error::io("lock", path, e))?;
         Ok(SaveLock { file })
     }
 }
@@ -45,7 +45,9 @@ impl SaveLock {
 impl Drop for SaveLock {
     fn drop(&mut self) {
         // Closing the file releases the lock too; unlocking first makes the
-        // release explicit and independent of when the handle is closed.
+        // release explicit and independent of when the handle is closed. The
+        // calls name the trait: the standard library's own `File::lock` and
+        // `File::unlock` need Rust 1.89, above this workspace's 1.85.
         let _unlocked = FileExt::unlock(&self.file);
     }
 }
