@@ -11,8 +11,9 @@
 //!    It runs the doctests of every library too, so there is no separate `--doc`
 //!    run. It also runs the `tidy` test of this package, which holds the house rules.
 //! 5. `nostd`: the no_std builds of [`crate::nostd`].
-//! 6. `doc`: rustdoc with warnings and broken intra-doc links denied.
-//! 7. `deny`: `cargo deny check licenses bans sources`, against `deny.toml`.
+//! 6. `wasm`: the core built for wasm32 for size and run in Node ([`crate::wasm`]).
+//! 7. `doc`: rustdoc with warnings and broken intra-doc links denied.
+//! 8. `deny`: `cargo deny check licenses bans sources`, against `deny.toml`.
 //!
 //! `cargo deny check advisories` is not run: it downloads the RustSec advisory
 //! database from the internet, and the CI machines reach package registries only.
@@ -20,6 +21,7 @@
 
 use crate::nostd;
 use crate::step::Step;
+use crate::wasm;
 
 /// What `cargo xtask ci` was asked to do.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -55,6 +57,7 @@ pub(crate) fn steps(options: Options) -> Vec<Step> {
         ));
     }
     steps.extend(nostd::build_steps());
+    steps.extend(wasm::steps());
     steps.push(
         Step::cargo("doc", ["doc", "--workspace", "--no-deps", "--all-features"]).env(
             "RUSTDOCFLAGS",

@@ -11,6 +11,7 @@ mod bench;
 mod ci;
 mod nostd;
 mod step;
+mod wasm;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -23,6 +24,8 @@ tasks:
                      docs, licences and sources; --skip-tests leaves out
                      `cargo test` for a caller that has just run it
   nostd              build every no_std crate for the embedded and wasm targets
+  wasm               build the no_std core for wasm32 for size (at most 64
+                     KiB) and check its decisions in Node
   bench [ARGS]...    the criterion benches: `cargo bench --workspace
                      --bench '*' ARGS...`; criterion's own arguments go
                      after `--`, e.g. `cargo xtask bench -- --quick`
@@ -33,6 +36,7 @@ tasks:
 enum Task {
     Ci(ci::Options),
     NoStd,
+    Wasm,
     Bench(Vec<OsString>),
     Help,
 }
@@ -66,6 +70,10 @@ impl Task {
                 None => Ok(Self::NoStd),
                 Some(other) => Err(format!("`nostd` takes no argument `{other}`")),
             },
+            Some("wasm") => match rest_str()?.first() {
+                None => Ok(Self::Wasm),
+                Some(other) => Err(format!("`wasm` takes no argument `{other}`")),
+            },
             Some("bench") => Ok(Self::Bench(rest.to_vec())),
             Some("help" | "-h" | "--help") => Ok(Self::Help),
             _ => Err(format!("unknown task `{}`", task.to_string_lossy())),
@@ -85,6 +93,7 @@ fn main() -> ExitCode {
     let steps = match task {
         Task::Ci(options) => ci::steps(options),
         Task::NoStd => nostd::build_steps(),
+        Task::Wasm => wasm::steps(),
         Task::Bench(args) => vec![bench::step(&args)],
         Task::Help => {
             println!("{USAGE}");
@@ -125,6 +134,11 @@ mod tests {
     }
 
     #[test]
+    fn wasm_is_a_task_of_its_own() {
+        assert_eq!(parse(&["wasm"]), Ok(Task::Wasm));
+    }
+
+    #[test]
     fn bench_passes_every_argument_through() {
         assert_eq!(
             parse(&["bench", "-p", "bayesretry-beta", "--", "--quick"]),
@@ -142,5 +156,6 @@ mod tests {
         assert!(parse(&[]).is_err());
         assert!(parse(&["deploy"]).is_err());
         assert!(parse(&["nostd", "--all"]).is_err());
+        assert!(parse(&["wasm", "--release"]).is_err());
     }
 }

@@ -20,7 +20,14 @@ use std::path::{Path, PathBuf};
 
 /// Directories, relative to the workspace root, whose files the text checks read.
 /// Missing ones are skipped.
-const SOURCE_ROOTS: &[&str] = &["crates", "examples", "benches", "xtask"];
+const SOURCE_ROOTS: &[&str] = &["crates", "examples", "benches", "wasm-smoke", "xtask"];
+
+/// Members that write their own `[lints]` table instead of inheriting the
+/// workspace's, and why. Each must still deny unsafe code.
+const OWN_LINTS: &[(&str, &str)] = &[(
+    "wasm-smoke",
+    "exporting a symbol to the wasm host needs `#[unsafe(no_mangle)]`, which `forbid` rules out",
+)];
 
 /// This file, which names the strings it bans.
 const THIS_FILE: &str = "xtask/tests/tidy.rs";
@@ -90,6 +97,19 @@ fn every_member_inherits_the_workspace_lints_and_package_fields() {
                     }
                 }
             }
+        }
+        if OWN_LINTS.iter().any(|(dir, _)| member.ends_with(dir)) {
+            let denies = manifest.section("lints.rust").is_some_and(|rust| {
+                rust.has_line(&["unsafe_code=\"deny\"", "unsafe_code=\"forbid\""])
+            });
+            if !denies {
+                problems.push(Problem::new(
+                    &shown,
+                    1,
+                    "a member with its own lints must still deny `unsafe_code` in [lints.rust]",
+                ));
+            }
+            continue;
         }
         match manifest.section("lints") {
             None => problems.push(Problem::new(
