@@ -9,6 +9,7 @@
 
 mod bench;
 mod ci;
+mod msrv;
 mod nostd;
 mod step;
 mod wasm;
@@ -24,6 +25,8 @@ tasks:
                      docs, licences and sources; --skip-tests leaves out
                      `cargo test` for a caller that has just run it
   nostd              build every no_std crate for the embedded and wasm targets
+  msrv               check libraries and binaries with the workspace's
+                     rust-version (the toolchain must be installed)
   wasm               build the no_std core for wasm32 for size (at most 64
                      KiB) and check its decisions in Node
   bench [ARGS]...    the criterion benches: `cargo bench --workspace
@@ -36,6 +39,7 @@ tasks:
 enum Task {
     Ci(ci::Options),
     NoStd,
+    Msrv,
     Wasm,
     Bench(Vec<OsString>),
     Help,
@@ -70,6 +74,10 @@ impl Task {
                 None => Ok(Self::NoStd),
                 Some(other) => Err(format!("`nostd` takes no argument `{other}`")),
             },
+            Some("msrv") => match rest_str()?.first() {
+                None => Ok(Self::Msrv),
+                Some(other) => Err(format!("`msrv` takes no argument `{other}`")),
+            },
             Some("wasm") => match rest_str()?.first() {
                 None => Ok(Self::Wasm),
                 Some(other) => Err(format!("`wasm` takes no argument `{other}`")),
@@ -92,12 +100,20 @@ fn main() -> ExitCode {
     };
     let steps = match task {
         Task::Ci(options) => ci::steps(options),
-        Task::NoStd => nostd::build_steps(),
-        Task::Wasm => wasm::steps(),
-        Task::Bench(args) => vec![bench::step(&args)],
+        Task::Msrv => msrv::steps(&step::workspace_root()),
+        Task::NoStd => Ok(nostd::build_steps()),
+        Task::Wasm => Ok(wasm::steps()),
+        Task::Bench(args) => Ok(vec![bench::step(&args)]),
         Task::Help => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
+        }
+    };
+    let steps = match steps {
+        Ok(steps) => steps,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::FAILURE;
         }
     };
     match step::run(&steps) {

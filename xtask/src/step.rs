@@ -169,7 +169,7 @@ fn print_timings(timings: &[(&str, Duration, bool)], planned: usize) {
 }
 
 /// The workspace root: the parent of this package's directory.
-fn workspace_root() -> PathBuf {
+pub(crate) fn workspace_root() -> PathBuf {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
 }
