@@ -4,8 +4,8 @@
 //! offending `file:line`, so one run shows everything there is to fix. The rules:
 //!
 //! - every member inherits the workspace lints and the `[workspace.package]` fields;
-//! - every crate under `crates/` has a README.md, and its `lib.rs` (and `main.rs`)
-//!   opens with the crate doc;
+//! - every crate under `crates/` has a README.md and the two licence files, and its
+//!   `lib.rs` (and `main.rs`) opens with the crate doc;
 //! - no `todo!`, `unimplemented!`, `dbg!` or ignored test in the workspace's Rust code;
 //! - every `allow` or `expect` attribute says why, with `reason = "..."`;
 //! - no file uses a word from [`FORBIDDEN_WORDS`].
@@ -132,13 +132,18 @@ fn every_member_inherits_the_workspace_lints_and_package_fields() {
 }
 
 #[test]
-fn every_crate_has_a_readme_and_opens_with_its_crate_doc() {
+fn every_crate_has_a_readme_and_licences_and_opens_with_its_crate_doc() {
     let root = workspace_root();
     let mut problems = Vec::new();
     for krate in crate_dirs(&root) {
-        let readme = krate.join("README.md");
-        if !readme.is_file() {
-            problems.push(Problem::new(&relative(&root, &readme), 0, "missing"));
+        // The README is the crate doc; the licence texts must ship in the package,
+        // which takes only files inside the crate's directory (links to the root's
+        // copies are fine: cargo packages what they point to).
+        for file in ["README.md", "LICENSE-MIT", "LICENSE-APACHE"] {
+            let path = krate.join(file);
+            if !path.is_file() {
+                problems.push(Problem::new(&relative(&root, &path), 0, "missing"));
+            }
         }
         let roots: Vec<PathBuf> = ["src/lib.rs", "src/main.rs"]
             .iter()
