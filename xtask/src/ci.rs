@@ -12,15 +12,16 @@
 //!    run. It also runs the `tidy` test of this package, which holds the house rules.
 //! 5. `nostd`: the no_std builds of [`crate::nostd`].
 //! 6. `wasm`: the core built for wasm32 for size and run in Node ([`crate::wasm`]).
-//! 7. `msrv`: libraries and binaries checked on the `rust-version` ([`crate::msrv`]).
-//! 8. `doc`: rustdoc with warnings and broken intra-doc links denied.
-//! 9. `deny`: `cargo deny check licenses bans sources`, against `deny.toml`.
+//! 7. `fuzz`: every cargo-fuzz target for a short smoke run ([`crate::fuzz`]).
+//! 8. `msrv`: libraries and binaries checked on the `rust-version` ([`crate::msrv`]).
+//! 9. `doc`: rustdoc with warnings and broken intra-doc links denied.
+//! 10. `deny`: `cargo deny check licenses bans sources`, against `deny.toml`.
 //!
 //! `cargo deny check advisories` is not run: it downloads the RustSec advisory
 //! database from the internet, and the CI machines reach package registries only.
 //! Run it by hand where the network allows.
 
-use crate::msrv;
+use crate::{fuzz, msrv};
 use crate::nostd;
 use crate::step::{Step, workspace_root};
 use crate::wasm;
@@ -60,6 +61,7 @@ pub(crate) fn steps(options: Options) -> Result<Vec<Step>, String> {
     }
     steps.extend(nostd::build_steps());
     steps.extend(wasm::steps());
+    steps.extend(fuzz::steps(&fuzz::Options::default()));
     steps.extend(msrv::steps(&workspace_root())?);
     steps.push(
         Step::cargo("doc", ["doc", "--workspace", "--no-deps", "--all-features"]).env(

@@ -9,6 +9,7 @@
 
 mod bench;
 mod ci;
+mod fuzz;
 mod msrv;
 mod nostd;
 mod step;
@@ -29,6 +30,9 @@ tasks:
                      rust-version (the toolchain must be installed)
   wasm               build the no_std core for wasm32 for size (at most 64
                      KiB) and check its decisions in Node
+  fuzz [--seconds N] [TARGET]...
+                     run the cargo-fuzz targets of fuzz/ (nightly), each
+                     for N seconds (default 30)
   bench [ARGS]...    the criterion benches: `cargo bench --workspace
                      --bench '*' ARGS...`; criterion's own arguments go
                      after `--`, e.g. `cargo xtask bench -- --quick`
@@ -41,6 +45,7 @@ enum Task {
     NoStd,
     Msrv,
     Wasm,
+    Fuzz(fuzz::Options),
     Bench(Vec<OsString>),
     Help,
 }
@@ -82,6 +87,7 @@ impl Task {
                 None => Ok(Self::Wasm),
                 Some(other) => Err(format!("`wasm` takes no argument `{other}`")),
             },
+            Some("fuzz") => fuzz::Options::parse(&rest_str()?).map(Self::Fuzz),
             Some("bench") => Ok(Self::Bench(rest.to_vec())),
             Some("help" | "-h" | "--help") => Ok(Self::Help),
             _ => Err(format!("unknown task `{}`", task.to_string_lossy())),
@@ -103,6 +109,7 @@ fn main() -> ExitCode {
         Task::Msrv => msrv::steps(&step::workspace_root()),
         Task::NoStd => Ok(nostd::build_steps()),
         Task::Wasm => Ok(wasm::steps()),
+        Task::Fuzz(options) => Ok(fuzz::steps(&options)),
         Task::Bench(args) => Ok(vec![bench::step(&args)]),
         Task::Help => {
             println!("{USAGE}");

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 /// Directories, relative to the workspace root, whose files the text checks read.
 /// Missing ones are skipped.
-const SOURCE_ROOTS: &[&str] = &["crates", "examples", "benches", "wasm-smoke", "xtask"];
+const SOURCE_ROOTS: &[&str] = &["crates", "examples", "benches", "fuzz", "wasm-smoke", "xtask"];
 
 /// Members that write their own `[lints]` table instead of inheriting the
 /// workspace's, and why. Each must still deny unsafe code.
