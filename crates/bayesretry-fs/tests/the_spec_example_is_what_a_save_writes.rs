@@ -1,4 +1,4 @@
-//! The example in `docs/SPEC.md` ("Snapshot file") is byte for byte what a
+//! The example in `docs/SPEC.md` (section 10, "Snapshot file") is byte for byte what a
 //! save of that snapshot writes, and the number spellings the spec lists are
 //! the ones a save uses: the spec describes the writer, not an idealised one.
 
@@ -10,14 +10,16 @@ use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore, Snapsho
 
 type TestResult = Result<(), Box<dyn core::error::Error>>;
 
-/// The first `json` block of the spec's "Snapshot file" section.
+/// The first `json` block of the spec's "Snapshot file" section (numbered
+/// `## 10. Snapshot file` or not).
 fn spec_example() -> Result<String, Box<dyn core::error::Error>> {
     let spec = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/SPEC.md");
     let text = fs::read_to_string(spec)?;
-    let section = text
-        .split("\n## Snapshot file\n")
-        .nth(1)
-        .ok_or("no `## Snapshot file` section")?;
+    let start = text
+        .lines()
+        .position(|line| line.starts_with("## ") && line.ends_with(" Snapshot file"))
+        .ok_or("no `## … Snapshot file` section")?;
+    let section = text.lines().skip(start + 1).collect::<Vec<_>>().join("\n");
     let block = section
         .split("```json\n")
         .nth(1)
