@@ -40,7 +40,9 @@ use crate::recovery::{Merged, Origin, Recovery, Source};
 /// either the old snapshot or the new one, complete, and `F.bak` a complete
 /// older one. The current file goes to the backup only if it is a good
 /// snapshot (this store wrote or read that very file, or it reads back now),
-/// so a damaged file never pushes out a good backup.
+/// so a damaged file never pushes out a good backup. A store therefore reads
+/// the file once before its first save if it has not loaded it, and again only
+/// after another process replaced it.
 ///
 /// # Several processes
 ///
