@@ -144,6 +144,22 @@ impl SharedBreaker {
         self.update(|breaker| breaker.reset(now_ms));
     }
 
+    /// The end of the cooldown if the breaker is open, `None` if it is closed
+    /// or half-open; the same answer as matching [`state`](SharedBreaker::state)
+    /// on [`State::Open`], read without the lock when the breaker is closed or
+    /// open.
+    #[inline]
+    pub fn open_until(&self) -> Option<u64> {
+        match self.gate.load(Ordering::Acquire) {
+            GATE_CLOSED => None,
+            GATE_LOCKED => match self.state() {
+                State::Open { until_ms } => Some(until_ms),
+                _ => None,
+            },
+            until_ms => Some(until_ms),
+        }
+    }
+
     /// The state as of the latest call; see [`Breaker::state`].
     pub fn state(&self) -> State {
         self.locked().state()

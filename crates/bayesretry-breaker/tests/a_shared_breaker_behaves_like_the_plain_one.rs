@@ -34,6 +34,11 @@ fn the_shared_breaker_answers_like_the_plain_one() {
             );
         }
         assert_eq!(plain.state(), shared.state());
+        let open_until = match plain.state() {
+            State::Open { until_ms } => Some(until_ms),
+            _ => None,
+        };
+        assert_eq!(shared.open_until(), open_until, "open_until at step {step}");
     }
     assert_eq!(shared.snapshot(), plain);
     assert_eq!(shared.posterior(now), plain.posterior(now));
