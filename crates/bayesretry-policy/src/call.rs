@@ -573,8 +573,16 @@ impl<E> Call<'_, E> {
         }
     }
 
-    /// [`run`](Call::run) on the calling thread, with the blocking sleeper. A
-    /// cancellation is seen before each attempt and after each sleep.
+    /// [`run`](Call::run) on the calling thread, with the blocking sleeper.
+    ///
+    /// A cancellation is seen before each attempt, and ends a pending sleep at
+    /// once: the loop sleeps with
+    /// [`BlockingSleeper::sleep_blocking_cancellable`](crate::BlockingSleeper::sleep_blocking_cancellable),
+    /// which [`ThreadSleeper`](crate::ThreadSleeper) implements by waiting on
+    /// the token. The running function itself cannot be interrupted, so the
+    /// per-attempt timeout does not apply here: a late success is a success
+    /// and a late error is classified as itself (see
+    /// [`Builder::with_attempt_timeout`](crate::Builder::with_attempt_timeout)).
     pub fn run_blocking<T, F>(mut self, mut op: F) -> Result<T, RetryError<E>>
     where
         F: FnMut(u32) -> Result<T, E>,

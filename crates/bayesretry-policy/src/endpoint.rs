@@ -297,3 +297,58 @@ impl Endpoint {
         Some(table.at(site, &self.name).breaker.state())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::{EndpointState, Endpoints, FRONT_SLOTS, OVERFLOW_MAX};
+    use core::sync::atomic::Ordering;
+
+    fn table() -> Endpoints {
+        let template = bayesretry_breaker::Config::new().build().unwrap();
+        Endpoints::new(template, 7)
+    }
+
+    fn names(count: usize) -> Vec<String> {
+        (0..count).map(|i| format!("endpoint-{i}")).collect()
+    }
+
+    #[test]
+    fn every_name_finds_its_own_state_even_when_slots_collide() {
+        let table = table();
+        // more names than slots: collisions are certain
+        let names = names(3 * FRONT_SLOTS);
+        let first: Vec<*const EndpointState> = names
+            .iter()
+            .map(|name| core::ptr::from_ref(&*table.resolve(name)))
+            .collect();
+        let distinct: HashSet<_> = first.iter().collect();
+        assert_eq!(distinct.len(), names.len());
+        for (name, &state) in names.iter().zip(&first) {
+            assert_eq!(core::ptr::from_ref(&*table.resolve(name)), state);
+            let site = table.site(name);
+            assert_eq!(core::ptr::from_ref(&*table.at(&site, name)), state);
+            assert_eq!(&*table.resolve(name).name, name.as_str());
+        }
+        assert!(table.peek("never called").is_none());
+    }
+
+    #[test]
+    fn a_handle_whose_overflow_entry_was_let_go_looks_again() {
+        let table = table();
+        let names = names(FRONT_SLOTS + OVERFLOW_MAX + 200);
+        let sites: Vec<_> = names.iter().map(|name| table.site(name)).collect();
+        assert!(table.lock().len() <= OVERFLOW_MAX);
+        let mut retired = 0;
+        for (name, site) in names.iter().zip(&sites) {
+            if let super::Site::Overflow(state) = site {
+                retired += usize::from(state.retired.load(Ordering::Acquire));
+            }
+            let state = table.at(site, name);
+            assert_eq!(&*state.name, name.as_str());
+            assert!(!state.retired.load(Ordering::Acquire));
+        }
+        assert!(retired > 0, "the overflow map never let an entry go");
+    }
+}

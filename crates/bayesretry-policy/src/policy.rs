@@ -196,6 +196,13 @@ impl RetryPolicy {
     /// [`run`](RetryPolicy::run) on the calling thread, sleeping with the
     /// blocking sleeper.
     ///
+    /// A blocking attempt cannot be cut off: the per-attempt timeout
+    /// ([`Builder::with_attempt_timeout`]) does not apply here, and a late
+    /// result counts as it is (see there why). A cancellation ends a pending
+    /// sleep at once when the sleeper supports it
+    /// ([`BlockingSleeper::sleep_blocking_cancellable`]; [`ThreadSleeper`]
+    /// does), and is seen before every attempt.
+    ///
     /// ```
     /// use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};
     /// use std::io;
@@ -446,8 +453,22 @@ impl Builder {
     ///
     /// A timed-out attempt has no error value: the hooks see
     /// [`FailedAttempt::error`](crate::FailedAttempt::error) as `None`, and if the
-    /// call then stops it ends with [`RetryError::AttemptTimedOut`]. The blocking
-    /// loop cannot cut off a running function and ignores this setting.
+    /// call then stops it ends with [`RetryError::AttemptTimedOut`].
+    ///
+    /// # Not in the blocking loop
+    ///
+    /// [`RetryPolicy::run_blocking`] cannot preempt a blocking function: a
+    /// thread cannot be stopped from outside, so by the time the policy could
+    /// look at the clock the attempt has already ended, one way or the other.
+    /// The blocking loop therefore does not apply this setting, and an attempt
+    /// keeps its own outcome however long it took: a late success is returned
+    /// (discarding a finished result to redo the work would only cost more, and
+    /// would repeat any side effect it had), and a late error is classified as
+    /// itself (a 503 or a refused connection says more than "timeout", and a
+    /// permanent error stays permanent). To bound a blocking attempt, put the
+    /// timeout on the operation itself — a socket's read timeout, a client's
+    /// request timeout — and classify its timeout error as
+    /// [`ErrorClass::Timeout`](bayesretry_store::ErrorClass::Timeout).
     pub fn with_attempt_timeout(mut self, timeout: Duration) -> Builder {
         self.attempt_timeout = Some(timeout);
         self
