@@ -3,7 +3,7 @@
 
 use core::fmt;
 use core::future::{Future, poll_fn};
-use core::pin::pin;
+use core::pin::{Pin, pin};
 use core::task::Poll;
 use core::time::Duration;
 
@@ -15,6 +15,7 @@ use crate::classify::{Classification, Classify};
 use crate::endpoint::{Resolved, Site};
 use crate::error::RetryError;
 use crate::policy::{Inner, MAX_UNCOUNTED_FAILURES, RetryPolicy};
+use crate::sleep::BoxSleep;
 
 /// A failed attempt, as the hooks see it.
 #[derive(Debug)]
@@ -430,35 +431,38 @@ impl<'a> Attempts<'a> {
     }
 }
 
-/// Runs `attempt` for at most `timeout`, timed by the policy's own sleeper, so
-/// that the timeout follows virtual time as every other wait does.
+/// Polls `attempt` (pinned by the caller) with a timer of `timeout` beside it,
+/// timed by the policy's own sleeper, so that the timeout follows virtual time
+/// as every other wait does.
 ///
 /// The attempt is polled first, and the timer is made only when the attempt
 /// first has to wait: an attempt that finishes at once never starts a timer
 /// (and, under a [`VirtualSleeper`](crate::VirtualSleeper), never moves the
-/// clock). When the timer fires first, the attempt's future is dropped, which
-/// cancels it.
-async fn within<T, E, Fut>(inner: &Inner, timeout: Duration, attempt: Fut) -> Result<T, Failure<E>>
+/// clock). When the timer fires first, the caller drops the attempt's future,
+/// which cancels it. The attempt is borrowed rather than moved in, so that the
+/// call's future holds it once.
+fn poll_within<T, E, Fut>(
+    inner: &Inner,
+    timeout: Duration,
+    attempt: Pin<&mut Fut>,
+    timer: &mut Option<Option<BoxSleep>>,
+    cx: &mut core::task::Context<'_>,
+) -> Poll<Result<T, Failure<E>>>
 where
     Fut: Future<Output = Result<T, E>>,
 {
-    let mut attempt = pin!(attempt);
-    let mut timer = None;
-    poll_fn(|cx| {
-        if let Poll::Ready(outcome) = attempt.as_mut().poll(cx) {
-            return Poll::Ready(outcome.map_err(Failure::Error));
-        }
-        // `None` inside: the sleeper's timer finished as it was made
-        let timer = timer.get_or_insert_with(|| inner.sleeper.sleep_boxed(timeout));
-        match timer.as_mut() {
-            Some(timer) => timer
-                .as_mut()
-                .poll(cx)
-                .map(|()| Err(Failure::TimedOut(timeout))),
-            None => Poll::Ready(Err(Failure::TimedOut(timeout))),
-        }
-    })
-    .await
+    if let Poll::Ready(outcome) = attempt.poll(cx) {
+        return Poll::Ready(outcome.map_err(Failure::Error));
+    }
+    // `None` inside: the sleeper's timer finished as it was made
+    let timer = timer.get_or_insert_with(|| inner.sleeper.sleep_boxed(timeout));
+    match timer.as_mut() {
+        Some(timer) => timer
+            .as_mut()
+            .poll(cx)
+            .map(|()| Err(Failure::TimedOut(timeout))),
+        None => Poll::Ready(Err(Failure::TimedOut(timeout))),
+    }
 }
 
 /// The span of one call, around its attempts, sleeps and decisions.
@@ -528,7 +532,12 @@ impl<E> Call<'_, E> {
             let attempt = self.begin(&mut attempts, &mut last)?;
             let outcome = match inner.attempt_timeout {
                 None => op(attempt).await.map_err(Failure::Error),
-                Some(timeout) => within(inner, timeout, op(attempt)).await,
+                Some(timeout) => {
+                    let mut pending = pin!(op(attempt));
+                    let mut timer = None;
+                    poll_fn(|cx| poll_within(inner, timeout, pending.as_mut(), &mut timer, cx))
+                        .await
+                }
             };
             let failure = match outcome {
                 Ok(value) => {
