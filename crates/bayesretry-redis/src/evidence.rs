@@ -55,8 +55,9 @@ pub(crate) struct EvidenceSync {
     /// Writers whose entries came from Redis before this process pushed any
     /// of theirs: not this process's own.
     pulled_writers: HashSet<WriterId>,
-    /// Offered as the epoch when Redis has none.
-    candidate: String,
+    /// Makes every epoch offered unique: offered to a Redis that lost its
+    /// data, an epoch seen before would hide the loss.
+    offers: u64,
     prefix: String,
     ttl_ms: u64,
 }
@@ -67,7 +68,6 @@ impl EvidenceSync {
         ttl_ms: u64,
         max_buffered: usize,
         batch: usize,
-        candidate: String,
     ) -> EvidenceSync {
         EvidenceSync {
             known: HashMap::new(),
@@ -77,7 +77,7 @@ impl EvidenceSync {
             since: 0,
             epoch: None,
             pulled_writers: HashSet::new(),
-            candidate,
+            offers: 0,
             prefix,
             ttl_ms,
         }
@@ -169,7 +169,7 @@ impl EvidenceSync {
         invocation
             .arg(&self.prefix)
             .arg(self.ttl_ms)
-            .arg(&self.candidate)
+            .arg(self.candidate())
             .arg(authored.len());
         for writer in authored {
             invocation.arg(codec::writer(*writer));
@@ -188,6 +188,14 @@ impl EvidenceSync {
             .parse()
             .map_err(|_| Error::Reply(format!("push returned {applied:?} as a count")))?;
         Ok((self.see_epoch(epoch), applied))
+    }
+
+    /// A new epoch to offer: random, and never offered before by this sync.
+    fn candidate(&mut self) -> String {
+        use core::hash::BuildHasher;
+        self.offers += 1;
+        let draw = std::hash::RandomState::new().hash_one(self.offers);
+        format!("{draw:016x}-{}", self.offers)
     }
 
     /// Notes the epoch Redis reports; on a change, forgets what Redis was

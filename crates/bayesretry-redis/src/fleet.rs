@@ -172,13 +172,8 @@ impl Fleet {
                 .set_response_timeout(config.response_timeout),
             scripts: Scripts::new(),
             evidence: replica.map(|replica| {
-                let sync = EvidenceSync::new(
-                    prefix.clone(),
-                    ttl_ms,
-                    config.max_buffered,
-                    config.batch,
-                    random_epoch(),
-                );
+                let sync =
+                    EvidenceSync::new(prefix.clone(), ttl_ms, config.max_buffered, config.batch);
                 (sync, replica)
             }),
             authored: HashSet::new(),
@@ -335,7 +330,6 @@ impl Fleet {
             millis(config.ttl),
             usize::MAX,
             config.batch,
-            random_epoch(),
         )
     }
 
@@ -355,14 +349,6 @@ impl Fleet {
 /// A duration in whole milliseconds, saturating.
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// A fresh epoch candidate: random enough that two processes offering one at
-/// the same moment differ, so a change is always seen.
-fn random_epoch() -> String {
-    use core::hash::BuildHasher;
-    let draw = std::hash::RandomState::new().hash_one(std::process::id());
-    format!("{draw:016x}")
 }
 
 /// The sync task: owns the connection and does every round trip.
