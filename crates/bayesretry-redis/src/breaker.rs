@@ -190,9 +190,8 @@ impl FleetBreaker {
                     });
                 }
             }
-            if let Some(
-                Transition::Opened { until_ms } | Transition::Reopened { until_ms, .. },
-            ) = transition
+            if let Some(Transition::Opened { until_ms } | Transition::Reopened { until_ms, .. }) =
+                transition
             {
                 if fleet.len() < MAX_ENDPOINTS || fleet.contains_key(&key) {
                     let state = fleet.entry(key).or_insert_with(|| Fleetwide::new(endpoint));
@@ -349,9 +348,7 @@ impl FleetBreaker {
                 if fleet.len() >= MAX_ENDPOINTS && !fleet.contains_key(&key) {
                     continue;
                 }
-                let state = fleet
-                    .entry(key)
-                    .or_insert_with(|| Fleetwide::new(endpoint));
+                let state = fleet.entry(key).or_insert_with(|| Fleetwide::new(endpoint));
                 if left > 0 {
                     state.open_until = Some(now.saturating_add(left.unsigned_abs()));
                     state.probing = false;

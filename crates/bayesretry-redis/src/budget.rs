@@ -101,7 +101,12 @@ impl FleetBudgetConfig {
 
     fn check(&self) -> Result<(u32, Arc<dyn Budget + Send + Sync>), Error> {
         let bad = |why: String| Err(Error::InvalidBudget(why));
-        if self.name.is_empty() || self.name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        if self.name.is_empty()
+            || self
+                .name
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control())
+        {
             return bad(format!(
                 "name must be non-empty without whitespace, got {:?}",
                 self.name
@@ -274,7 +279,11 @@ impl FleetBudget {
         let sent_at = self.clock.now_ms();
         let held = {
             let lease = self.lock();
-            if sent_at < lease.until_ms { lease.units } else { 0 }
+            if sent_at < lease.until_ms {
+                lease.units
+            } else {
+                0
+            }
         };
         let want = u64::from(self.lease_size).saturating_sub(held);
         let deposits = self.deposits.swap(0, Ordering::AcqRel);

@@ -30,7 +30,9 @@ pub enum Error {
     TlsNotEnabled(String),
     /// The namespace is empty, too long, or holds a character that would
     /// break the key layout (`{`, `}`, whitespace or a control character).
-    #[error("namespace must be 1 to 64 characters without braces, whitespace or control characters, got {0:?}")]
+    #[error(
+        "namespace must be 1 to 64 characters without braces, whitespace or control characters, got {0:?}"
+    )]
     InvalidNamespace(String),
     /// The sync interval was zero.
     #[error("sync interval must be at least 1 ms, got {0:?}")]

@@ -314,11 +314,7 @@ impl Fleet {
         let mut conn = self.connect().await?;
         let mut sync = self.scratch();
         let (snapshot, _) = sync
-            .pull(
-                &mut conn,
-                &Scripts::new(),
-                self.inner.config.clock.now_ms(),
-            )
+            .pull(&mut conn, &Scripts::new(), self.inner.config.clock.now_ms())
             .await?;
         Ok(snapshot)
     }
@@ -482,9 +478,7 @@ impl Task {
             progress.pushed += sync.push(conn, &self.scripts, &self.authored).await?.pushed;
         }
         s.pushed.fetch_add(progress.pushed, Ordering::AcqRel);
-        let (snapshot, pulled) = sync
-            .pull(conn, &self.scripts, self.clock.now_ms())
-            .await?;
+        let (snapshot, pulled) = sync.pull(conn, &self.scripts, self.clock.now_ms()).await?;
         if pulled.resynced {
             s.resyncs.fetch_add(1, Ordering::AcqRel);
         }

@@ -16,9 +16,9 @@
 
 mod common;
 
+use core::time::Duration;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use bayesretry_policy::{Context, ErrorClass, RetryPolicy};
 use bayesretry_redis::{Fleet, FleetConfig};
@@ -113,7 +113,10 @@ fn coordinator() {
     let mut reader = spawn("reader", &url, &namespace);
     let mut reader_out = BufReader::new(reader.stdout.take().unwrap()).lines();
     let before = read_line(&mut reader_out, "B");
-    assert!(before.starts_with("before true "), "B retries at first: {before}");
+    assert!(
+        before.starts_with("before true "),
+        "B retries at first: {before}"
+    );
 
     let mut writer = spawn("writer", &url, &namespace);
     let mut writer_out = BufReader::new(writer.stdout.take().unwrap()).lines();

@@ -13,8 +13,8 @@
 
 mod common;
 
+use core::time::Duration;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use bayesretry_budget::Budget;
 use bayesretry_redis::{Fleet, FleetBudgetConfig, FleetConfig};
@@ -90,7 +90,11 @@ fn coordinator() {
     for child in children {
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success(), "a spender failed");
-        let spent: u64 = String::from_utf8(out.stdout).unwrap().trim().parse().unwrap();
+        let spent: u64 = String::from_utf8(out.stdout)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
         each.push(spent);
         total += spent;
     }

@@ -5,10 +5,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
+extern crate alloc;
+
 mod common;
 
-use std::sync::Arc;
-use std::time::Duration;
+use alloc::sync::Arc;
+use core::time::Duration;
 
 use bayesretry_budget::Budget;
 use bayesretry_policy::{Context, ErrorClass, RetryPolicy};
@@ -56,7 +58,9 @@ async fn outcomes_observed_while_redis_is_down_reach_the_fleet_after_it_restarts
     }
     policy.observe(&other, false);
     let answer: Result<u32, _> = policy
-        .run("billing", |_| async { Ok::<_, bayesretry_policy::HttpStatus>(7) })
+        .run("billing", |_| async {
+            Ok::<_, bayesretry_policy::HttpStatus>(7)
+        })
         .await;
     assert_eq!(answer.unwrap(), 7);
     assert!(fleet.sync_now().await.is_err());
@@ -109,5 +113,10 @@ async fn updates_beyond_the_buffer_bound_are_counted_as_dropped() {
     assert!(fleet.sync_now().await.is_err());
     assert_eq!(fleet.stats().dropped, 2);
     // Decisions never needed Redis.
-    assert!(store.posterior(&Context::new("db", 1, ErrorClass::Timeout), 1).mean() < 0.5);
+    assert!(
+        store
+            .posterior(&Context::new("db", 1, ErrorClass::Timeout), 1)
+            .mean()
+            < 0.5
+    );
 }

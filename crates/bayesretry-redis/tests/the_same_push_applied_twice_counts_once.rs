@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
+extern crate alloc;
+
 mod common;
 
 use bayesretry_redis::{Fleet, FleetConfig};
@@ -45,7 +47,7 @@ async fn the_same_push_applied_twice_counts_once() {
 
     // A store merging the fleet's evidence through a running sync, round
     // after round, holds the counts once.
-    let reader = std::sync::Arc::new(store(2));
+    let reader = alloc::sync::Arc::new(store(2));
     let sync = Fleet::start(config, reader.clone()).unwrap();
     for _ in 0..3 {
         sync.sync_now().await.unwrap();

@@ -16,9 +16,9 @@
     reason = "test helpers: a broken test environment should fail loudly"
 )]
 
+use core::time::Duration;
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 /// Whether the run must not skip.
 pub fn required() -> bool {
@@ -27,7 +27,10 @@ pub fn required() -> bool {
 
 /// Skips (or, when required, fails) with `why`.
 fn unavailable(test: &str, why: &str) -> Option<String> {
-    assert!(!required(), "{test}: {why}, and BAYESRETRY_REDIS_REQUIRED=1");
+    assert!(
+        !required(),
+        "{test}: {why}, and BAYESRETRY_REDIS_REQUIRED=1"
+    );
     eprintln!("SKIPPED {test}: {why} (set BAYESRETRY_REDIS_URL, see README)");
     None
 }
@@ -50,7 +53,8 @@ pub fn server_url(test: &str) -> Option<String> {
 
 /// A namespace no other test run uses.
 pub fn namespace(test: &str) -> String {
-    use std::hash::{BuildHasher, RandomState};
+    use core::hash::BuildHasher;
+    use std::hash::RandomState;
     let salt = RandomState::new().hash_one(std::process::id());
     format!("test-{test}-{salt:x}")
 }
