@@ -91,6 +91,32 @@ impl Message {
 /// wait for Redis. While it cannot be reached, each process runs its local
 /// breakers alone, with their own half-open probes (still refusing an
 /// endpoint the fleet was last known to hold open).
+///
+/// A `RetryPolicy` keeps a breaker of its own; put a fleet breaker around its
+/// calls — check before, record after:
+///
+/// ```
+/// use std::time::Duration;
+/// use bayesretry_breaker::Config;
+/// use bayesretry_redis::{Fleet, FleetConfig};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+/// let fleet = Fleet::without_evidence(FleetConfig::new("redis://127.0.0.1:1"))?;
+/// let breaker = fleet.breaker(Config::new().with_min_strength(5.0).with_open_below(0.5))?;
+/// let call = |up: bool| if up { Ok(()) } else { Err("503") };
+/// for _ in 0..20 {
+///     if breaker.check("payments").is_allowed() {
+///         let outcome = call(false);
+///         breaker.record("payments", outcome.is_ok());
+///     }
+/// }
+/// // Redis is unreachable here, so the local breaker alone opened.
+/// assert!(!breaker.check("payments").is_allowed());
+/// assert!(breaker.check("search").is_allowed());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct FleetBreaker {
     local: KeyedBreaker<u64>,
     template: Breaker,

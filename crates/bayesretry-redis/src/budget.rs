@@ -183,6 +183,24 @@ struct Lease {
 ///
 /// Implements [`Budget`]: give it to a policy with
 /// `Builder::with_shared_budget`.
+///
+/// ```
+/// use std::time::Duration;
+/// use bayesretry_policy::RetryPolicy;
+/// use bayesretry_redis::{Fleet, FleetBudgetConfig, FleetConfig};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+/// let fleet = Fleet::without_evidence(FleetConfig::new("redis://127.0.0.1:6379"))?;
+/// // At most 600 retries a minute, for all the fleet's processes together.
+/// let budget = fleet.budget(
+///     FleetBudgetConfig::fixed_window("llm-retries", 600, Duration::from_secs(60)).with_lease(10),
+/// )?;
+/// let policy = RetryPolicy::builder().with_shared_budget(budget.clone()).build()?;
+/// # let _ = policy;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct FleetBudget {
     pub(crate) name: String,
     rule: Rule,
