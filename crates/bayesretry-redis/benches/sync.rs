@@ -55,12 +55,12 @@ fn decision(c: &mut Criterion, runtime: &tokio::runtime::Runtime, url: Option<&s
     group.bench_function("memory store", |b| b.iter(|| plain.should_retry(&ctx)));
 
     if let Some(url) = url {
-        // The measured policy syncs every 10 ms; a second member of the fleet
-        // keeps changing 1 000 contexts, so every round pushes, pulls and
-        // merges.
+        // The measured policy syncs every 100 ms; a second member of the
+        // fleet changes all of its 1 000 contexts as often, so every round
+        // pushes, pulls and merges a thousand entries.
         let config = FleetConfig::new(url)
             .with_namespace(namespace("decision"))
-            .with_interval(Duration::from_millis(10));
+            .with_interval(Duration::from_millis(100));
         let synced = policy();
         let _guard = runtime.enter();
         let fleet = Fleet::start(config.clone(), synced.clone()).unwrap();
@@ -74,7 +74,7 @@ fn decision(c: &mut Criterion, runtime: &tokio::runtime::Runtime, url: Option<&s
                 while !stop.load(Ordering::Relaxed) {
                     now += 1;
                     fill(|ctx, ok| other.observe(ctx, ok, now));
-                    std::thread::sleep(Duration::from_millis(5));
+                    std::thread::sleep(Duration::from_millis(100));
                 }
             })
         };
@@ -149,7 +149,7 @@ fn throughput(c: &mut Criterion, runtime: &tokio::runtime::Runtime, url: &str) {
                 );
                 let _guard = runtime.enter();
                 let member = Fleet::start(
-                    config.clone().with_interval(Duration::from_secs(3_600)),
+                    config.clone().with_interval(Duration::from_secs(60)),
                     store.clone(),
                 )
                 .unwrap();

@@ -55,6 +55,10 @@ pub(crate) struct EvidenceSync {
     /// Writers whose entries came from Redis before this process pushed any
     /// of theirs: not this process's own.
     pulled_writers: HashSet<WriterId>,
+    /// Whether the next collect must look at every entry, other writers'
+    /// too: set when Redis lost its data, so that everything this process
+    /// knows is pushed again.
+    full: bool,
     /// Makes every epoch offered unique: offered to a Redis that lost its
     /// data, an epoch seen before would hide the loss.
     offers: u64,
@@ -77,6 +81,7 @@ impl EvidenceSync {
             since: 0,
             epoch: None,
             pulled_writers: HashSet::new(),
+            full: false,
             offers: 0,
             prefix,
             ttl_ms,
@@ -98,8 +103,14 @@ impl EvidenceSync {
     /// live.
     pub(crate) fn collect(&mut self, snapshot: &Snapshot, authored: &mut HashSet<WriterId>) -> u64 {
         let mut dropped = 0;
+        let full = core::mem::take(&mut self.full);
         for entry in snapshot.entries() {
-            let key = (entry.writer(), codec::field(entry));
+            let writer = entry.writer();
+            if !full && self.pulled_writers.contains(&writer) && !authored.contains(&writer) {
+                // another writer's evidence, merged from Redis: already there
+                continue;
+            }
+            let key = (writer, codec::field(entry));
             if self.known.get(&key).is_some_and(|&seq| seq >= entry.seq()) {
                 continue;
             }
@@ -207,6 +218,7 @@ impl EvidenceSync {
                 self.epoch = Some(epoch.to_owned());
                 self.known.clear();
                 self.since = 0;
+                self.full = true;
                 true
             }
             None => {

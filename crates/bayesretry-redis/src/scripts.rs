@@ -49,6 +49,8 @@ impl Scripts {
 /// store's merge, computed on the server. Each applied entry takes the next
 /// number of the counter `{ns}:ver` and is filed under it in the sorted set
 /// `{ns}:log`, which is how readers find what changed since they last looked.
+/// Entries are handled per writer in chunks of 500 (one `HMGET`, `HSET` and
+/// `ZADD` each), which keeps a batch of thousands to a few commands.
 ///
 /// The pusher's writers' hashes get their time to live renewed on every push
 /// (every round is a push, empty or not: the heartbeat), so a writer that
@@ -71,37 +73,65 @@ if not epoch then
   epoch = ARGV[3]
   redis.call('SET', ns .. ':epoch', epoch)
 end
-local function newer(a, b)
-  for i = 1, 4 do
-    if a[i] ~= b[i] then return a[i] > b[i] end
+local own = tonumber(ARGV[4])
+-- the entries, grouped by writer: each writer's hash is read and written in
+-- chunks, a few commands per chunk rather than per entry
+local groups, order = {}, {}
+for i = 5 + own, #ARGV - 5, 6 do
+  local w = ARGV[i]
+  local group = groups[w]
+  if not group then
+    group = {}
+    groups[w] = group
+    order[#order + 1] = w
+  end
+  group[#group + 1] = i
+end
+local function newer(i, old)
+  if not old then return true end
+  local held = {}
+  for x in string.gmatch(old, '%S+') do held[#held + 1] = tonumber(x) end
+  if #held ~= 4 then return true end
+  for k = 1, 4 do
+    local a = tonumber(ARGV[i + 1 + k])
+    if a ~= held[k] then return a > held[k] end
   end
   return false
 end
+local CHUNK = 500
+local version = tonumber(redis.call('GET', ns .. ':ver') or '0')
 local applied = 0
-local fresh = {}
-local own = tonumber(ARGV[4])
-for i = 5 + own, #ARGV - 5, 6 do
-  local w, field = ARGV[i], ARGV[i + 1]
-  local incoming = {tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5])}
+for _, w in ipairs(order) do
   local key = ns .. ':w:' .. w
-  local old = redis.call('HGET', key, field)
-  local wins = true
-  if old then
-    local held = {}
-    for x in string.gmatch(old, '%S+') do held[#held + 1] = tonumber(x) end
-    wins = #held ~= 4 or newer(incoming, held)
+  local group = groups[w]
+  local fresh = redis.call('EXISTS', key) == 0
+  local wrote = false
+  for start = 1, #group, CHUNK do
+    local stop = math.min(start + CHUNK - 1, #group)
+    local fields = {}
+    for g = start, stop do fields[#fields + 1] = ARGV[group[g] + 1] end
+    local held = redis.call('HMGET', key, unpack(fields))
+    local writes, log = {}, {}
+    for g = start, stop do
+      local i = group[g]
+      if newer(i, held[g - start + 1]) then
+        writes[#writes + 1] = ARGV[i + 1]
+        writes[#writes + 1] = ARGV[i + 2] .. ' ' .. ARGV[i + 3] .. ' ' .. ARGV[i + 4] .. ' ' .. ARGV[i + 5]
+        version = version + 1
+        log[#log + 1] = string.format('%.0f', version)
+        log[#log + 1] = w .. '\t' .. ARGV[i + 1]
+      end
+    end
+    if #writes > 0 then
+      redis.call('HSET', key, unpack(writes))
+      redis.call('ZADD', ns .. ':log', unpack(log))
+      applied = applied + #writes / 2
+      wrote = true
+    end
   end
-  if wins then
-    redis.call('HSET', key, field, ARGV[i + 2] .. ' ' .. ARGV[i + 3] .. ' ' .. ARGV[i + 4] .. ' ' .. ARGV[i + 5])
-    local version = redis.call('INCR', ns .. ':ver')
-    redis.call('ZADD', ns .. ':log', version, w .. '\t' .. field)
-    applied = applied + 1
-    fresh[key] = true
-  end
+  if wrote and fresh then redis.call('PEXPIRE', key, ttl) end
 end
-for key in pairs(fresh) do
-  if redis.call('PTTL', key) < 0 then redis.call('PEXPIRE', key, ttl) end
-end
+if applied > 0 then redis.call('SET', ns .. ':ver', string.format('%.0f', version)) end
 for i = 5, 4 + own do
   redis.call('PEXPIRE', ns .. ':w:' .. ARGV[i], ttl)
 end
