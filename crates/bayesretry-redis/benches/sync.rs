@@ -79,6 +79,15 @@ fn decision(c: &mut Criterion, runtime: &tokio::runtime::Runtime, url: Option<&s
             })
         };
         runtime.block_on(fleet.sync_now()).unwrap();
+        runtime.block_on(fleet.sync_now()).unwrap();
+        // The same evidence (every writer's) merged once into a policy with
+        // no sync: the store's own cost of holding a fleet's evidence, apart
+        // from the sync's.
+        let loaded = policy();
+        loaded.load(&synced.snapshot());
+        group.bench_function("memory store holding the fleet's evidence, no sync", |b| {
+            b.iter(|| loaded.should_retry(&ctx));
+        });
         group.bench_function("memory store, fleet sync running", |b| {
             b.iter(|| synced.should_retry(&ctx));
         });

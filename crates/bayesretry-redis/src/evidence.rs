@@ -185,8 +185,16 @@ impl EvidenceSync {
         for writer in authored {
             invocation.arg(codec::writer(*writer));
         }
+        let mut hex: Option<(WriterId, String)> = None;
         for ((writer, field), entry) in entries {
-            invocation.arg(codec::writer(*writer)).arg(field);
+            // batches are mostly one writer's: print its id once
+            if hex.as_ref().is_none_or(|(w, _)| w != writer) {
+                hex = Some((*writer, codec::writer(*writer)));
+            }
+            if let Some((_, name)) = &hex {
+                invocation.arg(name);
+            }
+            invocation.arg(field);
             for part in codec::value(entry) {
                 invocation.arg(part);
             }

@@ -89,6 +89,9 @@ for i = 5 + own, #ARGV - 5, 6 do
 end
 local function newer(i, old)
   if not old then return true end
+  -- the sequence number decides all but ties: read it alone first
+  local seq, held_seq = tonumber(ARGV[i + 2]), tonumber(string.match(old, '^%d+'))
+  if seq and held_seq and seq ~= held_seq then return seq > held_seq end
   local held = {}
   for x in string.gmatch(old, '%S+') do held[#held + 1] = tonumber(x) end
   if #held ~= 4 then return true end
@@ -118,7 +121,7 @@ for _, w in ipairs(order) do
         writes[#writes + 1] = ARGV[i + 1]
         writes[#writes + 1] = ARGV[i + 2] .. ' ' .. ARGV[i + 3] .. ' ' .. ARGV[i + 4] .. ' ' .. ARGV[i + 5]
         version = version + 1
-        log[#log + 1] = string.format('%.0f', version)
+        log[#log + 1] = version
         log[#log + 1] = w .. '\t' .. ARGV[i + 1]
       end
     end
