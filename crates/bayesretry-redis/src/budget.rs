@@ -339,7 +339,7 @@ impl FleetBudget {
             lease.units = 0;
         }
         lease.window = Some(*window);
-        lease.units += granted;
+        lease.units = lease.units.saturating_add(*granted);
         // the window ends `remaining_ms` after the server ran the script, which
         // was after `sent_at`: counting from `sent_at` never overshoots
         lease.until_ms = sent_at.saturating_add(*remaining_ms);

@@ -143,28 +143,41 @@ impl EvidenceSync {
         authored: &HashSet<WriterId>,
     ) -> Result<Progress, Error> {
         let mut progress = Progress::default();
-        let keys: Vec<Key> = self.buffer.keys().cloned().collect();
-        let mut chunks = keys.chunks(self.batch).peekable();
-        if chunks.peek().is_none() {
+        if self.buffer.is_empty() {
             let (resynced, _) = self.push_batch(conn, scripts, authored, &[]).await?;
             progress.resynced |= resynced;
+            return Ok(progress);
         }
-        for chunk in chunks {
-            let entries: Vec<(Key, SnapshotEntry)> = chunk
-                .iter()
-                .filter_map(|k| Some((k.clone(), self.buffer.get(k)?.clone())))
-                .collect();
-            let (resynced, applied) = self.push_batch(conn, scripts, authored, &entries).await?;
-            progress.resynced |= resynced;
-            progress.applied += applied;
-            for (key, entry) in entries {
-                self.buffer.remove(&key);
-                let seq = self.known.entry(key).or_insert(0);
-                *seq = (*seq).max(entry.seq());
-                progress.pushed += 1;
+        // Taken out, not copied; whatever is not acknowledged goes back.
+        let mut pending: Vec<(Key, SnapshotEntry)> = self.buffer.drain().collect();
+        // grouped by writer, so that each batch names few writers
+        pending.sort_unstable_by_key(|((writer, _), _)| *writer);
+        let mut sent = 0;
+        let mut failure = None;
+        for chunk in pending.chunks(self.batch) {
+            match self.push_batch(conn, scripts, authored, chunk).await {
+                Ok((resynced, applied)) => {
+                    progress.resynced |= resynced;
+                    progress.applied += applied;
+                    sent += chunk.len();
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
             }
         }
-        Ok(progress)
+        let unsent = pending.split_off(sent.min(pending.len()));
+        for (key, entry) in pending {
+            let seq = self.known.entry(key).or_insert(0);
+            *seq = (*seq).max(entry.seq());
+            progress.pushed += 1;
+        }
+        self.buffer.extend(unsent);
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(progress),
+        }
     }
 
     /// One push call: whether it found Redis's data lost (and reset for a
