@@ -2,7 +2,12 @@
 //! attempts counted across the fleet: deposits made in one process raise what
 //! another may spend, and nobody spends past the allowance.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 mod common;
 
