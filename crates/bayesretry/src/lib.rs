@@ -50,6 +50,12 @@ pub mod policy {
     pub use bayesretry_policy::*;
 }
 
+/// The durable snapshot file (`bayesretry-fs`; feature `fs`).
+#[cfg(feature = "fs")]
+pub mod fs {
+    pub use bayesretry_fs::*;
+}
+
 /// Fleet-wide evidence, retry budget and breaker on Redis (`bayesretry-redis`;
 /// feature `redis`).
 #[cfg(feature = "redis")]
