@@ -91,7 +91,8 @@ struct Registry {
 /// the policy's store, a [`FleetBudget`], a [`FleetBreaker`] — is local and
 /// never waits for Redis; the task moves state between them and Redis every
 /// interval, and at once when a lease runs low or a breaker opens. Dropping
-/// the last clone of a fleet stops its task.
+/// the last clone of a fleet stops its task; its budgets and breakers then
+/// run on local state alone, as while Redis is away.
 ///
 /// See the [crate documentation](crate) for the consistency model.
 #[derive(Clone)]
@@ -112,6 +113,8 @@ struct Inner {
 impl Drop for Inner {
     fn drop(&mut self) {
         self.task.abort();
+        // budgets and breakers that outlive the fleet run on local state
+        self.shared.connected.store(false, Ordering::Release);
     }
 }
 
