@@ -112,10 +112,23 @@ impl Snapshot {
         }
     }
 
-    /// `entries`, sorted and made unique (the winning version of each
-    /// (context, writer) kept).
-    #[cfg(feature = "std")]
-    pub(crate) fn from_entries(taken_at_ms: u64, entries: Vec<SnapshotEntry>) -> Snapshot {
+    /// A snapshot of `entries` taken at `taken_at_ms`, sorted and made unique
+    /// (the winning version of each (context, writer) kept, as a
+    /// [merge](Snapshot#merging) would): how a store that carries entries
+    /// some other way than JSON (a Redis hash, a message bus) rebuilds one.
+    ///
+    /// ```
+    /// use bayesretry_store::{Evidence, Snapshot, SnapshotEntry, WriterId};
+    ///
+    /// let entry = |seq, successes| {
+    ///     let evidence = Evidence::new(successes, 1.0).unwrap();
+    ///     SnapshotEntry::new("db", 1, "timeout", WriterId::new(7), seq, evidence, 100).unwrap()
+    /// };
+    /// let snapshot = Snapshot::from_entries(100, vec![entry(2, 5.0), entry(1, 3.0)]);
+    /// assert_eq!(snapshot.len(), 1);
+    /// assert_eq!(snapshot.entries()[0].seq(), 2);
+    /// ```
+    pub fn from_entries(taken_at_ms: u64, entries: Vec<SnapshotEntry>) -> Snapshot {
         let mut snapshot = Snapshot {
             version: VERSION,
             taken_at_ms,
@@ -236,6 +249,36 @@ impl Default for Snapshot {
 }
 
 impl SnapshotEntry {
+    /// One writer's entry for one context, checked as [`Snapshot::from_json`]
+    /// checks the entries it reads: `class` as a snapshot writes it
+    /// (`http-429`, `timeout`, `custom:quota`, …), `seq` at least 1, and
+    /// `evidence` finite and non-negative.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidSnapshot`] naming the class, sequence number or counts
+    /// that were rejected.
+    pub fn new(
+        endpoint: &str,
+        attempt: u32,
+        class: &str,
+        writer: WriterId,
+        seq: u64,
+        evidence: Evidence,
+        updated_at_ms: u64,
+    ) -> Result<SnapshotEntry, Error> {
+        SnapshotEntry::try_from(RawEntry {
+            endpoint: endpoint.into(),
+            attempt,
+            class: class.into(),
+            writer,
+            seq,
+            successes: evidence.successes(),
+            failures: evidence.failures(),
+            updated_at_ms,
+        })
+    }
+
     #[cfg(feature = "std")]
     pub(crate) fn from_parts(
         endpoint: &str,
