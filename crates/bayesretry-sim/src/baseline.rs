@@ -314,15 +314,8 @@ impl CountBreaker {
 pub(crate) fn full_jitter_us(stream: &mut PolicyStream, retry: u32) -> u64 {
     let exp = retry.saturating_sub(1).min(20);
     let cap = (100_000_u64 << exp).min(SECOND);
-    #[expect(clippy::cast_precision_loss, reason = "at most 1e6")]
     let cap_f = cap as f64;
-    #[expect(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        reason = "within [0, 1e6]"
-    )]
-    let us = (stream.unit() * cap_f) as u64;
-    us
+    (stream.unit() * cap_f) as u64
 }
 
 /// B2r's wait: max(jitter, min(Retry-After, jitter + 5 s)).
@@ -355,7 +348,6 @@ impl Rule for BaselineRule {
                     return true;
                 };
                 w.expire(now_us);
-                #[expect(clippy::cast_precision_loss, reason = "small counts")]
                 let (req, acc) = (w.requests.len() as f64, w.accepts.len() as f64);
                 let p = ((req - SRE_K * acc) / (req + 1.0)).max(0.0);
                 w.requests.push_back((now_us, attempt > 1));
@@ -454,7 +446,6 @@ impl Rule for BaselineRule {
             Kind::Sre { windows } => {
                 let w = windows.get_mut(ep)?;
                 w.expire(now_us);
-                #[expect(clippy::cast_precision_loss, reason = "small counts")]
                 let ratio = (w.retries + 1) as f64 / (w.requests.len() + 1) as f64;
                 (ratio < SRE_RETRY_RATIO).then(|| full_jitter_us(&mut self.stream, retry))
             }
@@ -469,7 +460,6 @@ impl Rule for BaselineRule {
                 while withdrawals.front().is_some_and(|&t| t < cutoff) {
                     withdrawals.pop_front();
                 }
-                #[expect(clippy::cast_precision_loss, reason = "small counts")]
                 let balance = (FINAGLE_MIN_PER_SEC * 10.0 + FINAGLE_PERCENT * deposits.len() as f64)
                     .floor()
                     - withdrawals.len() as f64;

@@ -75,7 +75,6 @@ struct Bucket {
 impl Bucket {
     fn refill(&mut self, now_us: u64) {
         if now_us > self.at_us {
-            #[expect(clippy::cast_precision_loss, reason = "times below 2^53 us")]
             let dt = (now_us - self.at_us) as f64 / 1e6;
             self.tokens = (self.tokens + dt * BUCKET_RATE).min(BUCKET_BURST);
             self.at_us = now_us;
@@ -94,17 +93,10 @@ impl Environment {
         for id in 0..scenario.calls() {
             let u = luck.unit(id, 0, Purpose::Arrival);
             t += -(1.0 - u).ln() / rate;
-            #[expect(clippy::cast_possible_truncation, reason = "index below the endpoint count")]
             let endpoint = (id % endpoints as u64) as u8;
             let profile = scenario.endpoints()[usize::from(endpoint)].1;
-            #[expect(
-                clippy::cast_possible_truncation,
-                clippy::cast_sign_loss,
-                reason = "a positive time well below 2^64 us"
-            )]
             let arrival_us = (t * 1e6) as u64;
             let shard = if matches!(profile, Profile::Sharded) {
-                #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "0..3")]
                 let s = (luck.unit(id, 0, Purpose::Shard) * 3.0) as u8;
                 s.min(2)
             } else {
@@ -175,11 +167,6 @@ impl Environment {
                             (u >= profile.success(now_us, 0)).then_some(Failure::Transient5xx(500))
                         } else {
                             let wait = (1.0 - bucket.tokens) / BUCKET_RATE;
-                            #[expect(
-                                clippy::cast_possible_truncation,
-                                clippy::cast_sign_loss,
-                                reason = "a wait of at most a few seconds"
-                            )]
                             let secs = (wait.ceil() as u64).max(1);
                             Some(Failure::RateLimited429 {
                                 retry_after_s: header.then_some(secs),
@@ -235,11 +222,6 @@ impl Environment {
         let u2 = self.luck.unit(call.id, attempt, Purpose::LatencyPair);
         let z = (-2.0 * u1.ln()).sqrt() * (core::f64::consts::TAU * u2).cos();
         let secs = 0.020 * (0.5 * z).exp();
-        #[expect(
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            reason = "a positive latency of a few seconds at most"
-        )]
         let us = (secs * 1e6).round() as u64;
         us.max(1)
     }
@@ -256,7 +238,6 @@ impl Environment {
             Profile::RateLimited { .. } => {
                 // a retry competes for the next token with the first tries that
                 // arrive meanwhile: it wins about rate / (rate + arrivals) of them
-                #[expect(clippy::cast_precision_loss, reason = "a handful of endpoints")]
                 let per_endpoint =
                     self.scenario.rate() / self.scenario.endpoints().len().max(1) as f64;
                 0.95 * BUCKET_RATE / (BUCKET_RATE + per_endpoint)

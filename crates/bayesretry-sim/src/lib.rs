@@ -8,6 +8,7 @@ mod environment;
 mod luck;
 mod metrics;
 mod oracle;
+mod report;
 mod rule;
 mod runner;
 mod scenario;
@@ -20,6 +21,7 @@ pub use environment::{AttemptOutcome, CallSpec, DEADLINE_US, Environment, Failur
 pub use luck::{Luck, PolicyStream, Purpose, mix64, unit_of};
 pub use metrics::{Metrics, success_by_second, time_to_recover};
 pub use oracle::{Oracle, OracleRule, continuation_value};
+pub use report::{Goal, Interval, golden, goals, goals_markdown, scenario_markdown, write_all};
 pub use rule::{CallState, Rule};
 pub use runner::{
     PolicySpec, REFERENCE_VALUE, RunResult, VALUE_RATIOS, policies, run, run_seed, suite,

@@ -50,7 +50,6 @@ impl Metrics {
         if self.calls == 0 {
             return 0.0;
         }
-        #[expect(clippy::cast_precision_loss, reason = "counts below 2^53")]
         let v = (value * self.successes as f64 - self.attempts as f64) / self.calls as f64;
         v * 1000.0
     }
@@ -60,9 +59,7 @@ impl Metrics {
         if self.retries == 0 {
             return 0.0;
         }
-        #[expect(clippy::cast_precision_loss, reason = "counts below 2^53")]
-        let r = self.retry_after_violations as f64 / self.retries as f64;
-        r
+        self.retry_after_violations as f64 / self.retries as f64
     }
 }
 
@@ -99,13 +96,10 @@ pub(crate) fn compute(
                 m.collateral_failures += 1;
             }
         }
-        #[expect(clippy::cast_precision_loss, reason = "times below 2^53 us")]
         latencies.push(rec.end_us.saturating_sub(rec.arrival_us) as f64 / 1000.0);
     }
     if m.calls > 0 {
-        #[expect(clippy::cast_precision_loss, reason = "counts below 2^53")]
         let c = m.calls as f64;
-        #[expect(clippy::cast_precision_loss, reason = "counts below 2^53")]
         {
             m.success_rate = m.successes as f64 / c;
             m.amplification = m.attempts as f64 / c;
@@ -116,7 +110,6 @@ pub(crate) fn compute(
     m.latency_p99_ms = quantile(&latencies, 0.99);
     m.latency_p999_ms = quantile(&latencies, 0.999);
     if log.brier.1 > 0 {
-        #[expect(clippy::cast_precision_loss, reason = "counts below 2^53")]
         let b = log.brier.0 / log.brier.1 as f64;
         m.brier = Some(b);
     }
@@ -133,13 +126,7 @@ fn quantile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
-    #[expect(clippy::cast_precision_loss, reason = "small length")]
     let n = sorted.len() as f64;
-    #[expect(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        reason = "a rank within the length"
-    )]
     let rank = ((p * n).ceil() as usize).clamp(1, sorted.len());
     sorted.get(rank - 1).copied().unwrap_or(0.0)
 }
@@ -192,14 +179,11 @@ fn time_to_detect(
     let need = usize::try_from(DETECT_BINS).unwrap_or(3);
     for (i, w) in quiet.windows(need).enumerate() {
         if w.iter().all(|&q| q) {
-            #[expect(clippy::cast_precision_loss, reason = "small index")]
             let t = (i as f64 + 1.0) * DETECT_BIN_US as f64 / 1e6;
             return t;
         }
     }
-    #[expect(clippy::cast_precision_loss, reason = "times below 2^53 us")]
-    let length = end.saturating_sub(start) as f64 / 1e6;
-    length
+    end.saturating_sub(start) as f64 / 1e6
 }
 
 /// Successes and calls per arrival second, for the recovery measure.
@@ -240,13 +224,10 @@ pub fn time_to_recover(policy: &[(u32, u32)], oracle: &[(u32, u32)], end_s: usiz
         let from = end_s.max(t.saturating_sub(10));
         if let (Some(p), Some(o)) = (rate(policy, from, t), rate(oracle, from, t)) {
             if p >= o - 0.05 {
-                #[expect(clippy::cast_precision_loss, reason = "small")]
                 let secs = (t - end_s) as f64;
                 return secs;
             }
         }
     }
-    #[expect(clippy::cast_precision_loss, reason = "small")]
-    let rest = horizon.saturating_sub(end_s) as f64;
-    rest
+    horizon.saturating_sub(end_s) as f64
 }

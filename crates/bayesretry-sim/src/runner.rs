@@ -251,6 +251,9 @@ pub fn run_seed(
     Ok(out)
 }
 
+/// The runs of one (scenario, seed), or the error that stopped them.
+type SeedResult = Result<Vec<RunResult>, bayesretry_policy::Error>;
+
 /// Runs the suite: every scenario × seed, each with every policy, on
 /// `threads` threads. Results come back sorted by (scenario, seed, policy order).
 ///
@@ -271,8 +274,7 @@ pub fn suite(
         .map(|(i, (s, seed))| (i, s, seed))
         .collect();
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, Result<Vec<RunResult>, bayesretry_policy::Error>)>> =
-        Mutex::new(Vec::new());
+    let results: Mutex<Vec<(usize, SeedResult)>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| {

@@ -204,7 +204,6 @@ fn fraction(t_us: u64, horizon_us: u64) -> f64 {
     if horizon_us == 0 {
         return 0.0;
     }
-    #[expect(clippy::cast_precision_loss, reason = "times below 2^53 us")]
     let f = t_us as f64 / horizon_us as f64;
     f.clamp(0.0, 1.0)
 }

@@ -162,6 +162,7 @@ impl Future for Sleep {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bayesretry_policy::Clock;
     use core::cell::RefCell;
 
     #[test]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use bayesretry_sim::{Scenario, policies, suite};
+use bayesretry_sim::{Scenario, goals, goals_markdown, policies, suite, write_all};
 use clap::Parser;
 
 /// Runs the decision-quality benchmark of BayesRetry.
@@ -68,20 +68,13 @@ fn main() -> ExitCode {
         specs.len(),
         elapsed.as_secs_f64()
     );
-    for r in results.iter().filter(|r| r.seed == args.first_seed) {
-        println!(
-            "{} {:12} V={:?} succ={:.4} amp={:.3} nv10={:.1} ttd={:?} ttr={:?} ra={} coll={}",
-            r.scenario,
-            r.policy,
-            r.value_ratio,
-            r.pooled.success_rate,
-            r.pooled.amplification,
-            r.pooled.net_value(10.0),
-            r.pooled.time_to_detect_s,
-            r.time_to_recover_s,
-            r.pooled.retry_after_violations,
-            r.pooled.collateral_failures
-        );
+    print!("{}", goals_markdown(&goals(&results, "BR-G")));
+    if let Some(dir) = &args.out {
+        if let Err(e) = write_all(dir, &results) {
+            eprintln!("bench-sim: writing {}: {e}", dir.display());
+            return ExitCode::FAILURE;
+        }
+        eprintln!("bench-sim: wrote {}", dir.display());
     }
     ExitCode::SUCCESS
 }
