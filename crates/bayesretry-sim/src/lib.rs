@@ -24,7 +24,7 @@ pub use oracle::{Oracle, OracleRule, continuation_value};
 pub use report::{Goal, Interval, golden, goals, goals_markdown, scenario_markdown, write_all};
 pub use rule::{CallState, Rule};
 pub use runner::{
-    PolicySpec, REFERENCE_VALUE, RunResult, VALUE_RATIOS, policies, run, run_seed, suite,
+    PolicySpec, REFERENCE_VALUE, RunResult, VALUE_RATIOS, policies, policies_with, run, run_seed, suite,
 };
 pub use scenario::{Profile, SECOND, Scenario};
 pub use timeline::{Sleep, Timeline};

@@ -101,7 +101,8 @@ impl Rule for OracleRule {
                 // some attempt still allowed will succeed
                 let ok = (next..=self.max_attempts.min(64))
                     .any(|a| env.would_succeed(&call, a, at));
-                self.predicted = Some(if ok { 1.0 } else { 0.0 });
+                let first = env.would_succeed(&call, next, at);
+                self.predicted = Some(if first { 1.0 } else { 0.0 });
                 ok
             }
             Oracle::Myopic => {

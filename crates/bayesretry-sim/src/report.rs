@@ -411,7 +411,11 @@ pub fn write_all(dir: &Path, results: &[RunResult]) -> io::Result<()> {
     for s in scenarios {
         std::fs::write(dir.join(format!("{s}.md")), scenario_markdown(results, s))?;
     }
-    std::fs::write(dir.join("goals.md"), goals_markdown(&goals(results, "BR-G")))?;
+    let mut text = goals_markdown(&goals(results, "BR-G"));
+    if results.iter().any(|r| r.policy == "BR-G+") {
+        text.push_str(&goals_markdown(&goals(results, "BR-G+")));
+    }
+    std::fs::write(dir.join("goals.md"), text)?;
     Ok(())
 }
 

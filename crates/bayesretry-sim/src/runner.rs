@@ -86,6 +86,18 @@ pub struct RunResult {
     pub events: u64,
 }
 
+/// Every policy of the suite for a pass with this attempt cap, and the adjusted
+/// greedy BayesRetry (`BR-G+`) with `tuned`.
+pub fn policies_with(max_attempts: u32, tuned: bool) -> Vec<PolicySpec> {
+    let mut out = policies(max_attempts);
+    if tuned {
+        for v in VALUE_RATIOS {
+            out.push(PolicySpec::Bayes(BayesConfig::tuned(Strategy::Greedy, v, max_attempts)));
+        }
+    }
+    out
+}
+
 /// Every policy of the suite for a pass with this attempt cap.
 pub fn policies(max_attempts: u32) -> Vec<PolicySpec> {
     let mut out: Vec<PolicySpec> = Baseline::ALL.into_iter().map(PolicySpec::Baseline).collect();
