@@ -460,9 +460,9 @@ impl Rule for BaselineRule {
                 while withdrawals.front().is_some_and(|&t| t < cutoff) {
                     withdrawals.pop_front();
                 }
-                let balance = (FINAGLE_MIN_PER_SEC * 10.0 + FINAGLE_PERCENT * deposits.len() as f64)
-                    .floor()
-                    - withdrawals.len() as f64;
+                let balance =
+                    (FINAGLE_MIN_PER_SEC * 10.0 + FINAGLE_PERCENT * deposits.len() as f64).floor()
+                        - withdrawals.len() as f64;
                 if balance < 1.0 {
                     return None;
                 }

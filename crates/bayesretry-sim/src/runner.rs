@@ -92,7 +92,11 @@ pub fn policies_with(max_attempts: u32, tuned: bool) -> Vec<PolicySpec> {
     let mut out = policies(max_attempts);
     if tuned {
         for v in VALUE_RATIOS {
-            out.push(PolicySpec::Bayes(BayesConfig::tuned(Strategy::Greedy, v, max_attempts)));
+            out.push(PolicySpec::Bayes(BayesConfig::tuned(
+                Strategy::Greedy,
+                v,
+                max_attempts,
+            )));
         }
     }
     out
@@ -100,7 +104,10 @@ pub fn policies_with(max_attempts: u32, tuned: bool) -> Vec<PolicySpec> {
 
 /// Every policy of the suite for a pass with this attempt cap.
 pub fn policies(max_attempts: u32) -> Vec<PolicySpec> {
-    let mut out: Vec<PolicySpec> = Baseline::ALL.into_iter().map(PolicySpec::Baseline).collect();
+    let mut out: Vec<PolicySpec> = Baseline::ALL
+        .into_iter()
+        .map(PolicySpec::Baseline)
+        .collect();
     out.push(PolicySpec::Oracle(Oracle::Clairvoyant, REFERENCE_VALUE));
     for v in VALUE_RATIOS {
         out.push(PolicySpec::Oracle(Oracle::Dp, v));
@@ -136,7 +143,9 @@ pub fn run(
     let timeline = Timeline::new();
     let log = RefCell::new(RunLog::new(env.calls().len()));
     let arrivals: Vec<u64> = env.calls().iter().map(|c| c.arrival_us).collect();
-    let max_events = (env.calls().len() as u64).saturating_mul(40).saturating_add(1_000);
+    let max_events = (env.calls().len() as u64)
+        .saturating_mul(40)
+        .saturating_add(1_000);
     let calls = env.calls();
     let parameters;
     let events = match spec {
@@ -169,12 +178,17 @@ pub fn run(
     log.events = events;
     let horizon = scenario.horizon_us();
     let endpoints = scenario.endpoints();
-    let healthy = |r: &crate::trace::CallRecord| scenario == Scenario::S8 && r.shard != S8_DOWN_SHARD;
+    let healthy =
+        |r: &crate::trace::CallRecord| scenario == Scenario::S8 && r.shard != S8_DOWN_SHARD;
     let single_outage = endpoints.first().and_then(|e| outage_of(e.1, horizon));
     let pooled = metrics::compute(
         &log,
         |_| true,
-        if endpoints.len() == 1 { single_outage } else { None },
+        if endpoints.len() == 1 {
+            single_outage
+        } else {
+            None
+        },
         max_attempts,
         healthy,
     );
@@ -195,7 +209,10 @@ pub fn run(
                 recovery_bins = metrics::success_by_second(&log, |r| r.endpoint == ep);
             }
         }
-    } else if endpoints.first().is_some_and(|e| matches!(e.1, Profile::Outage)) {
+    } else if endpoints
+        .first()
+        .is_some_and(|e| matches!(e.1, Profile::Outage))
+    {
         recovery_bins = metrics::success_by_second(&log, |_| true);
     }
     Ok(RunResult {
@@ -256,7 +273,11 @@ pub fn run_seed(
         if !reference.is_empty() {
             let end_s = usize::try_from(S5_OUTAGE.1 / SECOND).unwrap_or(300);
             for r in &mut out {
-                r.time_to_recover_s = Some(metrics::time_to_recover(&r.recovery_bins, &reference, end_s));
+                r.time_to_recover_s = Some(metrics::time_to_recover(
+                    &r.recovery_bins,
+                    &reference,
+                    end_s,
+                ));
             }
         }
     }

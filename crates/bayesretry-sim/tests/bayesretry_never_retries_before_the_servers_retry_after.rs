@@ -2,7 +2,7 @@
 //! loop waits at least that long, while B2 (which ignores the header) does not.
 #![allow(clippy::panic, reason = "a test fails by panicking")]
 
-use bayesretry_sim::{BayesConfig, Baseline, PolicySpec, Scenario, Strategy, run};
+use bayesretry_sim::{Baseline, BayesConfig, PolicySpec, Scenario, Strategy, run};
 
 #[test]
 fn no_bayesretry_strategy_retries_early_and_b2_does() {
