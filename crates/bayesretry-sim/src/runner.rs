@@ -139,6 +139,21 @@ pub fn run(
     seed: u64,
     max_attempts: u32,
 ) -> Result<RunResult, bayesretry_policy::Error> {
+    run_with_log(scenario, spec, seed, max_attempts).map(|(result, _)| result)
+}
+
+/// [`run`], also returning the raw log: every call's record, and the times of
+/// every retry and refusal.
+///
+/// # Errors
+///
+/// The policy builder's error, for a BayesRetry configuration it rejects.
+pub fn run_with_log(
+    scenario: Scenario,
+    spec: &PolicySpec,
+    seed: u64,
+    max_attempts: u32,
+) -> Result<(RunResult, RunLog), bayesretry_policy::Error> {
     let env = Environment::new(scenario, seed);
     let timeline = Timeline::new();
     let log = RefCell::new(RunLog::new(env.calls().len()));
@@ -215,7 +230,7 @@ pub fn run(
     {
         recovery_bins = metrics::success_by_second(&log, |_| true);
     }
-    Ok(RunResult {
+    let result = RunResult {
         scenario: scenario.id(),
         policy: spec.id(),
         seed,
@@ -227,7 +242,8 @@ pub fn run(
         time_to_recover_s: None,
         recovery_bins,
         events: log.events,
-    })
+    };
+    Ok((result, log))
 }
 
 fn run_rule(
