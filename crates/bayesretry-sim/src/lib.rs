@@ -24,8 +24,8 @@ pub use oracle::{Oracle, OracleRule, continuation_value};
 pub use report::{Goal, Interval, goals, goals_markdown, golden, scenario_markdown, write_all};
 pub use rule::{CallState, Rule};
 pub use runner::{
-    PolicySpec, REFERENCE_VALUE, RunResult, VALUE_RATIOS, policies, policies_with, run, run_with_log, run_seed,
-    suite,
+    PolicySpec, REFERENCE_VALUE, RunResult, VALUE_RATIOS, policies, policies_with, run, run_seed,
+    run_with_log, suite,
 };
 pub use scenario::{Profile, SECOND, Scenario};
 pub use timeline::{Sleep, Timeline};

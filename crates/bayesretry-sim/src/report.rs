@@ -252,6 +252,7 @@ fn net_value_table(md: &mut String, results: &[RunResult], scenario: &str, endpo
         md.push('\n');
     }
     md.push('\n');
+    crossover_table(md, results, scenario, endpoint);
     let _ = write!(
         md,
         "Regret to the DP oracle per 1000 calls (learning = myopic − policy, myopia = DP − myopic), and as a share of DP − B0:\n\n| policy |"
@@ -284,6 +285,57 @@ fn net_value_table(md: &mut String, results: &[RunResult], scenario: &str, endpo
                 "–".to_owned()
             };
             let _ = write!(md, " {regret:.0} ({learning:.0} / {myopia:.0}; {share}) |");
+        }
+        md.push('\n');
+    }
+    md.push('\n');
+}
+
+/// The crossover V/c of each BayesRetry strategy against each baseline: the
+/// smallest V/c of the sweep from which the strategy's mean net value is at
+/// least the baseline's at every higher V/c ("never" if it is behind at 200).
+fn crossover_table(md: &mut String, results: &[RunResult], scenario: &str, endpoint: Option<&str>) {
+    let ours: Vec<String> = policy_ids(results, scenario)
+        .into_iter()
+        .filter(|p| p.starts_with("BR"))
+        .collect();
+    let baselines = baseline_ids(results, scenario);
+    let _ = write!(
+        md,
+        "Crossover V/c (BayesRetry at least level from this V/c up):\n\n| policy |"
+    );
+    for b in &baselines {
+        let _ = write!(md, " {b} |");
+    }
+    md.push_str("\n|---|");
+    for _ in &baselines {
+        md.push_str("---|");
+    }
+    md.push('\n');
+    let mean = |p: &str, v: f64| -> f64 {
+        let xs: Vec<f64> = net_values(results, scenario, p, v, endpoint)
+            .into_iter()
+            .map(|x| x.1)
+            .collect();
+        Interval::of(&xs).mean
+    };
+    for p in &ours {
+        let _ = write!(md, "| {p} |");
+        for b in &baselines {
+            let mut cross: Option<f64> = None;
+            for v in VALUE_RATIOS.iter().rev() {
+                if mean(p, *v) >= mean(b, *v) {
+                    cross = Some(*v);
+                } else {
+                    break;
+                }
+            }
+            match cross {
+                Some(v) => {
+                    let _ = write!(md, " {v} |");
+                }
+                None => md.push_str(" never |"),
+            }
         }
         md.push('\n');
     }
