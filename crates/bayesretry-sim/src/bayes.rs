@@ -66,9 +66,6 @@ impl BayesConfig {
     /// default with the changes listed in docs/BENCHMARKS.md.
     pub fn tuned(strategy: Strategy, value: f64, max_attempts: u32) -> BayesConfig {
         let mut c = BayesConfig::new(strategy, value, max_attempts);
-        c.prior = Some((0.5, 2.0));
-        c.class_refresh_ms = Some(0);
-        c.backoff_ms = Some((100, 1_000));
         let break_even = if value > 0.0 { 1.0 / value } else { 0.5 };
         c.open_below = Some(break_even.clamp(0.05, 0.5));
         c
