@@ -94,7 +94,10 @@ impl Environment {
             let u = luck.unit(id, 0, Purpose::Arrival);
             t += -(1.0 - u).ln() / rate;
             let endpoint = (id % endpoints as u64) as u8;
-            let profile = scenario.endpoints()[usize::from(endpoint)].1;
+            let profile = scenario
+                .endpoints()
+                .get(usize::from(endpoint))
+                .map_or(Profile::Healthy, |e| e.1);
             let arrival_us = (t * 1e6) as u64;
             let shard = if matches!(profile, Profile::Sharded) {
                 let s = (luck.unit(id, 0, Purpose::Shard) * 3.0) as u8;

@@ -181,9 +181,13 @@ pub fn run_with_log(
             timeline.run(
                 &arrivals,
                 |i| {
-                    let call = calls.get(i).copied().unwrap_or(calls[0]);
                     let (env, tl, policy, log) = (&env, &timeline, &policy, &log);
-                    Box::pin(bayes::drive(env, tl, policy, shard_keys, call, log))
+                    let call = calls.get(i).copied();
+                    Box::pin(async move {
+                        if let Some(call) = call {
+                            bayes::drive(env, tl, policy, shard_keys, call, log).await;
+                        }
+                    })
                 },
                 max_events,
             )
@@ -258,8 +262,12 @@ fn run_rule(
     timeline.run(
         arrivals,
         |i| {
-            let call = calls.get(i).copied().unwrap_or(calls[0]);
-            Box::pin(rule::drive(env, timeline, rule, call, log))
+            let call = calls.get(i).copied();
+            Box::pin(async move {
+                if let Some(call) = call {
+                    rule::drive(env, timeline, rule, call, log).await;
+                }
+            })
         },
         max_events,
     )
