@@ -14,7 +14,8 @@ pub struct Metrics {
     pub attempts: u64,
     /// S: successful calls.
     pub successes: u64,
-    /// R = A − C... counted as attempts after the first of each call.
+    /// R: retries, the attempts after the first of each call (A − C, less the
+    /// calls refused before their first attempt).
     pub retries: u64,
     /// S / C.
     pub success_rate: f64,
@@ -24,8 +25,8 @@ pub struct Metrics {
     pub wasted_retries: u64,
     /// Retries on calls that never succeeded.
     pub hopeless_retries: u64,
-    /// Retries started before the server's Retry-After expired, over all
-    /// retries (`None` when no Retry-After was ever given, or no retry made).
+    /// Retries started before the server's Retry-After had expired (a count;
+    /// [`retry_after_compliance`](Metrics::retry_after_compliance) is the share).
     pub retry_after_violations: u64,
     /// Calls ended by a local refusal (breaker or throttle).
     pub refused_calls: u64,
