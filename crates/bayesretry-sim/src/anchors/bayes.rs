@@ -12,7 +12,8 @@
 //!    of the context that led to it (the previous failure) goes to the store;
 //! 3. after a failure, the engine decides on the context
 //!    `(endpoint, attempts failed, class)` with the breaker's state, and the
-//!    backoff gives the delay.
+//!    backoff gives the delay; a retry the engine allows then spends from the
+//!    budget, if there is one (first attempts deposit into it).
 //!
 //! Only this ordering is written here; every decision, posterior and breaker
 //! transition is the crates' own.
@@ -21,6 +22,7 @@ use core::time::Duration;
 
 use bayesretry_backoff::Backoff;
 use bayesretry_breaker::Breaker;
+use bayesretry_budget::{RatioConfig, RatioLedger};
 use bayesretry_cost::CostModel;
 use bayesretry_decision::{DecisionEngine, Situation, Strategy};
 use bayesretry_policy::{DEFAULT_ATTEMPT_COST, DEFAULT_MAX_ATTEMPTS, DEFAULT_SUCCESS_VALUE};
@@ -40,6 +42,7 @@ pub(crate) struct BayesRetry {
     store: MemoryStore,
     breaker: Option<Breaker>,
     backoff: Backoff,
+    budget: Option<RatioLedger>,
     rng: SplitMix64,
 }
 
@@ -51,7 +54,7 @@ pub(crate) struct CallTrack {
 }
 
 /// The settings of a BayesRetry state.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct BayesConfig {
     /// Success value and attempt cost.
     pub(crate) cost: (f64, f64),
@@ -63,6 +66,8 @@ pub(crate) struct BayesConfig {
     pub(crate) backoff: bayesretry_backoff::Config,
     /// The store.
     pub(crate) store: StoreConfig,
+    /// A retry budget (Finagle's ratio budget), if any.
+    pub(crate) budget: Option<RatioConfig>,
 }
 
 impl BayesConfig {
@@ -76,6 +81,7 @@ impl BayesConfig {
             breaker: Some(bayesretry_breaker::Config::new()),
             backoff: bayesretry_backoff::Config::new(),
             store: StoreConfig::new().with_hierarchical_priors(true),
+            budget: None,
         }
     }
 }
@@ -101,6 +107,10 @@ impl BayesRetry {
                 .breaker
                 .map(|breaker| breaker.build().expect("a valid breaker")),
             backoff: config.backoff.build().expect("a valid backoff"),
+            budget: config
+                .budget
+                .clone()
+                .map(|budget| RatioLedger::new(budget.build().expect("a valid budget"))),
             rng: SplitMix64::new(seed),
         }
     }
@@ -110,6 +120,11 @@ impl BayesRetry {
         if let Some(breaker) = &mut self.breaker {
             if !breaker.check(now_ms).is_allowed() {
                 return false;
+            }
+        }
+        if call.attempts == 0 {
+            if let Some(budget) = &mut self.budget {
+                budget.deposit(now_ms);
             }
         }
         call.attempts = call.attempts.saturating_add(1);
@@ -158,6 +173,14 @@ impl BayesRetry {
         let decision = self
             .engine
             .decide_with_uniform(&self.store, &ctx, &situation, now_ms, u);
-        decision.retry().then_some(delay)
+        if !decision.retry() {
+            return None;
+        }
+        if let Some(budget) = &mut self.budget {
+            if budget.try_spend(now_ms, 1).is_err() {
+                return None;
+            }
+        }
+        Some(delay)
     }
 }
