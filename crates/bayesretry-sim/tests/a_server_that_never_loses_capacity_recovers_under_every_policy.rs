@@ -87,3 +87,16 @@ fn the_same_seed_gives_the_same_storm() {
         );
     }
 }
+
+#[test]
+fn a_cell_without_load_is_an_empty_run_not_a_hang() {
+    let cell = S7bCell {
+        fraction: 0.5,
+        duration_s: 10.0,
+        utilisation: 0.0,
+    };
+    let row = storm::s7b_run(1, &cell, PolicyId::BayesRetry);
+    assert_eq!((row.success_rate, row.amplification), (1.0, 1.0));
+    // nothing offered, so no window can show goodput at 95 % of it
+    assert!(!row.recovered);
+}

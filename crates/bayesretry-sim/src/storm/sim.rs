@@ -172,10 +172,13 @@ pub(crate) fn run(seed: u64, setting: &Setting, id: PolicyId) -> (Totals, Series
         }
     };
     let mut queue = EventQueue::new();
-    queue.push(
-        rng::exponential(key(&[0, ARRIVAL]), 1.0 / setting.peak_rate),
-        Event::Candidate { index: 0 },
-    );
+    // no load (or a nonsensical bound): no calls, an empty run
+    if setting.peak_rate > 0.0 && setting.peak_rate.is_finite() {
+        queue.push(
+            rng::exponential(key(&[0, ARRIVAL]), 1.0 / setting.peak_rate),
+            Event::Candidate { index: 0 },
+        );
+    }
     let mut calls: Vec<Call> = Vec::new();
     let mut attempts: Vec<Attempt> = Vec::new();
     let mut fifo: VecDeque<usize> = VecDeque::new();
