@@ -2,6 +2,7 @@
 
 extern crate alloc;
 
+pub mod anchors;
 mod baseline;
 mod bayes;
 mod environment;
@@ -12,6 +13,7 @@ mod report;
 mod rule;
 mod runner;
 mod scenario;
+pub mod storm;
 mod timeline;
 mod trace;
 
