@@ -83,7 +83,10 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 ///    when the retry is really going to be made: a vetoed retry spends nothing.
 ///    So the decision the hooks see is the engine's, before the budget; if the
 ///    budget then refuses, the call stops with [`RetryError::BudgetExhausted`]
-///    and `on_exhausted` sees that.
+///    and `on_exhausted` sees that. The policy's observer
+///    ([`Observer::on_decision`](crate::Observer::on_decision)) is told once per
+///    failure, after the budget, of the decision the call acts on: a retry the
+///    budget refuses reaches it as that stop, never as a retry.
 /// 4. `on_exhausted(error)`: once, when the call gives up after a retryable
 ///    failure (not for a permanent error or a cancellation).
 ///
@@ -342,10 +345,11 @@ impl<'a> Attempts<'a> {
             situation = situation.with_deadline_ms(deadline_ms);
         }
         let hard_cap = inner.max_attempts.saturating_add(MAX_UNCOUNTED_FAILURES);
+        // The observer is told below, once, of the decision the call acts on.
         let decision = if self.attempt >= hard_cap {
-            inner.stop(Reason::MaxAttempts, &ctx)
+            Decision::stop(Reason::MaxAttempts)
         } else {
-            inner.decide(&ctx, &situation, now_ms)
+            inner.judge(&ctx, &situation, now_ms)
         };
 
         let info = FailedAttempt {
@@ -371,10 +375,11 @@ impl<'a> Attempts<'a> {
             if let Some(budget) = &inner.budget {
                 if budget.try_spend(now_ms, 1).is_err() {
                     // every hard check passed, so the budget is the first to stop it
-                    decision = inner.stop(Reason::BudgetExhausted, &ctx);
+                    decision = Decision::stop(Reason::BudgetExhausted);
                 }
             }
         }
+        inner.report(&decision, &ctx);
         #[cfg(feature = "tracing")]
         tracing::event!(
             tracing::Level::DEBUG,
