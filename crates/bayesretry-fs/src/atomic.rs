@@ -55,7 +55,11 @@ pub(crate) fn rotate_backup(
     if fs::hard_link(primary, backup_temp).is_err() {
         fs::copy(primary, backup_temp).map_err(|e| Error::io("copy to the backup", primary, e))?;
         restrict(backup_temp)?;
-        File::open(backup_temp)
+        // Opened for writing: Windows flushes a file's buffers only through a
+        // handle with write access (a read-only one is refused).
+        OpenOptions::new()
+            .write(true)
+            .open(backup_temp)
             .and_then(|file| file.sync_all())
             .map_err(|e| Error::io("fsync", backup_temp, e))?;
     }
