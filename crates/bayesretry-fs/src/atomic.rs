@@ -10,12 +10,16 @@ use crate::identity::FileId;
 /// Options that create files readable and writable by their owner only
 /// (mode 0600 on Unix; the process's umask can only remove bits from it).
 pub(crate) fn create_options() -> OpenOptions {
-    let mut options = OpenOptions::new();
+    // Rebound rather than `let mut`, which would be an unused `mut` (a
+    // warning, an error under `-D warnings`) where there is no mode to set.
+    let options = OpenOptions::new();
     #[cfg(unix)]
-    {
+    let options = {
         use std::os::unix::fs::OpenOptionsExt;
+        let mut options = options;
         options.mode(0o600);
-    }
+        options
+    };
     options
 }
 
