@@ -90,7 +90,11 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 /// 4. `on_exhausted(error)`: once, when the call gives up after a retryable
 ///    failure (not for a permanent error or a cancellation).
 ///
-/// A permanent error ends the call before any hook runs.
+/// A permanent error ends the call before any hook runs. It is not a failure
+/// of the endpoint, so the breaker does not count it; if the attempt was a
+/// half-open breaker's probe, the probe's slot is handed back
+/// ([`SharedBreaker::release_probe`](bayesretry_breaker::SharedBreaker::release_probe)),
+/// so the next call may probe at once.
 #[must_use = "a call does nothing until run"]
 pub struct Call<'a, E> {
     policy: &'a RetryPolicy,
@@ -219,6 +223,8 @@ struct Attempts<'a> {
     counted: u32,
     /// The context of the last failure, whose next attempt is pending.
     previous: Option<(u32, ErrorClass)>,
+    /// Whether the attempt under way is a half-open breaker's probe.
+    probe: bool,
 }
 
 impl<'a> Attempts<'a> {
@@ -240,6 +246,7 @@ impl<'a> Attempts<'a> {
             attempt: 0,
             counted: 0,
             previous: None,
+            probe: false,
         }
     }
 
@@ -251,12 +258,16 @@ impl<'a> Attempts<'a> {
         let inner = self.inner;
         if let Some(state) = &self.state {
             let mut now = None;
-            if let bayesretry_breaker::Admission::Rejected { until_ms } = state
+            match state
                 .breaker
                 .check_with(|| *now.get_or_insert_with(|| inner.now_ms()))
             {
-                let now_ms = now.unwrap_or_else(|| inner.now_ms());
-                return Err(Some(Duration::from_millis(until_ms.saturating_sub(now_ms))));
+                bayesretry_breaker::Admission::Rejected { until_ms } => {
+                    let now_ms = now.unwrap_or_else(|| inner.now_ms());
+                    return Err(Some(Duration::from_millis(until_ms.saturating_sub(now_ms))));
+                }
+                bayesretry_breaker::Admission::Probe { .. } => self.probe = true,
+                _ => self.probe = false,
             }
         }
         if self.attempt == 0 {
@@ -298,6 +309,11 @@ impl<'a> Attempts<'a> {
         let (class, err) = match (classification.error_class(), err) {
             (Some(class), err) => (class, err),
             (None, Some(err)) => {
+                // A permanent error says nothing about whether the endpoint
+                // is back: a probe's slot is handed back, not spent.
+                if let (true, Some(state)) = (self.probe, &self.state) {
+                    state.breaker.release_probe();
+                }
                 if let Some((attempt, class)) = self.previous.take() {
                     inner.observe(&Context::new(self.endpoint, attempt, class), false, now_ms);
                 }
