@@ -311,7 +311,8 @@ impl Breaker {
 
     /// Adds `count` successes to the evidence, as evidence only: no probe result,
     /// no transition. Used for successes counted without the lock (no half-life,
-    /// so no time is needed).
+    /// so no time is needed). Only the shared breaker counts so.
+    #[cfg(feature = "std")]
     pub(crate) fn absorb_successes(&mut self, count: u64) {
         self.evidence.observe_successes(count);
     }
