@@ -57,6 +57,19 @@ pub mod http {
     pub use bayesretry_http::*;
 }
 
+/// The durable snapshot file (`bayesretry-fs`; feature `fs`).
+#[cfg(feature = "fs")]
+pub mod fs {
+    pub use bayesretry_fs::*;
+}
+
+/// Fleet-wide evidence, retry budget and breaker on Redis (`bayesretry-redis`;
+/// feature `redis`).
+#[cfg(feature = "redis")]
+pub mod redis {
+    pub use bayesretry_redis::*;
+}
+
 pub use bayesretry_beta::Beta;
 pub use bayesretry_cost::CostModel;
 pub use bayesretry_decision::{Decision, DecisionEngine, Reason, Situation, Strategy};
