@@ -1,10 +1,10 @@
 //! [`AuditTrail`]: a background writer fed by an [`AuditObserver`], so that a
 //! policy's decisions are logged without hashing or I/O on the call's path.
 
+use alloc::sync::Arc;
 use core::fmt;
 use core::num::NonZeroUsize;
 use core::sync::atomic::{AtomicU64, Ordering};
-use alloc::sync::Arc;
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::thread::{self, JoinHandle};
 use std::time::{SystemTime, UNIX_EPOCH};

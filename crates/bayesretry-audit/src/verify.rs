@@ -285,7 +285,7 @@ fn f64_bits(text: &str) -> Option<u64> {
     if bytes.len() != 16 {
         return None;
     }
-    bytes
-        .iter()
-        .try_fold(0u64, |bits, &c| Some((bits << 4) | u64::from(hex_digit(c)?)))
+    bytes.iter().try_fold(0u64, |bits, &c| {
+        Some((bits << 4) | u64::from(hex_digit(c)?))
+    })
 }
