@@ -141,6 +141,13 @@ impl fmt::Debug for AuditObserver {
 }
 
 impl AuditObserver {
+    /// Records dropped so far by this observer and every other of its trail:
+    /// the same count as [`AuditTrail::dropped`], readable from a clone kept
+    /// after the trail is gone.
+    pub fn dropped(&self) -> u64 {
+        self.counters.dropped.load(Ordering::Relaxed)
+    }
+
     fn offer(&self, message: Message) {
         match self.sender.try_send(message) {
             Ok(()) => {}
