@@ -2,6 +2,13 @@
 //! does not verify, syncs as its `Fsync` policy says, and refuses a record too
 //! long for a verifier to read without changing the log.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
 mod common;
 
 use core::num::NonZeroU32;
@@ -30,10 +37,16 @@ fn a_reopened_file_continues_where_it_ended() {
     second.flush().unwrap();
     let seal = second.seal();
     assert_eq!(seal.entries(), 12);
-    assert_eq!(Verifier::new().with_seal(seal).verify_file(&path).unwrap(), seal);
+    assert_eq!(
+        Verifier::new().with_seal(seal).verify_file(&path).unwrap(),
+        seal
+    );
     // the seal taken after five entries still holds: the log only grew
     assert_eq!(
-        Verifier::new().with_seal(after_five).verify_file(&path).unwrap(),
+        Verifier::new()
+            .with_seal(after_five)
+            .verify_file(&path)
+            .unwrap(),
         seal
     );
 }
@@ -129,7 +142,10 @@ fn a_record_too_long_to_verify_is_refused_and_the_log_is_unchanged() {
     writer.append(&record(1)).unwrap();
     let seal = writer.seal();
     let bytes = writer.into_inner().unwrap();
-    assert_eq!(Verifier::new().verify_reader(bytes.as_slice()).unwrap(), seal);
+    assert_eq!(
+        Verifier::new().verify_reader(bytes.as_slice()).unwrap(),
+        seal
+    );
     assert_eq!(seal.entries(), 2);
 }
 

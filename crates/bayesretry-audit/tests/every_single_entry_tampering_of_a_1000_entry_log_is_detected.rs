@@ -4,6 +4,13 @@
 //! streaming `Verifier`. Deletions at the end and truncations need the seal;
 //! everything else is caught by the chain alone.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
 mod common;
 
 use core::ops::Range;
@@ -267,14 +274,14 @@ fn file_with(lines: &[Vec<u8>], replaced: Range<usize>, with: &[&[u8]], out: &mu
 
 /// Replaces the first `from` in `line` by `to`.
 fn replace(line: &[u8], from: &str, to: &str) -> Vec<u8> {
-    let text = std::str::from_utf8(line).unwrap();
+    let text = core::str::from_utf8(line).unwrap();
     assert!(text.contains(from), "{from} not in {text}");
     text.replacen(from, to, 1).into_bytes()
 }
 
 /// A textual edit of one field of a line that keeps it canonical.
 fn edit_line(line: &[u8], i: u64) -> Vec<u8> {
-    let text = std::str::from_utf8(line).unwrap();
+    let text = core::str::from_utf8(line).unwrap();
     let time = format!("\"time_ms\":{}", 1_764_460_800_000 + 250 * i);
     let later = format!("\"time_ms\":{}", 1_764_460_800_000 + 250 * i + 1);
     match i % 3 {

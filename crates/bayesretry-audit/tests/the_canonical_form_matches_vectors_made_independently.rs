@@ -2,6 +2,13 @@
 //! `tests/data/vectors.json` and `vectors.jsonl`, which `tests/data/gen_vectors.py`
 //! produced from `docs/SPEC.md` with Python's hashlib, independently of this crate.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
 use bayesretry_audit::{AuditLog, Event, Fsync, Hash, JsonlWriter, Record, Seal, Verifier};
 use serde_json::Value;
 
@@ -9,11 +16,15 @@ const VECTORS: &str = include_str!("data/vectors.json");
 const LOG: &[u8] = include_bytes!("data/vectors.jsonl");
 
 fn text<'a>(value: &'a Value, key: &str) -> &'a str {
-    value[key].as_str().unwrap_or_else(|| panic!("{key} is not a string"))
+    value[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("{key} is not a string"))
 }
 
 fn number(value: &Value, key: &str) -> u64 {
-    value[key].as_u64().unwrap_or_else(|| panic!("{key} is not a u64"))
+    value[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key} is not a u64"))
 }
 
 fn bits(value: &Value, key: &str) -> f64 {
@@ -36,7 +47,10 @@ fn record(input: &Value) -> Record {
             // the readable decimal is the same number, where it is one
             for (value, repr) in [(probability, "p_repr"), (expected_value, "ev_repr")] {
                 if value.is_finite() {
-                    assert_eq!(text(input, repr).parse::<f64>().unwrap().to_bits(), value.to_bits());
+                    assert_eq!(
+                        text(input, repr).parse::<f64>().unwrap().to_bits(),
+                        value.to_bits()
+                    );
                 }
             }
             Event::Decision {
@@ -63,9 +77,15 @@ fn record(input: &Value) -> Record {
     Record::new(number(input, "time_ms"), event)
 }
 
-fn vectors() -> (Vec<(u64, Record, Vec<u8>, Hash, Hash)>, Seal) {
+/// One entry of the vectors: seq, record, canonical bytes, previous hash, hash.
+type Case = (u64, Record, Vec<u8>, Hash, Hash);
+
+fn vectors() -> (Vec<Case>, Seal) {
     let doc: Value = serde_json::from_str(VECTORS).unwrap();
-    assert_eq!(text(&doc, "genesis").parse::<Hash>().unwrap(), Hash::GENESIS);
+    assert_eq!(
+        text(&doc, "genesis").parse::<Hash>().unwrap(),
+        Hash::GENESIS
+    );
     let entries = doc["entries"].as_array().unwrap();
     assert!(entries.len() >= 9, "the vectors cover every kind of field");
     let cases = entries

@@ -2,6 +2,13 @@
 //! line; lines are read with a bound, so a file without newlines cannot make the
 //! verifier allocate without limit.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
 mod common;
 
 use std::io::{self, Read};
@@ -68,7 +75,10 @@ fn lines_that_are_not_entries_are_malformed() {
 #[test]
 fn entries_not_in_canonical_form_are_refused() {
     let good = line_4();
-    assert!(good.contains("\\u000a"), "the line holds an escaped newline");
+    assert!(
+        good.contains("\\u000a"),
+        "the line holds an escaped newline"
+    );
     let cases = [
         good.replacen(",", ", ", 1),
         format!(" {good}"),
@@ -99,7 +109,10 @@ fn a_version_from_the_future_is_named() {
     let bytes = with_line_4(format!("{}\n", line_4().replacen("\"v\":1", "\"v\":2", 1)).as_bytes());
     assert!(matches!(
         verify(&bytes),
-        Error::UnsupportedVersion { line: 4, version: 2 }
+        Error::UnsupportedVersion {
+            line: 4,
+            version: 2
+        }
     ));
 }
 
@@ -119,7 +132,12 @@ fn a_line_over_the_bound_is_too_long() {
     let lines = file_lines(3);
     let longest = lines.iter().map(Vec::len).max().unwrap() - 1;
     let bytes = lines.concat();
-    assert!(Verifier::new().with_max_line_len(longest).verify_reader(bytes.as_slice()).is_ok());
+    assert!(
+        Verifier::new()
+            .with_max_line_len(longest)
+            .verify_reader(bytes.as_slice())
+            .is_ok()
+    );
     let err = Verifier::new()
         .with_max_line_len(longest - 1)
         .verify_reader(bytes.as_slice())
@@ -134,7 +152,13 @@ fn an_endless_line_is_refused_after_the_bound() {
     let err = Verifier::new()
         .verify_reader(io::BufReader::new(endless))
         .unwrap_err();
-    assert!(matches!(err, Error::LineTooLong { line: 1, limit: 65536 }));
+    assert!(matches!(
+        err,
+        Error::LineTooLong {
+            line: 1,
+            limit: 65536
+        }
+    ));
 }
 
 #[test]

@@ -3,6 +3,13 @@
 //! instead of blocking the call, counts them, and the log itself says how many
 //! were lost.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
 use core::num::NonZeroUsize;
 use std::io;
 use std::sync::mpsc;
@@ -12,7 +19,9 @@ use bayesretry_audit::{
     reason_name,
 };
 use bayesretry_decision::{Decision, Reason};
-use bayesretry_policy::{HttpStatus, ManualClock, Observer, RetryError, RetryPolicy, VirtualSleeper};
+use bayesretry_policy::{
+    HttpStatus, ManualClock, Observer, RetryError, RetryPolicy, VirtualSleeper,
+};
 use bayesretry_store::{Context, ErrorClass};
 
 fn capacity(n: usize) -> NonZeroUsize {
@@ -47,7 +56,11 @@ fn every_decision_of_a_call_is_logged_with_the_numbers_it_acted_on() {
         .map(|e| e.record())
         .filter(|r| matches!(r.event(), Event::Decision { .. }))
         .collect();
-    assert_eq!(decisions.len() as u32, attempts, "one decision per failed attempt");
+    assert_eq!(
+        decisions.len() as u32,
+        attempts,
+        "one decision per failed attempt"
+    );
     for (k, record) in decisions.iter().enumerate() {
         assert_eq!(record.time_ms(), 1_764_460_800_000);
         let Event::Decision {
@@ -75,7 +88,10 @@ fn every_decision_of_a_call_is_logged_with_the_numbers_it_acted_on() {
     };
     assert_eq!(*retry, decision.retry());
     assert_eq!(probability.to_bits(), decision.probability().to_bits());
-    assert_eq!(expected_value.to_bits(), decision.expected_value().to_bits());
+    assert_eq!(
+        expected_value.to_bits(),
+        decision.expected_value().to_bits()
+    );
     assert_eq!(reason, reason_name(decision.reason()));
     // the failures after the first were learned as outcomes of the attempts before
     let failures = log
@@ -157,7 +173,11 @@ fn records_offered_after_finish_are_counted_as_dropped() {
     let log = trail.finish().unwrap();
     assert!(matches!(
         log.entries()[0].record().event(),
-        Event::Outcome { success: true, attempt: 2, .. }
+        Event::Outcome {
+            success: true,
+            attempt: 2,
+            ..
+        }
     ));
     // the writer is gone: the observer neither blocks nor panics, and counts
     assert_eq!(observer.dropped(), 0);

@@ -4,6 +4,10 @@
     dead_code,
     reason = "each test file uses its own subset of the helpers"
 )]
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers: a failure must fail the test"
+)]
 
 use bayesretry_audit::{AuditLog, Event, Fsync, JsonlWriter, Record};
 
