@@ -5,7 +5,8 @@ use alloc::sync::Arc;
 use core::fmt;
 use core::num::NonZeroUsize;
 use core::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use core::time::Duration;
+use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError, TrySendError};
 use std::thread::{self, JoinHandle};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -190,6 +191,12 @@ impl Observer for AuditObserver {
 /// sink back. Dropping the trail stops the thread too (flushing the sink) but
 /// loses the sink and any error.
 ///
+/// The thread polls its queue (every 1 to 10 ms when it is empty) instead of
+/// sleeping until woken, so that offering a record never costs the call a
+/// system call to wake it; a record reaches the sink within about 10 ms, and
+/// the sink is flushed (for a file: written to the operating system) each time
+/// the queue runs dry.
+///
 /// # Default
 ///
 /// A queue of [`DEFAULT_CAPACITY`] records; times from [`UnixClock`].
@@ -337,7 +344,21 @@ impl<S: Sink> Drop for AuditTrail<S> {
     }
 }
 
+/// The writer's first wait on an empty queue.
+const MIN_IDLE: Duration = Duration::from_millis(1);
+/// The writer's longest wait on an empty queue: with the default capacity, a
+/// burst of up to about 1.6 million records a second after a quiet spell is
+/// absorbed without a drop.
+const MAX_IDLE: Duration = Duration::from_millis(10);
+
 /// The writer thread's state.
+///
+/// The writer polls its queue rather than blocking on it: a thread blocked on
+/// a channel must be woken by the sender, a system call on the call's path for
+/// every record; a polling writer leaves the sender a plain enqueue. It waits
+/// 1 ms when the queue runs dry, doubling up to 10 ms while it stays dry, so
+/// that an idle trail costs about a hundred wake-ups a second and a record
+/// reaches the sink within 10 ms.
 struct Writer<S> {
     sink: S,
     counters: Arc<Counters>,
@@ -350,9 +371,32 @@ struct Writer<S> {
 impl<S: Sink> Writer<S> {
     /// Appends until told to stop, or until every sender is gone.
     fn run(mut self, receiver: &Receiver<Message>) -> Result<S, Error> {
-        // each turn takes one message; the loop ends when the channel closes or
-        // a Stop arrives
-        while let Ok(message) = receiver.recv() {
+        let mut idle = MIN_IDLE;
+        let mut drained = true;
+        // each turn takes one message or waits; the loop ends when the channel
+        // closes or a Stop arrives
+        loop {
+            let message = match receiver.try_recv() {
+                Ok(message) => {
+                    idle = MIN_IDLE;
+                    drained = false;
+                    message
+                }
+                Err(TryRecvError::Empty) => {
+                    if !drained {
+                        // the queue ran dry: hand what was written to the
+                        // destination before waiting
+                        self.log_drops();
+                        let flushed = self.sink.flush();
+                        self.note(flushed);
+                        drained = true;
+                    }
+                    thread::sleep(idle);
+                    idle = (idle * 2).min(MAX_IDLE);
+                    continue;
+                }
+                Err(TryRecvError::Disconnected) => break,
+            };
             let record = match message {
                 Message::Decision {
                     time_ms,
