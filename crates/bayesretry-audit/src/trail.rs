@@ -82,19 +82,55 @@ impl Clock for UnixClock {
     }
 }
 
+/// Endpoint names up to this many bytes travel inside the message.
+const INLINE_NAME: usize = 56;
+
+/// An endpoint name on its way to the writer: copied into the message when it
+/// is short (the usual case), so that the call's thread does not allocate and
+/// the writer's thread does not free what another thread allocated.
+enum Name {
+    Inline { len: u8, bytes: [u8; INLINE_NAME] },
+    Heap(Box<str>),
+}
+
+impl Name {
+    fn new(name: &str) -> Name {
+        let mut bytes = [0u8; INLINE_NAME];
+        match (bytes.get_mut(..name.len()), u8::try_from(name.len())) {
+            (Some(prefix), Ok(len)) => {
+                prefix.copy_from_slice(name.as_bytes());
+                Name::Inline { len, bytes }
+            }
+            _ => Name::Heap(name.into()),
+        }
+    }
+
+    fn into_string(self) -> String {
+        match self {
+            Name::Inline { len, bytes } => {
+                // a whole `str` was copied, so the bytes are UTF-8
+                String::from_utf8_lossy(bytes.get(..usize::from(len)).unwrap_or_default())
+                    .into_owned()
+            }
+            Name::Heap(name) => name.into(),
+        }
+    }
+}
+
 /// What travels from the observer to the writer: a record in its cheapest form
-/// (the class and the decision are `Copy`; only the endpoint is copied).
+/// (the class and the decision are `Copy`; the endpoint is copied, without
+/// allocating when short).
 enum Message {
     Decision {
         time_ms: u64,
-        endpoint: Box<str>,
+        endpoint: Name,
         attempt: u32,
         class: ErrorClass,
         decision: Decision,
     },
     Outcome {
         time_ms: u64,
-        endpoint: Box<str>,
+        endpoint: Name,
         attempt: u32,
         class: ErrorClass,
         success: bool,
@@ -163,7 +199,7 @@ impl Observer for AuditObserver {
     fn on_decision(&self, decision: &Decision, ctx: &Context<'_>) {
         self.offer(Message::Decision {
             time_ms: self.clock.now_ms(),
-            endpoint: ctx.endpoint().into(),
+            endpoint: Name::new(ctx.endpoint()),
             attempt: ctx.attempt(),
             class: ctx.error_class(),
             decision: *decision,
@@ -173,7 +209,7 @@ impl Observer for AuditObserver {
     fn on_observe(&self, ctx: &Context<'_>, success: bool) {
         self.offer(Message::Outcome {
             time_ms: self.clock.now_ms(),
-            endpoint: ctx.endpoint().into(),
+            endpoint: Name::new(ctx.endpoint()),
             attempt: ctx.attempt(),
             class: ctx.error_class(),
             success,
@@ -407,7 +443,7 @@ impl<S: Sink> Writer<S> {
                 } => Record::new(
                     time_ms,
                     Event::Decision {
-                        endpoint: endpoint.into(),
+                        endpoint: endpoint.into_string(),
                         attempt,
                         error_class: class_name(class),
                         retry: decision.retry(),
@@ -425,7 +461,7 @@ impl<S: Sink> Writer<S> {
                 } => Record::new(
                     time_ms,
                     Event::Outcome {
-                        endpoint: endpoint.into(),
+                        endpoint: endpoint.into_string(),
                         attempt,
                         error_class: class_name(class),
                         success,

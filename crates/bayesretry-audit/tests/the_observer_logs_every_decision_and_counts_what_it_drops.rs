@@ -217,3 +217,34 @@ fn a_failing_sink_is_counted_and_its_first_error_returned() {
     assert_eq!(trail.written(), 0);
     assert!(matches!(trail.finish(), Err(Error::Io(_))));
 }
+
+#[test]
+fn endpoint_names_of_every_length_arrive_intact() {
+    let names: Vec<String> = [0, 1, 55, 56, 57, 300]
+        .iter()
+        .map(|&n| "é".repeat(n / 2) + &"a".repeat(n % 2))
+        .collect();
+    let trail = AuditTrail::spawn(AuditLog::new()).unwrap();
+    let observer = trail.observer();
+    for name in &names {
+        let ctx = Context::new(name, 1, ErrorClass::Custom("quota"));
+        observer.on_decision(&Decision::stop(Reason::CircuitOpen), &ctx);
+    }
+    let log = trail.finish().unwrap();
+    let logged: Vec<&str> = log
+        .entries()
+        .iter()
+        .map(|e| match e.record().event() {
+            Event::Decision {
+                endpoint,
+                error_class,
+                ..
+            } => {
+                assert_eq!(error_class, "quota");
+                endpoint.as_str()
+            }
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    assert_eq!(logged, names);
+}
