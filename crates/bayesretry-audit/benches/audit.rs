@@ -18,10 +18,16 @@ use core::num::NonZeroUsize;
 use core::time::Duration;
 use std::io::{self, BufReader, Write};
 
+use std::sync::mpsc;
+
 use bayesretry_audit::{
-    AuditLog, AuditTrail, Event, Fsync, JsonlWriter, Record, UnixClock, Verifier,
+    AuditLog, AuditTrail, Error, Event, Fsync, Hash, JsonlWriter, Record, Seal, Sink, UnixClock,
+    Verifier,
 };
-use bayesretry_policy::{BlockingSleeper, HttpStatus, ManualClock, RetryPolicy};
+use bayesretry_policy::{
+    BlockingSleeper, Context, Decision, ErrorClass, HttpStatus, ManualClock, Observer, Reason,
+    RetryPolicy,
+};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 
 /// Entries appended per measured batch.
@@ -204,5 +210,85 @@ fn bench_observer(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, bench_append, bench_verify, bench_observer);
+/// A sink that keeps nothing: the writer only drains the queue.
+struct Discard(u64);
+
+impl Sink for Discard {
+    fn append(&mut self, _: &Record) -> Result<(), Error> {
+        self.0 += 1;
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+    fn seal(&self) -> Seal {
+        Seal::new(self.0, Hash::GENESIS)
+    }
+}
+
+/// A sink whose first append waits until the bench ends: every record after
+/// the queue fills is dropped.
+struct Stuck(mpsc::Receiver<()>);
+
+impl Sink for Stuck {
+    fn append(&mut self, _: &Record) -> Result<(), Error> {
+        let _ = self.0.recv();
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+    fn seal(&self) -> Seal {
+        Seal::new(0, Hash::GENESIS)
+    }
+}
+
+/// The observer's own cost per decision, on the call's thread: the time read,
+/// the endpoint copied, the message offered — taken by a writer that drains the
+/// queue without hashing, or refused by a full queue (dropped and counted).
+#[expect(
+    clippy::panic,
+    reason = "a bench whose setup fails has nothing to measure"
+)]
+fn bench_offer(c: &mut Criterion) {
+    let ctx = Context::new(
+        "api.example.com/v1/chat/completions",
+        2,
+        ErrorClass::Http(503),
+    );
+    let decision = Decision::stop(Reason::BudgetExhausted);
+    let mut group = c.benchmark_group("observer_on_decision");
+    let draining = match AuditTrail::spawn(Discard(0)) {
+        Ok(trail) => trail,
+        Err(err) => panic!("the writer thread starts: {err}"),
+    };
+    let observer = draining.observer();
+    group.bench_function("queue_drained", |b| {
+        b.iter(|| observer.on_decision(black_box(&decision), black_box(&ctx)));
+    });
+    let (release, gate) = mpsc::channel();
+    let stuck = match AuditTrail::spawn(Stuck(gate)) {
+        Ok(trail) => trail,
+        Err(err) => panic!("the writer thread starts: {err}"),
+    };
+    let observer = stuck.observer();
+    group.bench_function("queue_full", |b| {
+        b.iter(|| observer.on_decision(black_box(&decision), black_box(&ctx)));
+    });
+    group.finish();
+    println!(
+        "queue_drained: {} dropped; queue_full: {} dropped",
+        draining.dropped(),
+        stuck.dropped()
+    );
+    let _ = release.send(());
+}
+
+criterion_group!(
+    benches,
+    bench_append,
+    bench_verify,
+    bench_observer,
+    bench_offer
+);
 criterion_main!(benches);
