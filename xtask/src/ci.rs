@@ -11,15 +11,20 @@
 //!    It runs the doctests of every library too, so there is no separate `--doc`
 //!    run. It also runs the `tidy` test of this package, which holds the house rules.
 //! 5. `nostd`: the no_std builds of [`crate::nostd`].
-//! 6. `doc`: rustdoc with warnings and broken intra-doc links denied.
-//! 7. `deny`: `cargo deny check licenses bans sources`, against `deny.toml`.
+//! 6. `wasm`: the core built for wasm32 for size and run in Node ([`crate::wasm`]).
+//! 7. `fuzz`: every cargo-fuzz target for a short smoke run ([`crate::fuzz`]).
+//! 8. `msrv`: libraries and binaries checked on the `rust-version` ([`crate::msrv`]).
+//! 9. `doc`: rustdoc with warnings and broken intra-doc links denied.
+//! 10. `deny`: `cargo deny check licenses bans sources`, against `deny.toml`.
 //!
 //! `cargo deny check advisories` is not run: it downloads the RustSec advisory
 //! database from the internet, and the CI machines reach package registries only.
 //! Run it by hand where the network allows.
 
 use crate::nostd;
-use crate::step::Step;
+use crate::step::{Step, workspace_root};
+use crate::wasm;
+use crate::{fuzz, msrv};
 
 /// What `cargo xtask ci` was asked to do.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -28,8 +33,8 @@ pub(crate) struct Options {
     pub(crate) skip_tests: bool,
 }
 
-/// The steps of a CI run, in order.
-pub(crate) fn steps(options: Options) -> Vec<Step> {
+/// The steps of a CI run, in order; an error if the MSRV cannot be read.
+pub(crate) fn steps(options: Options) -> Result<Vec<Step>, String> {
     let mut steps = vec![
         Step::cargo("fmt", ["fmt", "--all", "--check"])
             .hint("run `cargo fmt --all`; if cargo has no `fmt`, `rustup component add rustfmt`"),
@@ -55,6 +60,9 @@ pub(crate) fn steps(options: Options) -> Vec<Step> {
         ));
     }
     steps.extend(nostd::build_steps());
+    steps.extend(wasm::steps());
+    steps.extend(fuzz::steps(&fuzz::Options::default()));
+    steps.extend(msrv::steps(&workspace_root())?);
     steps.push(
         Step::cargo("doc", ["doc", "--workspace", "--no-deps", "--all-features"]).env(
             "RUSTDOCFLAGS",
@@ -65,7 +73,7 @@ pub(crate) fn steps(options: Options) -> Vec<Step> {
         Step::cargo("deny", ["deny", "check", "licenses", "bans", "sources"])
             .hint("cargo-deny is required: `cargo install --locked cargo-deny`"),
     );
-    steps
+    Ok(steps)
 }
 
 #[cfg(test)]
@@ -74,6 +82,7 @@ mod tests {
 
     fn names(options: Options) -> Vec<String> {
         steps(options)
+            .unwrap_or_default()
             .iter()
             .map(|step| step.name().to_owned())
             .collect()
@@ -97,8 +106,14 @@ mod tests {
     }
 
     #[test]
+    fn the_msrv_is_read_from_the_workspace_manifest() {
+        let all = names(Options::default());
+        assert!(all.iter().any(|name| name.starts_with("msrv (rust 1.")));
+    }
+
+    #[test]
     fn advisories_are_not_checked() {
-        for step in steps(Options::default()) {
+        for step in steps(Options::default()).unwrap_or_default() {
             assert!(step.args().iter().all(|arg| arg != "advisories"));
         }
     }

@@ -9,8 +9,11 @@
 
 mod bench;
 mod ci;
+mod fuzz;
+mod msrv;
 mod nostd;
 mod step;
+mod wasm;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -23,6 +26,13 @@ tasks:
                      docs, licences and sources; --skip-tests leaves out
                      `cargo test` for a caller that has just run it
   nostd              build every no_std crate for the embedded and wasm targets
+  msrv               check libraries and binaries with the workspace's
+                     rust-version (the toolchain must be installed)
+  wasm               build the no_std core for wasm32 for size (at most 64
+                     KiB) and check its decisions in Node
+  fuzz [--seconds N] [TARGET]...
+                     run the cargo-fuzz targets of fuzz/ (nightly), each
+                     for N seconds (default 30)
   bench [ARGS]...    the criterion benches: `cargo bench --workspace
                      --bench '*' ARGS...`; criterion's own arguments go
                      after `--`, e.g. `cargo xtask bench -- --quick`
@@ -33,6 +43,9 @@ tasks:
 enum Task {
     Ci(ci::Options),
     NoStd,
+    Msrv,
+    Wasm,
+    Fuzz(fuzz::Options),
     Bench(Vec<OsString>),
     Help,
 }
@@ -66,6 +79,15 @@ impl Task {
                 None => Ok(Self::NoStd),
                 Some(other) => Err(format!("`nostd` takes no argument `{other}`")),
             },
+            Some("msrv") => match rest_str()?.first() {
+                None => Ok(Self::Msrv),
+                Some(other) => Err(format!("`msrv` takes no argument `{other}`")),
+            },
+            Some("wasm") => match rest_str()?.first() {
+                None => Ok(Self::Wasm),
+                Some(other) => Err(format!("`wasm` takes no argument `{other}`")),
+            },
+            Some("fuzz") => fuzz::Options::parse(&rest_str()?).map(Self::Fuzz),
             Some("bench") => Ok(Self::Bench(rest.to_vec())),
             Some("help" | "-h" | "--help") => Ok(Self::Help),
             _ => Err(format!("unknown task `{}`", task.to_string_lossy())),
@@ -84,11 +106,21 @@ fn main() -> ExitCode {
     };
     let steps = match task {
         Task::Ci(options) => ci::steps(options),
-        Task::NoStd => nostd::build_steps(),
-        Task::Bench(args) => vec![bench::step(&args)],
+        Task::Msrv => msrv::steps(&step::workspace_root()),
+        Task::NoStd => Ok(nostd::build_steps()),
+        Task::Wasm => Ok(wasm::steps()),
+        Task::Fuzz(options) => Ok(fuzz::steps(&options)),
+        Task::Bench(args) => Ok(vec![bench::step(&args)]),
         Task::Help => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
+        }
+    };
+    let steps = match steps {
+        Ok(steps) => steps,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::FAILURE;
         }
     };
     match step::run(&steps) {
@@ -125,6 +157,11 @@ mod tests {
     }
 
     #[test]
+    fn wasm_is_a_task_of_its_own() {
+        assert_eq!(parse(&["wasm"]), Ok(Task::Wasm));
+    }
+
+    #[test]
     fn bench_passes_every_argument_through() {
         assert_eq!(
             parse(&["bench", "-p", "bayesretry-beta", "--", "--quick"]),
@@ -142,5 +179,6 @@ mod tests {
         assert!(parse(&[]).is_err());
         assert!(parse(&["deploy"]).is_err());
         assert!(parse(&["nostd", "--all"]).is_err());
+        assert!(parse(&["wasm", "--release"]).is_err());
     }
 }

@@ -12,6 +12,8 @@ use std::time::Instant;
 #[derive(Debug, Clone)]
 pub(crate) struct Step {
     name: String,
+    /// The program to run; `None` is the cargo that runs this task.
+    program: Option<&'static str>,
     args: Vec<OsString>,
     envs: Vec<(&'static str, &'static str)>,
     hint: Option<&'static str>,
@@ -26,9 +28,22 @@ impl Step {
     {
         Self {
             name: name.into(),
+            program: None,
             args: args.into_iter().map(|a| a.as_ref().to_owned()).collect(),
             envs: Vec::new(),
             hint: None,
+        }
+    }
+
+    /// A command other than cargo, such as `node`, run from the workspace root.
+    pub(crate) fn program<I, S>(name: impl Into<String>, program: &'static str, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        Self {
+            program: Some(program),
+            ..Self::cargo(name, args)
         }
     }
 
@@ -62,7 +77,7 @@ impl Step {
         for (key, value) in &self.envs {
             line.push_str(&format!("{key}=\"{value}\" "));
         }
-        line.push_str("cargo");
+        line.push_str(self.program.unwrap_or("cargo"));
         for arg in &self.args {
             line.push(' ');
             line.push_str(&arg.to_string_lossy());
@@ -101,7 +116,8 @@ pub(crate) fn run(steps: &[Step]) -> Result<(), Failure> {
         println!("==> {}", step.name);
         println!("    $ {}", step.command_line());
         let started = Instant::now();
-        let status = Command::new(&cargo)
+        let program = step.program.map_or_else(|| cargo.clone(), OsString::from);
+        let status = Command::new(program)
             .args(&step.args)
             .envs(step.envs.iter().copied())
             .current_dir(&root)
@@ -153,7 +169,7 @@ fn print_timings(timings: &[(&str, Duration, bool)], planned: usize) {
 }
 
 /// The workspace root: the parent of this package's directory.
-fn workspace_root() -> PathBuf {
+pub(crate) fn workspace_root() -> PathBuf {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
 }

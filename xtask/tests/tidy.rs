@@ -4,8 +4,8 @@
 //! offending `file:line`, so one run shows everything there is to fix. The rules:
 //!
 //! - every member inherits the workspace lints and the `[workspace.package]` fields;
-//! - every crate under `crates/` has a README.md, and its `lib.rs` (and `main.rs`)
-//!   opens with the crate doc;
+//! - every crate under `crates/` has a README.md and the two licence files, and its
+//!   `lib.rs` (and `main.rs`) opens with the crate doc;
 //! - no `todo!`, `unimplemented!`, `dbg!` or ignored test in the workspace's Rust code;
 //! - every `allow` or `expect` attribute says why, with `reason = "..."`;
 //! - no file uses a word from [`FORBIDDEN_WORDS`].
@@ -20,7 +20,21 @@ use std::path::{Path, PathBuf};
 
 /// Directories, relative to the workspace root, whose files the text checks read.
 /// Missing ones are skipped.
-const SOURCE_ROOTS: &[&str] = &["crates", "examples", "benches", "xtask"];
+const SOURCE_ROOTS: &[&str] = &[
+    "crates",
+    "examples",
+    "benches",
+    "fuzz",
+    "wasm-smoke",
+    "xtask",
+];
+
+/// Members that write their own `[lints]` table instead of inheriting the
+/// workspace's, and why. Each must still deny unsafe code.
+const OWN_LINTS: &[(&str, &str)] = &[(
+    "wasm-smoke",
+    "exporting a symbol to the wasm host needs `#[unsafe(no_mangle)]`, which `forbid` rules out",
+)];
 
 /// This file, which names the strings it bans.
 const THIS_FILE: &str = "xtask/tests/tidy.rs";
@@ -91,6 +105,19 @@ fn every_member_inherits_the_workspace_lints_and_package_fields() {
                 }
             }
         }
+        if OWN_LINTS.iter().any(|(dir, _)| member.ends_with(dir)) {
+            let denies = manifest.section("lints.rust").is_some_and(|rust| {
+                rust.has_line(&["unsafe_code=\"deny\"", "unsafe_code=\"forbid\""])
+            });
+            if !denies {
+                problems.push(Problem::new(
+                    &shown,
+                    1,
+                    "a member with its own lints must still deny `unsafe_code` in [lints.rust]",
+                ));
+            }
+            continue;
+        }
         match manifest.section("lints") {
             None => problems.push(Problem::new(
                 &shown,
@@ -112,13 +139,18 @@ fn every_member_inherits_the_workspace_lints_and_package_fields() {
 }
 
 #[test]
-fn every_crate_has_a_readme_and_opens_with_its_crate_doc() {
+fn every_crate_has_a_readme_and_licences_and_opens_with_its_crate_doc() {
     let root = workspace_root();
     let mut problems = Vec::new();
     for krate in crate_dirs(&root) {
-        let readme = krate.join("README.md");
-        if !readme.is_file() {
-            problems.push(Problem::new(&relative(&root, &readme), 0, "missing"));
+        // The README is the crate doc; the licence texts must ship in the package,
+        // which takes only files inside the crate's directory (links to the root's
+        // copies are fine: cargo packages what they point to).
+        for file in ["README.md", "LICENSE-MIT", "LICENSE-APACHE"] {
+            let path = krate.join(file);
+            if !path.is_file() {
+                problems.push(Problem::new(&relative(&root, &path), 0, "missing"));
+            }
         }
         let roots: Vec<PathBuf> = ["src/lib.rs", "src/main.rs"]
             .iter()

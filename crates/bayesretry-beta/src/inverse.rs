@@ -256,8 +256,10 @@ impl Problem {
                     if halley.is_finite() && halley * dv > 0.0 {
                         dv = halley;
                         let d3 = dv.abs() * dv * dv;
-                        done =
-                            dv.abs() <= 1e-15 || (dv.abs() < 1e-3 && (1.0 + q * q) * d3 <= 1e-17);
+                        // both tests in units of t, like Newton's: in the upper
+                        // form near t = 0 a step in w is a far larger step in t
+                        done = (dv * rel).abs() <= 1e-15
+                            || (dv.abs() < 1e-3 && (1.0 + q * q) * d3 * rel <= 1e-17);
                     }
                 }
                 if dv.is_finite() {

@@ -268,6 +268,13 @@ impl Breaker {
         }
     }
 
+    /// Adds `count` successes to the evidence, as evidence only: no probe result,
+    /// no transition. Used for successes counted without the lock (no half-life,
+    /// so no time is needed).
+    pub(crate) fn absorb_successes(&mut self, count: u64) {
+        self.evidence.observe_successes(count);
+    }
+
     /// Closes the breaker and forgets its evidence, as an operator's override.
     pub fn reset(&mut self, now_ms: u64) {
         self.close(now_ms);

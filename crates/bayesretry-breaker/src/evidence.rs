@@ -79,6 +79,11 @@ impl Evidence {
         *count = (*count + 1.0).min(f64::MAX);
     }
 
+    /// Adds `count` successes at once (saturating at `f64::MAX`).
+    pub(crate) fn observe_successes(&mut self, count: u64) {
+        self.successes = (self.successes + count as f64).min(f64::MAX);
+    }
+
     /// Successes plus failures above the prior.
     pub(crate) fn strength(&self) -> f64 {
         self.successes + self.failures

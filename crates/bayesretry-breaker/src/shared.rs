@@ -47,9 +47,28 @@ const GATE_LOCKED: u64 = u64::MAX;
 /// });
 /// assert!(!breaker.check(200).is_allowed()); // the outage was seen
 /// ```
+///
+/// # Successes while closed: one atomic add
+///
+/// Most outcomes a healthy endpoint reports are successes, and a success recorded
+/// while the breaker is closed changes nothing but a count: it cannot open the
+/// breaker, and without a half-life it is not weighed by its time. So when the
+/// breaker has no half-life, [`record_success_with`](SharedBreaker::record_success_with)
+/// on a closed gate adds one to a counter of pending successes and takes no lock
+/// and no time. The pending successes are folded into the evidence, as evidence,
+/// at the start of the next locked operation — before any rule reads the
+/// posterior — so every decision is taken on exactly the evidence it would have
+/// seen had each success taken the lock. A success that races with the record that
+/// opens the breaker is folded as evidence of a call admitted before it opened,
+/// never as a probe result. With a half-life, each success is timed under the
+/// lock as before.
 #[derive(Debug)]
 pub struct SharedBreaker {
     gate: AtomicU64,
+    /// Successes recorded on a closed gate and not yet folded into the evidence.
+    pending: AtomicU64,
+    /// Whether successes may be counted without the lock (no half-life).
+    count_successes: bool,
     breaker: Mutex<Breaker>,
 }
 
@@ -58,6 +77,8 @@ impl SharedBreaker {
     pub fn new(breaker: Breaker) -> SharedBreaker {
         SharedBreaker {
             gate: AtomicU64::new(gate_of(breaker.state())),
+            pending: AtomicU64::new(0),
+            count_successes: breaker.config().half_life_ms().is_none(),
             breaker: Mutex::new(breaker),
         }
     }
@@ -76,9 +97,46 @@ impl SharedBreaker {
         self.update(|breaker| breaker.check(now_ms))
     }
 
+    /// [`check`](SharedBreaker::check), reading the time only if it is needed:
+    /// `now_ms` is not called when the breaker is closed. For a caller whose clock
+    /// read is not free.
+    #[inline]
+    pub fn check_with(&self, now_ms: impl FnOnce() -> u64) -> Admission {
+        if self.gate.load(Ordering::Acquire) == GATE_CLOSED {
+            return Admission::Allowed;
+        }
+        self.check(now_ms())
+    }
+
     /// Records the outcome of a call made at `now_ms`; see [`Breaker::record`].
     pub fn record(&self, now_ms: u64, success: bool) -> Option<Transition> {
+        if success && self.count_lock_free() {
+            return None;
+        }
         self.update(|breaker| breaker.record(now_ms, success))
+    }
+
+    /// Records a success, reading the time only if it is needed: on a closed
+    /// breaker without a half-life the success is counted with one atomic add,
+    /// `now_ms` is not called and no lock is taken (see the type's documentation);
+    /// otherwise this is [`record`](SharedBreaker::record)`(now_ms(), true)`.
+    #[inline]
+    pub fn record_success_with(&self, now_ms: impl FnOnce() -> u64) -> Option<Transition> {
+        if self.count_lock_free() {
+            return None;
+        }
+        self.update(|breaker| breaker.record(now_ms(), true))
+    }
+
+    /// Counts a success without the lock, if the breaker is closed and has no
+    /// half-life; whether it did.
+    #[inline]
+    fn count_lock_free(&self) -> bool {
+        if self.count_successes && self.gate.load(Ordering::Acquire) == GATE_CLOSED {
+            self.pending.fetch_add(1, Ordering::AcqRel);
+            return true;
+        }
+        false
     }
 
     /// Closes the breaker and forgets its evidence; see [`Breaker::reset`].
@@ -86,23 +144,39 @@ impl SharedBreaker {
         self.update(|breaker| breaker.reset(now_ms));
     }
 
+    /// The end of the cooldown if the breaker is open, `None` if it is closed
+    /// or half-open; the same answer as matching [`state`](SharedBreaker::state)
+    /// on [`State::Open`], read without the lock when the breaker is closed or
+    /// open.
+    #[inline]
+    pub fn open_until(&self) -> Option<u64> {
+        match self.gate.load(Ordering::Acquire) {
+            GATE_CLOSED => None,
+            GATE_LOCKED => match self.state() {
+                State::Open { until_ms } => Some(until_ms),
+                _ => None,
+            },
+            until_ms => Some(until_ms),
+        }
+    }
+
     /// The state as of the latest call; see [`Breaker::state`].
     pub fn state(&self) -> State {
-        self.lock().state()
+        self.locked().state()
     }
 
     /// The posterior at `now_ms`; see [`Breaker::posterior`].
     pub fn posterior(&self, now_ms: u64) -> Beta {
-        self.lock().posterior(now_ms)
+        self.locked().posterior(now_ms)
     }
 
     /// A copy of the breaker as it is now.
     pub fn snapshot(&self) -> Breaker {
-        *self.lock()
+        *self.locked()
     }
 
     fn update<T>(&self, f: impl FnOnce(&mut Breaker) -> T) -> T {
-        let mut breaker = self.lock();
+        let mut breaker = self.locked();
         let answer = f(&mut breaker);
         self.gate.store(gate_of(breaker.state()), Ordering::Release);
         answer
@@ -112,6 +186,17 @@ impl SharedBreaker {
     /// holding it and the breaker is plain data, valid between any two statements.
     fn lock(&self) -> MutexGuard<'_, Breaker> {
         self.breaker.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The lock, with the pending successes folded in: what every operation but
+    /// the lock-free ones sees.
+    fn locked(&self) -> MutexGuard<'_, Breaker> {
+        let mut breaker = self.lock();
+        let pending = self.pending.swap(0, Ordering::AcqRel);
+        if pending > 0 {
+            breaker.absorb_successes(pending);
+        }
+        breaker
     }
 }
 

@@ -34,6 +34,11 @@ fn the_shared_breaker_answers_like_the_plain_one() {
             );
         }
         assert_eq!(plain.state(), shared.state());
+        let open_until = match plain.state() {
+            State::Open { until_ms } => Some(until_ms),
+            _ => None,
+        };
+        assert_eq!(shared.open_until(), open_until, "open_until at step {step}");
     }
     assert_eq!(shared.snapshot(), plain);
     assert_eq!(shared.posterior(now), plain.posterior(now));
@@ -74,4 +79,36 @@ fn the_shared_breaker_is_send_and_sync() {
     fn shared<T: Send + Sync>() {}
     shared::<SharedBreaker>();
     shared::<bayesretry_breaker::KeyedBreaker<(String, u32)>>();
+}
+
+#[test]
+fn a_closed_breaker_reads_no_time_and_loses_no_success() {
+    let shared = SharedBreaker::new(config().build().unwrap());
+    let mut plain = config().build().unwrap();
+    for _ in 0..10 {
+        assert!(
+            shared
+                .check_with(|| panic!("a closed check read the time"))
+                .is_allowed()
+        );
+        assert_eq!(
+            shared.record_success_with(|| panic!("a closed success read the time")),
+            None
+        );
+        assert_eq!(plain.record(0, true), None);
+    }
+    // the successes counted without the lock are all in the evidence
+    assert_eq!(shared.posterior(0), plain.posterior(0));
+    // and the next failure is judged on them, as the plain breaker judges it
+    assert_eq!(shared.record(1, false), plain.record(1, false));
+    assert_eq!(shared.snapshot(), plain);
+
+    // with a half-life each success is timed, so the time is read
+    let decaying = SharedBreaker::new(config().with_half_life_ms(1_000).build().unwrap());
+    let mut read = false;
+    let _ = decaying.record_success_with(|| {
+        read = true;
+        0
+    });
+    assert!(read);
 }

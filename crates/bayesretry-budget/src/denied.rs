@@ -30,7 +30,10 @@ pub struct Denied {
 }
 
 impl Denied {
-    pub(crate) const fn exhausted(retry_at_ms: u64) -> Denied {
+    /// [`Reason::Exhausted`], with room again at `retry_at_ms`: for a
+    /// [`Budget`](crate::Budget) implemented outside this crate (one shared
+    /// through a server, say) to answer like the budgets here.
+    pub const fn exhausted(retry_at_ms: u64) -> Denied {
         Denied {
             reason: Reason::Exhausted,
             retry_at_ms: Some(retry_at_ms),
@@ -44,7 +47,9 @@ impl Denied {
         }
     }
 
-    pub(crate) const fn contended() -> Denied {
+    /// [`Reason::Contended`]: refused rather than wait for a shared state to
+    /// settle; for a [`Budget`](crate::Budget) implemented outside this crate.
+    pub const fn contended() -> Denied {
         Denied {
             reason: Reason::Contended,
             retry_at_ms: None,

@@ -27,6 +27,9 @@ pub enum Reason {
     PermanentError,
     /// The server asked for a longer wait (Retry-After) than the caller allows.
     RetryAfterBeyondLimit,
+    /// Every hard check passed and the caller retries on a fixed count, without
+    /// reading a posterior (classic mode): retry. See [`Decision::retry_fixed`].
+    Fixed,
 }
 
 impl Reason {
@@ -53,6 +56,7 @@ impl fmt::Display for Reason {
             Reason::BudgetExhausted => "retry budget exhausted",
             Reason::PermanentError => "permanent error",
             Reason::RetryAfterBeyondLimit => "retry-after beyond limit",
+            Reason::Fixed => "fixed count, every check passed",
         })
     }
 }
@@ -70,7 +74,9 @@ impl fmt::Display for Reason {
 ///
 /// When a hard check stops the retry, the store is not read at all (the answer is
 /// certain without it), and both numbers are `0.0`: no attempt will be made, so
-/// none can succeed and none is paid for. They are never NaN.
+/// none can succeed and none is paid for. A fixed-count retry
+/// ([`Decision::retry_fixed`]) reads no store either and carries `0.0` too. They
+/// are never NaN.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[must_use]
 pub struct Decision {
@@ -107,6 +113,37 @@ impl Decision {
             probability: 0.0,
             expected_value: 0.0,
             reason,
+        }
+    }
+
+    /// A decision to retry on a fixed count, made without reading a posterior:
+    /// the [`Reason`] is [`Reason::Fixed`], and
+    /// [`probability`](Decision::probability) and
+    /// [`expected_value`](Decision::expected_value) are both `0.0` — not a
+    /// belief that the retry fails, but no belief at all: none was consulted.
+    ///
+    /// For a caller in classic mode ("retry three times"), which runs the hard
+    /// checks — [`DecisionEngine::hard_stop`](crate::DecisionEngine::hard_stop),
+    /// or all of it with [`DecisionEngine::decide_fixed`](crate::DecisionEngine::decide_fixed)
+    /// — and retries whenever none stops it. Reporting that as a `Decision` keeps
+    /// one type for every verdict an observer or a log sees, and the reason tells
+    /// a fixed retry from one the expected value chose.
+    ///
+    /// ```
+    /// use bayesretry_decision::{Decision, Reason};
+    ///
+    /// let retry = Decision::retry_fixed();
+    /// assert!(retry.retry());
+    /// assert_eq!(retry.reason(), Reason::Fixed);
+    /// assert!(!retry.reason().is_expected_value());
+    /// assert_eq!((retry.probability(), retry.expected_value()), (0.0, 0.0));
+    /// ```
+    pub const fn retry_fixed() -> Decision {
+        Decision {
+            retry: true,
+            probability: 0.0,
+            expected_value: 0.0,
+            reason: Reason::Fixed,
         }
     }
 

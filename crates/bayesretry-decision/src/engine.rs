@@ -89,6 +89,34 @@ impl<L> DecisionEngine<L> {
         }
         None
     }
+
+    /// The decision of classic mode, on a fixed count: the hard checks in their
+    /// order, and a [`Decision::retry_fixed`] when none stops the retry. No
+    /// store is read and no cost model consulted; the attempt cap is the
+    /// engine's `max_attempts`.
+    ///
+    /// ```
+    /// use bayesretry_cost::CostModel;
+    /// use bayesretry_decision::{Config, Reason, Situation};
+    ///
+    /// let engine = Config::new(CostModel::new(1.0, 0.0)?).with_max_attempts(3).build().unwrap();
+    /// let none = Situation::new();
+    /// assert_eq!(engine.decide_fixed(1, &none, 0).reason(), Reason::Fixed);
+    /// assert!(engine.decide_fixed(2, &none, 0).retry());
+    /// assert_eq!(engine.decide_fixed(3, &none, 0).reason(), Reason::MaxAttempts);
+    /// # Ok::<(), bayesretry_cost::Error>(())
+    /// ```
+    pub const fn decide_fixed(
+        &self,
+        attempts_made: u32,
+        situation: &Situation,
+        now_ms: u64,
+    ) -> Decision {
+        match self.hard_stop(attempts_made, situation, now_ms) {
+            Some(reason) => Decision::stop(reason),
+            None => Decision::retry_fixed(),
+        }
+    }
 }
 
 impl<L: CostLookup> DecisionEngine<L> {

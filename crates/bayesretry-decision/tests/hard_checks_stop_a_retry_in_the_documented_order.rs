@@ -286,3 +286,39 @@ fn reasons_and_decisions_display_in_lowercase() {
             .starts_with("retry: positive expected value (p = 0.5")
     );
 }
+
+#[test]
+fn a_fixed_count_retries_exactly_when_no_hard_check_stops_it() {
+    let mut situation = everything_wrong();
+    let mut attempt = 4;
+    let expected = [
+        Reason::PermanentError,
+        Reason::MaxAttempts,
+        Reason::Deadline,
+        Reason::RetryAfterBeyondLimit,
+        Reason::CircuitOpen,
+        Reason::BudgetExhausted,
+        Reason::Fixed,
+    ];
+    for (step, reason) in expected.into_iter().enumerate() {
+        let engine = engine(Strategy::Greedy);
+        let decision = engine.decide_fixed(attempt, &situation, NOW);
+        let by_hard_stop = engine.hard_stop(attempt, &situation, NOW);
+        assert_eq!(decision.reason(), reason, "step {step}: {decision}");
+        assert_eq!(by_hard_stop.is_none(), decision.retry());
+        assert_eq!(decision.retry(), reason == Reason::Fixed);
+        assert_eq!(
+            (decision.probability(), decision.expected_value()),
+            (0.0, 0.0)
+        );
+        match step {
+            0 => situation = situation.with_permanent(false),
+            1 => attempt = 1,
+            2 => situation = situation.without_deadline(),
+            3 => situation = situation.without_retry_after(),
+            4 => situation = situation.with_breaker_open(false),
+            5 => situation = situation.with_budget_available(true),
+            _ => {}
+        }
+    }
+}

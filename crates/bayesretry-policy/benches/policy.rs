@@ -3,6 +3,10 @@
 //! both with a sleeper that does not wait, through the async and the blocking
 //! loops.
 //!
+//! `bayesretry` calls by name (`policy.run("provider", ..)`), finding the
+//! endpoint's breaker by its name on every call; `bayesretry_endpoint` calls
+//! through a handle (`policy.endpoint("provider")`), which found it once.
+//!
 //! Both sides are driven by the same minimal executor (a no-op waker polling a
 //! future that never pends), so neither pays for a runtime. The policy runs with
 //! a manual clock and a fixed seed; its breaker and its learning stay on, as a
@@ -80,6 +84,13 @@ fn bench_async(c: &mut Criterion) {
                 black_box(out.ok())
             });
         });
+        let endpoint = policy.endpoint("provider");
+        group.bench_function("bayesretry_endpoint", |b| {
+            b.iter(|| {
+                let out = block_on(endpoint.run(|n| ready(attempt(n, black_box(failures)))));
+                black_box(out.ok())
+            });
+        });
         group.bench_function("backon", |b| {
             b.iter(|| {
                 let mut n = 0;
@@ -103,6 +114,13 @@ fn bench_blocking(c: &mut Criterion) {
             b.iter(|| {
                 let out =
                     policy.run_blocking(black_box("provider"), |n| attempt(n, black_box(failures)));
+                black_box(out.ok())
+            });
+        });
+        let endpoint = policy.endpoint("provider");
+        group.bench_function("bayesretry_endpoint", |b| {
+            b.iter(|| {
+                let out = endpoint.run_blocking(|n| attempt(n, black_box(failures)));
                 black_box(out.ok())
             });
         });

@@ -3,7 +3,7 @@
 
 use core::fmt;
 use core::future::{Future, poll_fn};
-use core::pin::pin;
+use core::pin::{Pin, pin};
 use core::task::Poll;
 use core::time::Duration;
 
@@ -12,8 +12,10 @@ use bayesretry_store::{Context, ErrorClass};
 
 use crate::cancel::CancelToken;
 use crate::classify::{Classification, Classify};
+use crate::endpoint::{Resolved, Site};
 use crate::error::RetryError;
 use crate::policy::{Inner, MAX_UNCOUNTED_FAILURES, RetryPolicy};
+use crate::sleep::BoxSleep;
 
 /// A failed attempt, as the hooks see it.
 #[derive(Debug)]
@@ -38,6 +40,23 @@ pub struct FailedAttempt<'a, E> {
 }
 
 type ClassifyFn<'a, E> = Box<dyn Fn(&E) -> Classification + Send + Sync + 'a>;
+
+/// How a call classifies its errors: the error type's [`Classify`] impl, as a
+/// plain function pointer (nothing to allocate or drop), or a caller's closure.
+pub(crate) enum Classifier<'a, E> {
+    Impl(fn(&E) -> Classification),
+    Closure(ClassifyFn<'a, E>),
+}
+
+impl<E> Classifier<'_, E> {
+    #[inline]
+    fn classify(&self, err: &E) -> Classification {
+        match self {
+            Classifier::Impl(f) => f(err),
+            Classifier::Closure(f) => f(err),
+        }
+    }
+}
 type ConsumeHook<'a, E> = Box<dyn FnMut(&E, u32) -> bool + Send + 'a>;
 type AttemptHook<'a, E> = Box<dyn FnMut(&FailedAttempt<'_, E>) + Send + 'a>;
 type VetoHook<'a, E> = Box<dyn FnMut(&FailedAttempt<'_, E>) -> bool + Send + 'a>;
@@ -59,6 +78,12 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 ///    `false` stops the call with [`RetryError::Stopped`]. It can never force a
 ///    retry past the cap, a permanent error, the breaker, the budget or the
 ///    deadline.
+///
+///    The retry budget, if the policy has one, is charged only after this hook,
+///    when the retry is really going to be made: a vetoed retry spends nothing.
+///    So the decision the hooks see is the engine's, before the budget; if the
+///    budget then refuses, the call stops with [`RetryError::BudgetExhausted`]
+///    and `on_exhausted` sees that.
 /// 4. `on_exhausted(error)`: once, when the call gives up after a retryable
 ///    failure (not for a permanent error or a cancellation).
 ///
@@ -67,12 +92,32 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 pub struct Call<'a, E> {
     policy: &'a RetryPolicy,
     endpoint: &'a str,
-    classify: ClassifyFn<'a, E>,
+    /// Where the endpoint's state lives, when a handle found it already.
+    site: Option<&'a Site>,
+    classify: Classifier<'a, E>,
+    /// The hooks, boxed together: a call without hooks carries one null
+    /// pointer, which keeps the call's future small.
+    hooks: Option<Box<Hooks<'a, E>>>,
+    cancel: Option<CancelToken>,
+}
+
+/// The four hooks of a call.
+struct Hooks<'a, E> {
     consume: Option<ConsumeHook<'a, E>>,
     on_failed: Option<AttemptHook<'a, E>>,
     veto: Option<VetoHook<'a, E>>,
     on_exhausted: Option<ExhaustedHook<'a, E>>,
-    cancel: Option<CancelToken>,
+}
+
+impl<E> Default for Hooks<'_, E> {
+    fn default() -> Self {
+        Hooks {
+            consume: None,
+            on_failed: None,
+            veto: None,
+            on_exhausted: None,
+        }
+    }
 }
 
 impl<E> fmt::Debug for Call<'_, E> {
@@ -102,18 +147,23 @@ impl<'a, E> Call<'a, E> {
     pub(crate) fn new(
         policy: &'a RetryPolicy,
         endpoint: &'a str,
-        classify: ClassifyFn<'a, E>,
+        classify: Classifier<'a, E>,
     ) -> Call<'a, E> {
         Call {
             policy,
             endpoint,
+            site: None,
             classify,
-            consume: None,
-            on_failed: None,
-            veto: None,
-            on_exhausted: None,
+            hooks: None,
             cancel: None,
         }
+    }
+
+    /// The call of a handle, whose endpoint's state is already found.
+    #[inline]
+    pub(crate) fn at_site(mut self, site: Option<&'a Site>) -> Self {
+        self.site = site;
+        self
     }
 
     /// Ends the call, even in the middle of a sleep, when `token` is cancelled.
@@ -124,7 +174,7 @@ impl<'a, E> Call<'a, E> {
 
     /// Hook 1: whether a failure counts against the attempt cap.
     pub fn should_consume_retry(mut self, hook: impl FnMut(&E, u32) -> bool + Send + 'a) -> Self {
-        self.consume = Some(Box::new(hook));
+        self.hooks.get_or_insert_with(Box::default).consume = Some(Box::new(hook));
         self
     }
 
@@ -133,7 +183,7 @@ impl<'a, E> Call<'a, E> {
         mut self,
         hook: impl FnMut(&FailedAttempt<'_, E>) + Send + 'a,
     ) -> Self {
-        self.on_failed = Some(Box::new(hook));
+        self.hooks.get_or_insert_with(Box::default).on_failed = Some(Box::new(hook));
         self
     }
 
@@ -142,13 +192,13 @@ impl<'a, E> Call<'a, E> {
         mut self,
         hook: impl FnMut(&FailedAttempt<'_, E>) -> bool + Send + 'a,
     ) -> Self {
-        self.veto = Some(Box::new(hook));
+        self.hooks.get_or_insert_with(Box::default).veto = Some(Box::new(hook));
         self
     }
 
     /// Hook 4: told once when the call gives up after a retryable failure.
     pub fn on_exhausted(mut self, hook: impl FnMut(&RetryError<E>) + Send + 'a) -> Self {
-        self.on_exhausted = Some(Box::new(hook));
+        self.hooks.get_or_insert_with(Box::default).on_exhausted = Some(Box::new(hook));
         self
     }
 }
@@ -157,7 +207,8 @@ impl<'a, E> Call<'a, E> {
 struct Attempts<'a> {
     inner: &'a Inner,
     endpoint: &'a str,
-    key: u64,
+    /// The endpoint's state (its breaker), if the policy has a breaker.
+    state: Option<Resolved<'a>>,
     deadline_ms: Option<u64>,
     /// Attempts made.
     attempt: u32,
@@ -168,14 +219,20 @@ struct Attempts<'a> {
 }
 
 impl<'a> Attempts<'a> {
-    fn new(inner: &'a Inner, endpoint: &'a str) -> Attempts<'a> {
+    /// A call's state. The clock is read only if the policy has a deadline.
+    #[inline(always)]
+    fn new(inner: &'a Inner, endpoint: &'a str, site: Option<&'a Site>) -> Attempts<'a> {
         let deadline_ms = inner
             .max_elapsed
             .map(|d| inner.now_ms().saturating_add(millis(d)));
+        let state = inner.endpoints.as_ref().map(|table| match site {
+            Some(site) => table.at(site, endpoint),
+            None => table.resolve(endpoint),
+        });
         Attempts {
             inner,
             endpoint,
-            key: inner.endpoint_key(endpoint),
+            state,
             deadline_ms,
             attempt: 0,
             counted: 0,
@@ -184,14 +241,18 @@ impl<'a> Attempts<'a> {
     }
 
     /// Asks the breaker; on admission, starts the next attempt and returns its
-    /// number, otherwise how long until it may admit one.
+    /// number, otherwise how long until it may admit one. A closed breaker
+    /// admits without the clock being read.
+    #[inline(always)]
     fn start(&mut self) -> Result<u32, Option<Duration>> {
         let inner = self.inner;
-        if let Some(breaker) = &inner.breaker {
-            let now_ms = inner.now_ms();
-            if let bayesretry_breaker::Admission::Rejected { until_ms } =
-                breaker.check(&self.key, now_ms)
+        if let Some(state) = &self.state {
+            let mut now = None;
+            if let bayesretry_breaker::Admission::Rejected { until_ms } = state
+                .breaker
+                .check_with(|| *now.get_or_insert_with(|| inner.now_ms()))
             {
+                let now_ms = now.unwrap_or_else(|| inner.now_ms());
                 return Err(Some(Duration::from_millis(until_ms.saturating_sub(now_ms))));
             }
         }
@@ -204,23 +265,26 @@ impl<'a> Attempts<'a> {
         Ok(self.attempt)
     }
 
-    /// The attempt succeeded.
+    /// The attempt succeeded. The clock is read only if something needs the
+    /// time: a breaker that is not closed (or decays), or a failure to learn from.
+    #[inline(always)]
     fn succeeded(&mut self) {
         let inner = self.inner;
-        let now_ms = inner.now_ms();
-        if let Some(breaker) = &inner.breaker {
-            let _ = breaker.record(&self.key, now_ms, true);
+        if let Some(state) = &self.state {
+            let _ = state.breaker.record_success_with(|| inner.now_ms());
         }
         if let Some((attempt, class)) = self.previous.take() {
+            let now_ms = inner.now_ms();
             inner.observe(&Context::new(self.endpoint, attempt, class), true, now_ms);
         }
     }
 
     /// The attempt failed with `err`: classify, learn, decide, ask the hooks.
+    #[inline(never)]
     fn failed<E>(&mut self, failure: Failure<E>, call: &mut Call<'_, E>) -> Step<E> {
         let inner = self.inner;
         let (classification, err, timed_out) = match failure {
-            Failure::Error(err) => ((call.classify)(&err), Some(err), None),
+            Failure::Error(err) => (call.classify.classify(&err), Some(err), None),
             Failure::TimedOut(timeout) => (
                 Classification::Retryable(ErrorClass::Timeout),
                 None,
@@ -239,10 +303,13 @@ impl<'a> Attempts<'a> {
             // a timeout is classified retryable above
             (None, None) => (ErrorClass::Timeout, None),
         };
-        if let Some(breaker) = &inner.breaker {
-            let _ = breaker.record(&self.key, now_ms, false);
+        if let Some(state) = &self.state {
+            let _ = state.breaker.record(now_ms, false);
         }
-        let consumed = match (call.consume.as_mut(), err.as_ref()) {
+        let consumed = match (
+            call.hooks.as_mut().and_then(|h| h.consume.as_mut()),
+            err.as_ref(),
+        ) {
             (Some(hook), Some(err)) => hook(err, self.attempt),
             _ => true,
         };
@@ -260,7 +327,10 @@ impl<'a> Attempts<'a> {
             .delay(self.counted.max(1), inner.rng.next_u64());
         let hint = classification.retry_after();
         let delay = hint.map_or(backoff, |hint| hint.max(backoff));
-        let breaker_until = inner.breaker_open(self.key);
+        let breaker_until = self
+            .state
+            .as_ref()
+            .and_then(|state| state.breaker.open_until());
         let mut situation = Situation::new()
             .with_delay_ms(millis(backoff))
             .with_max_retry_after_ms(millis(inner.max_retry_after))
@@ -272,12 +342,32 @@ impl<'a> Attempts<'a> {
             situation = situation.with_deadline_ms(deadline_ms);
         }
         let hard_cap = inner.max_attempts.saturating_add(MAX_UNCOUNTED_FAILURES);
-        let mut decision = if self.attempt >= hard_cap {
+        let decision = if self.attempt >= hard_cap {
             inner.stop(Reason::MaxAttempts, &ctx)
         } else {
             inner.decide(&ctx, &situation, now_ms)
         };
-        if decision.retry() {
+
+        let info = FailedAttempt {
+            error: err.as_ref(),
+            attempt: self.attempt,
+            retries_left: inner.max_attempts.saturating_sub(self.counted),
+            next_delay: decision.retry().then_some(delay),
+            error_class: class,
+            decision,
+        };
+        if let Some(hook) = call.hooks.as_mut().and_then(|h| h.on_failed.as_mut()) {
+            hook(&info);
+        }
+        let vetoed = decision.retry()
+            && call
+                .hooks
+                .as_mut()
+                .and_then(|h| h.veto.as_mut())
+                .is_some_and(|hook| !hook(&info));
+        let mut decision = decision;
+        if decision.retry() && !vetoed {
+            // charged only now that the retry is really made: a veto spends nothing
             if let Some(budget) = &inner.budget {
                 if budget.try_spend(now_ms, 1).is_err() {
                     // every hard check passed, so the budget is the first to stop it
@@ -291,26 +381,14 @@ impl<'a> Attempts<'a> {
             endpoint = self.endpoint,
             attempt = self.attempt,
             error_class = %class,
-            retry = decision.retry(),
+            retry = decision.retry() && !vetoed,
             reason = %decision.reason(),
+            vetoed,
             probability = decision.probability(),
             expected_value = decision.expected_value(),
             delay_ms = millis(delay),
             "retry decision"
         );
-
-        let info = FailedAttempt {
-            error: err.as_ref(),
-            attempt: self.attempt,
-            retries_left: inner.max_attempts.saturating_sub(self.counted),
-            next_delay: decision.retry().then_some(delay),
-            error_class: class,
-            decision,
-        };
-        if let Some(hook) = call.on_failed.as_mut() {
-            hook(&info);
-        }
-        let vetoed = decision.retry() && call.veto.as_mut().is_some_and(|hook| !hook(&info));
         let attempts = self.attempt;
         if decision.retry() && !vetoed {
             return Step::Retry(delay, err);
@@ -346,38 +424,45 @@ impl<'a> Attempts<'a> {
                 vetoed,
             },
         };
-        if let Some(hook) = call.on_exhausted.as_mut() {
+        if let Some(hook) = call.hooks.as_mut().and_then(|h| h.on_exhausted.as_mut()) {
             hook(&stop);
         }
         Step::Done(stop)
     }
 }
 
-/// Runs `attempt` for at most `timeout`, timed by the policy's own sleeper, so
-/// that the timeout follows virtual time as every other wait does.
+/// Polls `attempt` (pinned by the caller) with a timer of `timeout` beside it,
+/// timed by the policy's own sleeper, so that the timeout follows virtual time
+/// as every other wait does.
 ///
 /// The attempt is polled first, and the timer is made only when the attempt
 /// first has to wait: an attempt that finishes at once never starts a timer
 /// (and, under a [`VirtualSleeper`](crate::VirtualSleeper), never moves the
-/// clock). When the timer fires first, the attempt's future is dropped, which
-/// cancels it.
-async fn within<T, E, Fut>(inner: &Inner, timeout: Duration, attempt: Fut) -> Result<T, Failure<E>>
+/// clock). When the timer fires first, the caller drops the attempt's future,
+/// which cancels it. The attempt is borrowed rather than moved in, so that the
+/// call's future holds it once.
+fn poll_within<T, E, Fut>(
+    inner: &Inner,
+    timeout: Duration,
+    attempt: Pin<&mut Fut>,
+    timer: &mut Option<Option<BoxSleep>>,
+    cx: &mut core::task::Context<'_>,
+) -> Poll<Result<T, Failure<E>>>
 where
     Fut: Future<Output = Result<T, E>>,
 {
-    let mut attempt = pin!(attempt);
-    let mut timer = None;
-    poll_fn(|cx| {
-        if let Poll::Ready(outcome) = attempt.as_mut().poll(cx) {
-            return Poll::Ready(outcome.map_err(Failure::Error));
-        }
-        let timer = timer.get_or_insert_with(|| inner.sleeper.sleep_boxed(timeout));
-        timer
+    if let Poll::Ready(outcome) = attempt.poll(cx) {
+        return Poll::Ready(outcome.map_err(Failure::Error));
+    }
+    // `None` inside: the sleeper's timer finished as it was made
+    let timer = timer.get_or_insert_with(|| inner.sleeper.sleep_boxed(timeout));
+    match timer.as_mut() {
+        Some(timer) => timer
             .as_mut()
             .poll(cx)
-            .map(|()| Err(Failure::TimedOut(timeout)))
-    })
-    .await
+            .map(|()| Err(Failure::TimedOut(timeout))),
+        None => Poll::Ready(Err(Failure::TimedOut(timeout))),
+    }
 }
 
 /// The span of one call, around its attempts, sleeps and decisions.
@@ -398,7 +483,7 @@ impl<E> Call<'_, E> {
     /// With the `tracing` feature the call runs in a `DEBUG` span named
     /// `bayesretry.call` with the endpoint as a field, and each decision is an
     /// event inside it.
-    pub async fn run<T, F, Fut>(self, op: F) -> Result<T, RetryError<E>>
+    pub fn run<T, F, Fut>(self, op: F) -> impl Future<Output = Result<T, RetryError<E>>>
     where
         F: FnMut(u32) -> Fut,
         Fut: Future<Output = Result<T, E>>,
@@ -407,14 +492,15 @@ impl<E> Call<'_, E> {
         {
             use tracing::Instrument as _;
             let span = call_span(self.endpoint);
-            self.run_loop(op).instrument(span).await
+            self.run_loop(op).instrument(span)
         }
         #[cfg(not(feature = "tracing"))]
-        self.run_loop(op).await
+        self.run_loop(op)
     }
 
     /// Before each attempt, in both loops: a cancellation ends the call, then the
     /// breaker admits the next attempt (its number) or the call fails fast.
+    #[inline(always)]
     fn begin(
         &mut self,
         attempts: &mut Attempts<'_>,
@@ -439,14 +525,19 @@ impl<E> Call<'_, E> {
         Fut: Future<Output = Result<T, E>>,
     {
         let inner = &*self.policy.inner;
-        let mut attempts = Attempts::new(inner, self.endpoint);
+        let mut attempts = Attempts::new(inner, self.endpoint, self.site);
         let mut last: Option<E> = None;
         // bounded: `failed` stops at the hard cap on attempts
         loop {
             let attempt = self.begin(&mut attempts, &mut last)?;
             let outcome = match inner.attempt_timeout {
                 None => op(attempt).await.map_err(Failure::Error),
-                Some(timeout) => within(inner, timeout, op(attempt)).await,
+                Some(timeout) => {
+                    let mut pending = pin!(op(attempt));
+                    let mut timer = None;
+                    poll_fn(|cx| poll_within(inner, timeout, pending.as_mut(), &mut timer, cx))
+                        .await
+                }
             };
             let failure = match outcome {
                 Ok(value) => {
@@ -463,7 +554,11 @@ impl<E> Call<'_, E> {
                 last = err;
                 continue;
             }
-            let mut sleep = inner.sleeper.sleep_boxed(delay);
+            // `None`: the sleep finished as it was made (a ready future)
+            let Some(mut sleep) = inner.sleeper.sleep_boxed(delay) else {
+                last = err;
+                continue;
+            };
             match &self.cancel {
                 None => sleep.await,
                 Some(token) => {
@@ -487,8 +582,16 @@ impl<E> Call<'_, E> {
         }
     }
 
-    /// [`run`](Call::run) on the calling thread, with the blocking sleeper. A
-    /// cancellation is seen before each attempt and after each sleep.
+    /// [`run`](Call::run) on the calling thread, with the blocking sleeper.
+    ///
+    /// A cancellation is seen before each attempt, and ends a pending sleep at
+    /// once: the loop sleeps with
+    /// [`BlockingSleeper::sleep_blocking_cancellable`](crate::BlockingSleeper::sleep_blocking_cancellable),
+    /// which [`ThreadSleeper`](crate::ThreadSleeper) implements by waiting on
+    /// the token. The running function itself cannot be interrupted, so the
+    /// per-attempt timeout does not apply here: a late success is a success
+    /// and a late error is classified as itself (see
+    /// [`Builder::with_attempt_timeout`](crate::Builder::with_attempt_timeout)).
     pub fn run_blocking<T, F>(mut self, mut op: F) -> Result<T, RetryError<E>>
     where
         F: FnMut(u32) -> Result<T, E>,
@@ -496,7 +599,7 @@ impl<E> Call<'_, E> {
         #[cfg(feature = "tracing")]
         let _span = call_span(self.endpoint).entered();
         let inner = &*self.policy.inner;
-        let mut attempts = Attempts::new(inner, self.endpoint);
+        let mut attempts = Attempts::new(inner, self.endpoint, self.site);
         let mut last: Option<E> = None;
         // bounded: `failed` stops at the hard cap on attempts
         loop {
@@ -512,7 +615,11 @@ impl<E> Call<'_, E> {
                 Step::Done(stop) => return Err(stop),
                 Step::Retry(delay, err) => {
                     if !delay.is_zero() {
-                        inner.blocking.sleep_blocking(delay);
+                        match &self.cancel {
+                            None => inner.blocking.sleep_blocking(delay),
+                            // ends at once on a cancellation; seen by `begin`
+                            Some(token) => inner.blocking.sleep_blocking_cancellable(delay, token),
+                        }
                     }
                     last = err;
                 }
@@ -529,7 +636,7 @@ impl<E> Call<'_, E> {
             last_error: last,
         };
         if had_attempt {
-            if let Some(hook) = self.on_exhausted.as_mut() {
+            if let Some(hook) = self.hooks.as_mut().and_then(|h| h.on_exhausted.as_mut()) {
                 hook(&stop);
             }
         }

@@ -4,7 +4,8 @@ use alloc::sync::Arc;
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use core::time::Duration;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// A cancellation signal shared between a call and whoever may cancel it.
 ///
@@ -25,7 +26,14 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct CancelToken {
-    inner: Arc<Mutex<State>>,
+    inner: Arc<Shared>,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    state: Mutex<State>,
+    /// Wakes the threads blocked in [`CancelToken::wait_timeout`].
+    cancelled: Condvar,
 }
 
 #[derive(Debug, Default)]
@@ -51,6 +59,7 @@ impl CancelToken {
             state.reason = Some(reason.into());
             core::mem::take(&mut state.wakers)
         };
+        self.inner.cancelled.notify_all();
         for waker in wakers {
             waker.wake();
         }
@@ -66,13 +75,41 @@ impl CancelToken {
         self.lock().reason.clone()
     }
 
+    /// Blocks the calling thread until the token is cancelled or `timeout` has
+    /// passed, whichever comes first; the reason if it was cancelled. The
+    /// blocking run loop sleeps on this, so that a cancellation ends a pending
+    /// blocking sleep at once.
+    ///
+    /// ```
+    /// use bayesretry_policy::CancelToken;
+    /// use std::time::Duration;
+    ///
+    /// let token = CancelToken::new();
+    /// let other = token.clone();
+    /// let waiter = std::thread::spawn(move || other.wait_timeout(Duration::from_secs(3_600)));
+    /// token.cancel("shutting down");
+    /// assert_eq!(waiter.join().unwrap().as_deref(), Some("shutting down"));
+    /// ```
+    pub fn wait_timeout(&self, timeout: Duration) -> Option<String> {
+        let state = self.lock();
+        let (state, _) = self
+            .inner
+            .cancelled
+            .wait_timeout_while(state, timeout, |state| state.reason.is_none())
+            .unwrap_or_else(PoisonError::into_inner);
+        state.reason.clone()
+    }
+
     /// A future that completes with the reason when the token is cancelled.
     pub fn cancelled(&self) -> Cancelled<'_> {
         Cancelled { token: self }
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 

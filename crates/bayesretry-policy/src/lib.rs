@@ -7,8 +7,8 @@ mod call;
 mod cancel;
 mod classify;
 mod clock;
+mod endpoint;
 mod error;
-mod fixed;
 mod observer;
 mod policy;
 mod rng;
@@ -20,6 +20,7 @@ pub use classify::{
     Classification, Classify, HttpStatus, Permanent, classify_io_kind, classify_status, permanent,
 };
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use endpoint::Endpoint;
 pub use error::{Error, RetryError};
 pub use observer::Observer;
 pub use policy::{

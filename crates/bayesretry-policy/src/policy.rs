@@ -3,22 +3,20 @@
 use alloc::sync::Arc;
 use core::fmt;
 use core::future::Future;
-use core::hash::{BuildHasher, BuildHasherDefault, Hasher};
-use core::num::NonZeroUsize;
 use core::time::Duration;
 
 use bayesretry_backoff::{Backoff, Jitter};
-use bayesretry_breaker::{KeyedBreaker, State};
+use bayesretry_breaker::State;
 use bayesretry_budget::Budget;
 use bayesretry_cost::CostModel;
 use bayesretry_decision::{Decision, DecisionEngine, Reason, Situation, Strategy};
 use bayesretry_store::{Context, HalfLife, MemoryStore, PosteriorStore, StoreConfig};
 
-use crate::call::{Call, Retried};
+use crate::call::{Call, Classifier, Retried};
 use crate::classify::{Classification, Classify};
 use crate::clock::{Clock, SystemClock};
+use crate::endpoint::{Endpoint, Endpoints};
 use crate::error::{Error, RetryError};
-use crate::fixed::Fixed;
 use crate::observer::{Observer, contained};
 use crate::rng::{SplitMix, fresh_seed};
 use crate::sleep::{BlockingSleeper, DynSleeper, Sleeper, ThreadSleeper, VirtualSleeper};
@@ -34,8 +32,6 @@ pub const DEFAULT_MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 /// Failures that a `should_consume_retry` hook may exempt from the attempt cap,
 /// per call: the hard cap on attempts is the cap plus this.
 pub const MAX_UNCOUNTED_FAILURES: u32 = 16;
-/// The most endpoints the default breaker tracks (least recently used evicted).
-const BREAKER_MAX_KEYS: usize = 4_096;
 
 /// Decides, after each failed attempt, whether another one is worth it, and runs
 /// the attempts.
@@ -58,9 +54,8 @@ pub(crate) struct Inner {
     pub(crate) max_elapsed: Option<Duration>,
     pub(crate) attempt_timeout: Option<Duration>,
     pub(crate) max_retry_after: Duration,
-    pub(crate) breaker: Option<KeyedBreaker<u64, BuildHasherDefault<KeyHasher>>>,
-    /// Hashes an endpoint name into its breaker key, with keys drawn per policy.
-    pub(crate) keys: std::hash::RandomState,
+    /// The per-endpoint state (the breakers), if the breaker is on.
+    pub(crate) endpoints: Option<Endpoints>,
     pub(crate) budget: Option<Arc<dyn Budget + Send + Sync>>,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) sleeper: Arc<dyn DynSleeper>,
@@ -70,26 +65,31 @@ pub(crate) struct Inner {
 }
 
 impl Inner {
+    #[inline]
     pub(crate) fn now_ms(&self) -> u64 {
         self.clock.now_ms()
     }
 
     /// Whether the endpoint's breaker is open now (no breaker: never).
-    pub(crate) fn breaker_open(&self, key: u64) -> Option<u64> {
-        match self.breaker.as_ref()?.state(&key) {
-            Some(State::Open { until_ms }) => Some(until_ms),
+    pub(crate) fn breaker_open(&self, endpoint: &str) -> Option<u64> {
+        match self.endpoints.as_ref()?.peek(endpoint)? {
+            State::Open { until_ms } => Some(until_ms),
             _ => None,
         }
     }
 
-    /// The decision for `ctx`, with the policy's store (or none, in classic mode).
+    /// The decision for `ctx`: from the policy's store when learning (a uniform
+    /// number is drawn only for a Thompson draw), on the fixed count in classic
+    /// mode.
     pub(crate) fn decide(&self, ctx: &Context<'_>, situation: &Situation, now_ms: u64) -> Decision {
-        let decision = if self.learning {
+        let decision = if !self.learning {
+            self.engine.decide_fixed(ctx.attempt(), situation, now_ms)
+        } else if self.engine.config().strategy() == Strategy::Thompson {
             let u = self.rng.next_unit();
             self.engine
                 .decide_with_uniform(&self.store, ctx, situation, now_ms, u)
         } else {
-            self.engine.decide(&Fixed, ctx, situation, now_ms)
+            self.engine.decide(&self.store, ctx, situation, now_ms)
         };
         if let Some(observer) = &self.observer {
             contained(|| observer.on_decision(&decision, ctx));
@@ -118,39 +118,6 @@ impl Inner {
     }
 }
 
-impl Inner {
-    /// The breaker key of an endpoint: its name hashed once, with SipHash keys
-    /// drawn when the policy was built, so that endpoint names chosen by an
-    /// attacker cannot be made to collide. The breaker's map uses the key as its
-    /// own hash ([`KeyHasher`]) instead of hashing it a second time. Two endpoints
-    /// share a breaker only if their 64-bit hashes collide.
-    pub(crate) fn endpoint_key(&self, endpoint: &str) -> u64 {
-        self.keys.hash_one(endpoint)
-    }
-}
-
-/// The hasher of the breaker's map: its keys are already keyed hashes
-/// ([`Inner::endpoint_key`]), so the key is its own hash.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // not reached for `u64` keys; folds any other input all the same
-        for &byte in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
-        }
-    }
-
-    fn write_u64(&mut self, key: u64) {
-        self.0 = key;
-    }
-}
-
 impl fmt::Debug for RetryPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let inner = &self.inner;
@@ -160,7 +127,7 @@ impl fmt::Debug for RetryPolicy {
             .field("max_attempts", &inner.max_attempts)
             .field("backoff", &inner.backoff)
             .field("max_elapsed", &inner.max_elapsed)
-            .field("breaker", &inner.breaker.is_some())
+            .field("breaker", &inner.endpoints.is_some())
             .field("budget", &inner.budget.is_some())
             .finish_non_exhaustive()
     }
@@ -212,17 +179,29 @@ impl RetryPolicy {
     /// # Ok::<(), bayesretry_policy::Error>(())
     /// # }).unwrap();
     /// ```
-    pub async fn run<T, E, F, Fut>(&self, endpoint: &str, op: F) -> Result<T, RetryError<E>>
+    #[inline]
+    pub fn run<'a, T, E, F, Fut>(
+        &'a self,
+        endpoint: &'a str,
+        op: F,
+    ) -> impl Future<Output = Result<T, RetryError<E>>> + use<'a, T, E, F, Fut>
     where
         E: Classify,
         F: FnMut(u32) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        self.call(endpoint).run(op).await
+        self.call(endpoint).run(op)
     }
 
     /// [`run`](RetryPolicy::run) on the calling thread, sleeping with the
     /// blocking sleeper.
+    ///
+    /// A blocking attempt cannot be cut off: the per-attempt timeout
+    /// ([`Builder::with_attempt_timeout`]) does not apply here, and a late
+    /// result counts as it is (see there why). A cancellation ends a pending
+    /// sleep at once when the sleeper supports it
+    /// ([`BlockingSleeper::sleep_blocking_cancellable`]; [`ThreadSleeper`]
+    /// does), and is seen before every attempt.
     ///
     /// ```
     /// use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};
@@ -236,6 +215,7 @@ impl RetryPolicy {
     /// assert_eq!(read.ok(), Some("data"));
     /// # Ok::<(), bayesretry_policy::Error>(())
     /// ```
+    #[inline]
     pub fn run_blocking<T, E, F>(&self, endpoint: &str, op: F) -> Result<T, RetryError<E>>
     where
         E: Classify,
@@ -244,11 +224,19 @@ impl RetryPolicy {
         self.call(endpoint).run_blocking(op)
     }
 
+    /// A handle on `endpoint`: the same [`run`](Endpoint::run) and
+    /// [`run_blocking`](Endpoint::run_blocking), with the endpoint's state (its
+    /// breaker) found once, when the handle is made, instead of by name on every
+    /// call. For a hot path that calls one endpoint again and again.
+    pub fn endpoint(&self, endpoint: &str) -> Endpoint {
+        Endpoint::new(self.clone(), endpoint)
+    }
+
     /// A call to configure — hooks, a cancellation token — before running it; its
     /// errors are classified with their [`Classify`] impl.
+    #[inline]
     pub fn call<'a, E: Classify>(&'a self, endpoint: &'a str) -> Call<'a, E> {
-        // a closure that captures nothing boxes without allocating
-        Call::new(self, endpoint, Box::new(|err: &E| err.classify()))
+        Call::new(self, endpoint, Classifier::Impl(E::classify))
     }
 
     /// Like [`call`](RetryPolicy::call), classifying errors with `classify`: for
@@ -258,7 +246,7 @@ impl RetryPolicy {
         endpoint: &'a str,
         classify: impl Fn(&E) -> Classification + Send + Sync + 'a,
     ) -> Call<'a, E> {
-        Call::new(self, endpoint, Box::new(classify))
+        Call::new(self, endpoint, Classifier::Closure(Box::new(classify)))
     }
 
     /// Turns `f` into a retried function bound to `endpoint` (p-retry's
@@ -274,9 +262,7 @@ impl RetryPolicy {
     pub fn should_retry(&self, ctx: &Context<'_>) -> Decision {
         let inner = &self.inner;
         let now_ms = inner.now_ms();
-        let open = inner
-            .breaker_open(inner.endpoint_key(ctx.endpoint()))
-            .is_some();
+        let open = inner.breaker_open(ctx.endpoint()).is_some();
         let situation = Situation::new().with_breaker_open(open);
         inner.decide(ctx, &situation, now_ms)
     }
@@ -298,10 +284,10 @@ impl RetryPolicy {
         self.inner.now_ms()
     }
 
-    /// The breaker state of `endpoint`, if the breaker is on and has seen it.
+    /// The breaker state of `endpoint`, if the breaker is on and the endpoint
+    /// has been called (or has a [handle](RetryPolicy::endpoint)).
     pub fn breaker_state(&self, endpoint: &str) -> Option<State> {
-        let inner = &self.inner;
-        inner.breaker.as_ref()?.state(&inner.endpoint_key(endpoint))
+        self.inner.endpoints.as_ref()?.peek(endpoint)
     }
 
     /// Everything the policy has learned, as the store's versioned snapshot.
@@ -467,8 +453,22 @@ impl Builder {
     ///
     /// A timed-out attempt has no error value: the hooks see
     /// [`FailedAttempt::error`](crate::FailedAttempt::error) as `None`, and if the
-    /// call then stops it ends with [`RetryError::AttemptTimedOut`]. The blocking
-    /// loop cannot cut off a running function and ignores this setting.
+    /// call then stops it ends with [`RetryError::AttemptTimedOut`].
+    ///
+    /// # Not in the blocking loop
+    ///
+    /// [`RetryPolicy::run_blocking`] cannot preempt a blocking function: a
+    /// thread cannot be stopped from outside, so by the time the policy could
+    /// look at the clock the attempt has already ended, one way or the other.
+    /// The blocking loop therefore does not apply this setting, and an attempt
+    /// keeps its own outcome however long it took: a late success is returned
+    /// (discarding a finished result to redo the work would only cost more, and
+    /// would repeat any side effect it had), and a late error is classified as
+    /// itself (a 503 or a refused connection says more than "timeout", and a
+    /// permanent error stays permanent). To bound a blocking attempt, put the
+    /// timeout on the operation itself — a socket's read timeout, a client's
+    /// request timeout — and classify its timeout error as
+    /// [`ErrorClass::Timeout`](bayesretry_store::ErrorClass::Timeout).
     pub fn with_attempt_timeout(mut self, timeout: Duration) -> Builder {
         self.attempt_timeout = Some(timeout);
         self
@@ -493,7 +493,8 @@ impl Builder {
     }
 
     /// A retry budget shared by every call: first attempts deposit, each retry
-    /// spends 1.
+    /// spends 1. A retry is charged only when it is really made, after the
+    /// `should_retry` hook has had its say: a vetoed retry spends nothing.
     pub fn with_budget(mut self, budget: impl Budget + Send + Sync + 'static) -> Builder {
         self.budget = Some(Arc::new(budget));
         self
@@ -567,15 +568,10 @@ impl Builder {
             return Err(Error::InvalidMaxAttempts(self.max_attempts));
         }
         let backoff = self.backoff.build().map_err(Error::Backoff)?;
-        let breaker = match self.breaker {
+        let endpoints = match self.breaker {
             Some(config) => {
                 let template = config.build().map_err(Error::Breaker)?;
-                let keys = NonZeroUsize::new(BREAKER_MAX_KEYS).unwrap_or(NonZeroUsize::MIN);
-                Some(KeyedBreaker::with_hasher(
-                    template,
-                    keys,
-                    BuildHasherDefault::default(),
-                ))
+                Some(Endpoints::new(template, fresh_seed()))
             }
             None => None,
         };
@@ -611,8 +607,7 @@ impl Builder {
                 max_elapsed: self.max_elapsed,
                 attempt_timeout: self.attempt_timeout,
                 max_retry_after: self.max_retry_after,
-                breaker,
-                keys: std::hash::RandomState::new(),
+                endpoints,
                 budget: self.budget,
                 clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock::new())),
                 sleeper,

@@ -2,11 +2,13 @@
 //! with the real sleepers and the test [`VirtualSleeper`].
 
 use alloc::sync::Arc;
+use core::any::TypeId;
 use core::future::{Future, Ready, ready};
 use core::pin::Pin;
 use core::time::Duration;
 use std::sync::{Mutex, PoisonError};
 
+use crate::cancel::CancelToken;
 use crate::clock::ManualClock;
 
 /// A boxed sleep, as the policy stores it.
@@ -42,16 +44,43 @@ where
 pub trait BlockingSleeper: Send + Sync + 'static {
     /// Blocks the calling thread for `delay`.
     fn sleep_blocking(&self, delay: Duration);
+
+    /// Blocks the calling thread for `delay`, or less if `cancel` is cancelled
+    /// first: the blocking loop sleeps with this when its call has a
+    /// [`CancelToken`], and a cancellation then ends the call at once with
+    /// [`RetryError::Cancelled`](crate::RetryError::Cancelled).
+    ///
+    /// The provided implementation cannot interrupt [`sleep_blocking`](Self::sleep_blocking):
+    /// it sleeps the whole delay, and the cancellation is seen after it. Real
+    /// sleepers override it — [`ThreadSleeper`] waits on the token with a
+    /// timeout ([`CancelToken::wait_timeout`]) — while a virtual sleeper, which
+    /// never waits, has no need to.
+    fn sleep_blocking_cancellable(&self, delay: Duration, cancel: &CancelToken) {
+        let _ = cancel;
+        self.sleep_blocking(delay);
+    }
 }
 
 /// The object-safe face of a [`Sleeper`].
 pub(crate) trait DynSleeper: Send + Sync {
-    fn sleep_boxed(&self, delay: Duration) -> BoxSleep;
+    /// The sleep for `delay`, boxed; `None` when the sleeper's future is known
+    /// to be complete already (see below), so nothing needs boxing or polling.
+    fn sleep_boxed(&self, delay: Duration) -> Option<BoxSleep>;
 }
 
 impl<S: Sleeper> DynSleeper for S {
-    fn sleep_boxed(&self, delay: Duration) -> BoxSleep {
-        Box::pin(self.sleep(delay))
+    /// A sleeper whose future is [`Ready<()>`] — a test's `|_| ready(())`, the
+    /// [`VirtualSleeper`] — has finished its sleep when it returns: the sleeper
+    /// is still called (it may advance a clock or record the delay), but its
+    /// future is dropped unpolled instead of boxed, which saves an allocation
+    /// per retry. Dropping a `Ready` is all polling it would have done.
+    #[inline]
+    fn sleep_boxed(&self, delay: Duration) -> Option<BoxSleep> {
+        let sleep = self.sleep(delay);
+        if TypeId::of::<S::Sleep>() == TypeId::of::<Ready<()>>() {
+            return None;
+        }
+        Some(Box::pin(sleep))
     }
 }
 
@@ -76,6 +105,12 @@ pub struct ThreadSleeper;
 impl BlockingSleeper for ThreadSleeper {
     fn sleep_blocking(&self, delay: Duration) {
         std::thread::sleep(delay);
+    }
+
+    /// Waits on the token with `delay` as the timeout: a cancellation wakes it
+    /// at once.
+    fn sleep_blocking_cancellable(&self, delay: Duration, cancel: &CancelToken) {
+        let _ = cancel.wait_timeout(delay);
     }
 }
 

@@ -12,7 +12,8 @@ use crate::error::Error;
 use crate::error_class::ErrorClass;
 use crate::writer::{WriterId, cmp_versions};
 
-/// The version of the snapshot format this crate writes and reads.
+/// The version of the snapshot format this crate writes and reads; see
+/// [`Snapshot::VERSION`].
 const VERSION: u32 = 1;
 
 /// How a custom class is written: this prefix, then its name, so that a custom
@@ -97,6 +98,11 @@ pub struct SnapshotEntry {
 }
 
 impl Snapshot {
+    /// The format version this crate writes, and the only one
+    /// [`from_json`](Snapshot::from_json) reads. A reader of older files (the
+    /// file store) migrates them up to this version before reading them.
+    pub const VERSION: u32 = VERSION;
+
     /// A snapshot with no entries, taken at time 0.
     pub const fn new() -> Snapshot {
         Snapshot {
@@ -106,10 +112,23 @@ impl Snapshot {
         }
     }
 
-    /// `entries`, sorted and made unique (the winning version of each
-    /// (context, writer) kept).
-    #[cfg(feature = "std")]
-    pub(crate) fn from_entries(taken_at_ms: u64, entries: Vec<SnapshotEntry>) -> Snapshot {
+    /// A snapshot of `entries` taken at `taken_at_ms`, sorted and made unique
+    /// (the winning version of each (context, writer) kept, as a
+    /// [merge](Snapshot#merging) would): how a store that carries entries
+    /// some other way than JSON (a Redis hash, a message bus) rebuilds one.
+    ///
+    /// ```
+    /// use bayesretry_store::{Evidence, Snapshot, SnapshotEntry, WriterId};
+    ///
+    /// let entry = |seq, successes| {
+    ///     let evidence = Evidence::new(successes, 1.0).unwrap();
+    ///     SnapshotEntry::new("db", 1, "timeout", WriterId::new(7), seq, evidence, 100).unwrap()
+    /// };
+    /// let snapshot = Snapshot::from_entries(100, vec![entry(2, 5.0), entry(1, 3.0)]);
+    /// assert_eq!(snapshot.len(), 1);
+    /// assert_eq!(snapshot.entries()[0].seq(), 2);
+    /// ```
+    pub fn from_entries(taken_at_ms: u64, entries: Vec<SnapshotEntry>) -> Snapshot {
         let mut snapshot = Snapshot {
             version: VERSION,
             taken_at_ms,
@@ -117,6 +136,11 @@ impl Snapshot {
         };
         snapshot.normalise();
         snapshot
+    }
+
+    /// The format version of the snapshot, [`Snapshot::VERSION`].
+    pub const fn version(&self) -> u32 {
+        self.version
     }
 
     /// When the snapshot was taken (the latest of the merged ones'), on the
@@ -141,10 +165,49 @@ impl Snapshot {
     }
 
     /// Merges `other` into `self`; see [merging](Snapshot#merging).
+    ///
+    /// Both snapshots keep their entries sorted by key with one entry per key, so
+    /// this is one linear pass over the two lists, not a sort: merging a snapshot
+    /// of 100 000 contexts into a file of the same size costs two walks, not
+    /// `n log n` comparisons.
     pub fn merge(&mut self, other: &Snapshot) {
         self.taken_at_ms = self.taken_at_ms.max(other.taken_at_ms);
-        self.entries.extend_from_slice(&other.entries);
-        self.normalise();
+        if other.entries.is_empty() {
+            return;
+        }
+        let mine = core::mem::take(&mut self.entries);
+        let mut merged = Vec::with_capacity(mine.len() + other.entries.len());
+        let mut left = mine.into_iter().peekable();
+        let mut right = other.entries.iter().peekable();
+        loop {
+            let order = match (left.peek(), right.peek()) {
+                (Some(a), Some(b)) => a.cmp_key(b),
+                (Some(_), None) => {
+                    merged.extend(left);
+                    break;
+                }
+                (None, _) => {
+                    merged.extend(right.cloned());
+                    break;
+                }
+            };
+            match order {
+                Ordering::Less => merged.extend(left.next()),
+                Ordering::Greater => merged.extend(right.next().cloned()),
+                Ordering::Equal => {
+                    if let (Some(a), Some(b)) = (left.next(), right.next()) {
+                        // The better version of the key wins; equal versions
+                        // are the same entry.
+                        if cmp_versions(a.version(), b.version()) == Ordering::Less {
+                            merged.push(b.clone());
+                        } else {
+                            merged.push(a);
+                        }
+                    }
+                }
+            }
+        }
+        self.entries = merged;
     }
 
     /// `self` merged with `other`, as a new snapshot.
@@ -186,6 +249,36 @@ impl Default for Snapshot {
 }
 
 impl SnapshotEntry {
+    /// One writer's entry for one context, checked as [`Snapshot::from_json`]
+    /// checks the entries it reads: `class` as a snapshot writes it
+    /// (`http-429`, `timeout`, `custom:quota`, …), `seq` at least 1, and
+    /// `evidence` finite and non-negative.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidSnapshot`] naming the class, sequence number or counts
+    /// that were rejected.
+    pub fn new(
+        endpoint: &str,
+        attempt: u32,
+        class: &str,
+        writer: WriterId,
+        seq: u64,
+        evidence: Evidence,
+        updated_at_ms: u64,
+    ) -> Result<SnapshotEntry, Error> {
+        SnapshotEntry::try_from(RawEntry {
+            endpoint: endpoint.into(),
+            attempt,
+            class: class.into(),
+            writer,
+            seq,
+            successes: evidence.successes(),
+            failures: evidence.failures(),
+            updated_at_ms,
+        })
+    }
+
     #[cfg(feature = "std")]
     pub(crate) fn from_parts(
         endpoint: &str,

@@ -66,6 +66,19 @@ pub mod audit {
     pub use bayesretry_audit::*;
 }
 
+/// The durable snapshot file (`bayesretry-fs`; feature `fs`).
+#[cfg(feature = "fs")]
+pub mod fs {
+    pub use bayesretry_fs::*;
+}
+
+/// Fleet-wide evidence, retry budget and breaker on Redis (`bayesretry-redis`;
+/// feature `redis`).
+#[cfg(feature = "redis")]
+pub mod redis {
+    pub use bayesretry_redis::*;
+}
+
 pub use bayesretry_beta::Beta;
 pub use bayesretry_cost::CostModel;
 pub use bayesretry_decision::{Decision, DecisionEngine, Reason, Situation, Strategy};

@@ -1,0 +1,354 @@
+//! [`Endpoint`]: a handle on one endpoint of a policy, and the table of
+//! per-endpoint state (the breaker) behind it.
+
+use alloc::sync::Arc;
+use core::fmt;
+use core::future::Future;
+use core::hash::BuildHasher;
+use core::ops::Deref;
+use core::sync::atomic::{AtomicBool, Ordering};
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+
+use bayesretry_breaker::{Breaker, SharedBreaker, State};
+
+use crate::call::Call;
+use crate::classify::{Classification, Classify};
+use crate::error::RetryError;
+use crate::policy::RetryPolicy;
+
+/// Slots of the lock-free front table (a power of two).
+const FRONT_SLOTS: usize = 1_024;
+/// The most endpoints the overflow map holds at once.
+const OVERFLOW_MAX: usize = 4_096;
+
+/// What a policy keeps per endpoint: its breaker.
+pub(crate) struct EndpointState {
+    name: Box<str>,
+    pub(crate) breaker: SharedBreaker,
+    /// Set when the overflow map let go of this state: a handle holding it
+    /// looks its endpoint up again.
+    retired: AtomicBool,
+}
+
+impl EndpointState {
+    fn new(name: &str, template: Breaker) -> EndpointState {
+        EndpointState {
+            name: name.into(),
+            breaker: SharedBreaker::new(template),
+            retired: AtomicBool::new(false),
+        }
+    }
+}
+
+/// The per-endpoint state of a policy, found by name.
+///
+/// # Two tiers
+///
+/// Every call needs its endpoint's breaker, so finding it must cost next to
+/// nothing. The front tier is a fixed table of slots, each set once and never
+/// changed: an endpoint name is hashed (foldhash, with a seed drawn per policy)
+/// to a slot, and the first name to reach a slot owns it for the life of the
+/// policy. Finding a name there is one hash, one atomic load and one string
+/// comparison, with no lock. The comparison makes the table exact: two names
+/// never share state, whatever their hashes.
+///
+/// A name whose slot another name owns goes to the overflow tier, a map behind
+/// a mutex, bounded at `OVERFLOW_MAX` names: when it is full, one entry is let
+/// go (its breaker starts over if the name comes back). A handle
+/// ([`Endpoint`]) finds its state once and keeps it, so even an overflow name
+/// pays for the lock only when the handle is made.
+///
+/// A name owns its slot or its overflow entry for good (slots are never
+/// freed, and a name goes to the overflow map only when its slot is owned by
+/// another name), so a name always finds the same state.
+pub(crate) struct Endpoints {
+    template: Breaker,
+    hasher: foldhash::fast::FixedState,
+    front: Box<[OnceLock<Box<EndpointState>>]>,
+    overflow: Mutex<HashMap<Box<str>, Arc<EndpointState>>>,
+}
+
+/// Where an [`Endpoint`] handle's state lives.
+#[derive(Clone)]
+pub(crate) enum Site {
+    Front(usize),
+    Overflow(Arc<EndpointState>),
+}
+
+/// An endpoint's state, found for one call.
+pub(crate) enum Resolved<'a> {
+    Borrowed(&'a EndpointState),
+    Owned(Arc<EndpointState>),
+}
+
+impl Deref for Resolved<'_> {
+    type Target = EndpointState;
+
+    #[inline]
+    fn deref(&self) -> &EndpointState {
+        match self {
+            Resolved::Borrowed(state) => state,
+            Resolved::Owned(state) => state,
+        }
+    }
+}
+
+impl Endpoints {
+    pub(crate) fn new(template: Breaker, seed: u64) -> Endpoints {
+        Endpoints {
+            template,
+            hasher: foldhash::fast::FixedState::with_seed(seed),
+            front: (0..FRONT_SLOTS).map(|_| OnceLock::new()).collect(),
+            overflow: Mutex::new(HashMap::new()),
+        }
+    }
+
+    #[inline]
+    fn slot(&self, name: &str) -> Option<&OnceLock<Box<EndpointState>>> {
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "only the low bits index the table"
+        )]
+        let at = self.hasher.hash_one(name) as usize & (FRONT_SLOTS - 1);
+        self.front.get(at)
+    }
+
+    /// The state of `name`, made if need be.
+    #[inline]
+    pub(crate) fn resolve(&self, name: &str) -> Resolved<'_> {
+        if let Some(slot) = self.slot(name) {
+            let state = slot.get_or_init(|| Box::new(EndpointState::new(name, self.template)));
+            if *state.name == *name {
+                return Resolved::Borrowed(state);
+            }
+        }
+        Resolved::Owned(self.overflow_entry(name))
+    }
+
+    /// Where the state of `name` lives, made if need be: for a handle.
+    pub(crate) fn site(&self, name: &str) -> Site {
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "only the low bits index the table"
+        )]
+        let at = self.hasher.hash_one(name) as usize & (FRONT_SLOTS - 1);
+        if let Some(slot) = self.front.get(at) {
+            let state = slot.get_or_init(|| Box::new(EndpointState::new(name, self.template)));
+            if *state.name == *name {
+                return Site::Front(at);
+            }
+        }
+        Site::Overflow(self.overflow_entry(name))
+    }
+
+    /// The state a handle found, or, if the overflow map has let it go since,
+    /// the state of `name` now.
+    #[inline(always)]
+    pub(crate) fn at<'a>(&'a self, site: &'a Site, name: &str) -> Resolved<'a> {
+        match site {
+            Site::Front(at) => match self.front.get(*at).and_then(OnceLock::get) {
+                Some(state) => Resolved::Borrowed(state),
+                None => self.resolve(name),
+            },
+            Site::Overflow(state) if !state.retired.load(Ordering::Acquire) => {
+                Resolved::Borrowed(state)
+            }
+            Site::Overflow(_) => self.resolve(name),
+        }
+    }
+
+    /// The breaker state of `name`, if the policy has state for it; makes none.
+    pub(crate) fn peek(&self, name: &str) -> Option<State> {
+        if let Some(state) = self.slot(name).and_then(OnceLock::get) {
+            if *state.name == *name {
+                return Some(state.breaker.state());
+            }
+        }
+        let state = self.lock().get(name).cloned()?;
+        Some(state.breaker.state())
+    }
+
+    fn overflow_entry(&self, name: &str) -> Arc<EndpointState> {
+        let mut map = self.lock();
+        if let Some(state) = map.get(name) {
+            return Arc::clone(state);
+        }
+        if map.len() >= OVERFLOW_MAX {
+            // full: let one entry go; a handle holding it will look again
+            let evicted = map.keys().next().cloned();
+            if let Some(state) = evicted.and_then(|key| map.remove(&key)) {
+                state.retired.store(true, Ordering::Release);
+            }
+        }
+        let state = Arc::new(EndpointState::new(name, self.template));
+        map.insert(name.into(), Arc::clone(&state));
+        state
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<Box<str>, Arc<EndpointState>>> {
+        self.overflow.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A policy bound to one endpoint, made by [`RetryPolicy::endpoint`]: the same
+/// [`run`](Endpoint::run) and [`run_blocking`](Endpoint::run_blocking), with
+/// the endpoint's state found once instead of on every call.
+///
+/// A handle shares everything with its policy — the beliefs, the breaker, the
+/// budget — and a call through it is the same call as
+/// `policy.run(name, ..)`; it only skips finding the endpoint's breaker by its
+/// name. Keep one per endpoint a hot path calls. Cheap to clone, `Send + Sync`.
+///
+/// ```
+/// use bayesretry_policy::{HttpStatus, ManualClock, RetryPolicy, VirtualSleeper};
+///
+/// let policy = RetryPolicy::builder()
+///     .with_virtual_time(VirtualSleeper::new(ManualClock::new(0)))
+///     .build()?;
+/// let provider = policy.endpoint("provider");
+/// let answer = provider.run_blocking(|attempt| {
+///     if attempt < 2 { Err(HttpStatus(503)) } else { Ok(42) }
+/// });
+/// assert_eq!(answer.ok(), Some(42));
+/// assert_eq!(provider.breaker_state(), policy.breaker_state("provider"));
+/// # Ok::<(), bayesretry_policy::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Endpoint {
+    policy: RetryPolicy,
+    name: Box<str>,
+    site: Option<Site>,
+}
+
+impl fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("name", &self.name)
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Endpoint {
+    pub(crate) fn new(policy: RetryPolicy, name: &str) -> Endpoint {
+        let site = policy.inner.endpoints.as_ref().map(|t| t.site(name));
+        Endpoint {
+            policy,
+            name: name.into(),
+            site,
+        }
+    }
+
+    /// The endpoint's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The policy the handle calls through.
+    pub fn policy(&self) -> &RetryPolicy {
+        &self.policy
+    }
+
+    /// [`RetryPolicy::run`] for this endpoint.
+    #[inline]
+    pub fn run<T, E, F, Fut>(&self, op: F) -> impl Future<Output = Result<T, RetryError<E>>>
+    where
+        E: Classify,
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        self.call().run(op)
+    }
+
+    /// [`RetryPolicy::run_blocking`] for this endpoint.
+    #[inline]
+    pub fn run_blocking<T, E, F>(&self, op: F) -> Result<T, RetryError<E>>
+    where
+        E: Classify,
+        F: FnMut(u32) -> Result<T, E>,
+    {
+        self.call().run_blocking(op)
+    }
+
+    /// [`RetryPolicy::call`] for this endpoint: hooks and a cancellation token
+    /// first.
+    #[inline]
+    pub fn call<E: Classify>(&self) -> Call<'_, E> {
+        self.policy
+            .call::<E>(&self.name)
+            .at_site(self.site.as_ref())
+    }
+
+    /// [`RetryPolicy::call_with`] for this endpoint.
+    pub fn call_with<'a, E>(
+        &'a self,
+        classify: impl Fn(&E) -> Classification + Send + Sync + 'a,
+    ) -> Call<'a, E> {
+        self.policy
+            .call_with(&self.name, classify)
+            .at_site(self.site.as_ref())
+    }
+
+    /// The endpoint's breaker state, if the policy has a breaker.
+    pub fn breaker_state(&self) -> Option<State> {
+        let table = self.policy.inner.endpoints.as_ref()?;
+        let site = self.site.as_ref()?;
+        Some(table.at(site, &self.name).breaker.state())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::{EndpointState, Endpoints, FRONT_SLOTS, OVERFLOW_MAX};
+    use core::sync::atomic::Ordering;
+
+    fn table() -> Endpoints {
+        let template = bayesretry_breaker::Config::new().build().unwrap();
+        Endpoints::new(template, 7)
+    }
+
+    fn names(count: usize) -> Vec<String> {
+        (0..count).map(|i| format!("endpoint-{i}")).collect()
+    }
+
+    #[test]
+    fn every_name_finds_its_own_state_even_when_slots_collide() {
+        let table = table();
+        // more names than slots: collisions are certain
+        let names = names(3 * FRONT_SLOTS);
+        let first: Vec<*const EndpointState> = names
+            .iter()
+            .map(|name| core::ptr::from_ref(&*table.resolve(name)))
+            .collect();
+        let distinct: HashSet<_> = first.iter().collect();
+        assert_eq!(distinct.len(), names.len());
+        for (name, &state) in names.iter().zip(&first) {
+            assert_eq!(core::ptr::from_ref(&*table.resolve(name)), state);
+            let site = table.site(name);
+            assert_eq!(core::ptr::from_ref(&*table.at(&site, name)), state);
+            assert_eq!(&*table.resolve(name).name, name.as_str());
+        }
+        assert!(table.peek("never called").is_none());
+    }
+
+    #[test]
+    fn a_handle_whose_overflow_entry_was_let_go_looks_again() {
+        let table = table();
+        let names = names(FRONT_SLOTS + OVERFLOW_MAX + 200);
+        let sites: Vec<_> = names.iter().map(|name| table.site(name)).collect();
+        assert!(table.lock().len() <= OVERFLOW_MAX);
+        let mut retired = 0;
+        for (name, site) in names.iter().zip(&sites) {
+            if let super::Site::Overflow(state) = site {
+                retired += usize::from(state.retired.load(Ordering::Acquire));
+            }
+            let state = table.at(site, name);
+            assert_eq!(&*state.name, name.as_str());
+            assert!(!state.retired.load(Ordering::Acquire));
+        }
+        assert!(retired > 0, "the overflow map never let an entry go");
+    }
+}

@@ -1,0 +1,400 @@
+//! [`FleetBreaker`]: a breaker per endpoint whose open state is the fleet's.
+
+use alloc::sync::Arc;
+use core::fmt;
+use core::num::NonZeroUsize;
+use std::collections::{HashMap, HashSet};
+use std::hash::RandomState;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use bayesretry_breaker::{Admission, Breaker, KeyedBreaker, Transition};
+use bayesretry_policy::Clock;
+use core::hash::BuildHasher;
+use core::sync::atomic::Ordering;
+use redis::aio::MultiplexedConnection;
+
+use crate::error::Error;
+use crate::fleet::Shared;
+use crate::scripts::Scripts;
+
+/// The most endpoints a fleet breaker tracks, locally and in its fleet view.
+const MAX_ENDPOINTS: usize = 4_096;
+/// The most publications waiting for the sync task; beyond, the oldest wait
+/// is not extended (a newer one of the same kind follows).
+const MAX_OUTBOX: usize = 4_096;
+
+/// The fleet's view of one endpoint, as last pulled (or as this process just
+/// made it).
+#[derive(Debug)]
+struct Fleetwide {
+    name: String,
+    /// Open until this time on the fleet clock.
+    open_until: Option<u64>,
+    /// Cooldown over, not yet closed: calls need a probe claimed from Redis.
+    probing: bool,
+    /// Probes claimed and not yet handed out.
+    permits: u32,
+    /// A call found no permit: claim one at once.
+    want_permit: bool,
+    /// Probes handed out whose outcome has not been recorded.
+    probes_out: u32,
+}
+
+impl Fleetwide {
+    fn new(name: &str) -> Fleetwide {
+        Fleetwide {
+            name: name.to_owned(),
+            open_until: None,
+            probing: false,
+            permits: 0,
+            want_permit: false,
+            probes_out: 0,
+        }
+    }
+}
+
+/// A change waiting to be published.
+#[derive(Debug, Clone, PartialEq)]
+enum Message {
+    Open { endpoint: String, cooldown_ms: u64 },
+    ProbeResult { endpoint: String, success: bool },
+}
+
+impl Message {
+    fn endpoint(&self) -> &str {
+        match self {
+            Message::Open { endpoint, .. } | Message::ProbeResult { endpoint, .. } => endpoint,
+        }
+    }
+}
+
+/// A circuit breaker per endpoint, shared by a fleet: an endpoint opened by
+/// one process is open for every process within one sync interval, and its
+/// half-open probes are counted fleet-wide.
+///
+/// # How
+///
+/// Each process weighs its own outcomes with a local [`Breaker`] per
+/// endpoint (the posterior rule of `bayesretry-breaker`). When one opens, the
+/// process refuses the endpoint at once and wakes its sync task, which
+/// publishes the opening (an atomic script that keeps the later cooldown end,
+/// on the server's clock); every other process learns it at its next round.
+/// When the cooldown ends, a call needs a *probe* claimed from Redis, where a
+/// counter admits at most `max_probes` per round for the whole fleet; a
+/// process without one refuses the call and claims one at once for the next.
+/// Probe outcomes go to Redis: a failure reopens the endpoint for everyone
+/// with the cooldown backed off, `probes_to_close` successes close it for
+/// everyone — and each process then resets its local breaker, as a local
+/// close would.
+///
+/// [`check`](FleetBreaker::check) and [`record`](FleetBreaker::record) never
+/// wait for Redis. While it cannot be reached, each process runs its local
+/// breakers alone, with their own half-open probes (still refusing an
+/// endpoint the fleet was last known to hold open).
+///
+/// A `RetryPolicy` keeps a breaker of its own; put a fleet breaker around its
+/// calls — check before, record after:
+///
+/// ```
+/// use std::time::Duration;
+/// use bayesretry_breaker::Config;
+/// use bayesretry_redis::{Fleet, FleetConfig};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+/// let fleet = Fleet::without_evidence(FleetConfig::new("redis://127.0.0.1:1"))?;
+/// let breaker = fleet.breaker(Config::new().with_min_strength(5.0).with_open_below(0.5))?;
+/// let call = |up: bool| if up { Ok(()) } else { Err("503") };
+/// for _ in 0..20 {
+///     if breaker.check("payments").is_allowed() {
+///         let outcome = call(false);
+///         breaker.record("payments", outcome.is_ok());
+///     }
+/// }
+/// // Redis is unreachable here, so the local breaker alone opened.
+/// assert!(!breaker.check("payments").is_allowed());
+/// assert!(breaker.check("search").is_allowed());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct FleetBreaker {
+    local: KeyedBreaker<u64>,
+    template: Breaker,
+    keys: RandomState,
+    fleet: Mutex<HashMap<u64, Fleetwide>>,
+    outbox: Mutex<Vec<Message>>,
+    shared: Arc<Shared>,
+    clock: Arc<dyn Clock>,
+}
+
+impl fmt::Debug for FleetBreaker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FleetBreaker")
+            .field("template", &self.template)
+            .field("endpoints", &lock(&self.fleet).len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl FleetBreaker {
+    pub(crate) fn new(
+        config: bayesretry_breaker::Config,
+        shared: Arc<Shared>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<FleetBreaker, Error> {
+        let template = config.build()?;
+        let max = NonZeroUsize::new(MAX_ENDPOINTS).unwrap_or(NonZeroUsize::MIN);
+        Ok(FleetBreaker {
+            local: KeyedBreaker::new(template, max),
+            template,
+            keys: RandomState::new(),
+            fleet: Mutex::new(HashMap::new()),
+            outbox: Mutex::new(Vec::new()),
+            shared,
+            clock,
+        })
+    }
+
+    /// May a call to `endpoint` be made now? Never waits for Redis.
+    pub fn check(&self, endpoint: &str) -> Admission {
+        let now = self.clock.now_ms();
+        let key = self.keys.hash_one(endpoint);
+        let connected = self.shared.connected.load(Ordering::Acquire);
+        {
+            let mut fleet = lock(&self.fleet);
+            if let Some(state) = fleet.get_mut(&key) {
+                if let Some(until_ms) = state.open_until {
+                    if now < until_ms {
+                        return Admission::Rejected { until_ms };
+                    }
+                }
+                if state.probing && connected {
+                    if state.permits > 0 {
+                        state.permits -= 1;
+                        state.probes_out = state.probes_out.saturating_add(1);
+                        return Admission::Probe { half_opened: false };
+                    }
+                    if !state.want_permit {
+                        state.want_permit = true;
+                        self.shared.wake.notify_one();
+                    }
+                    let interval =
+                        u64::try_from(self.shared.interval.as_millis()).unwrap_or(u64::MAX);
+                    return Admission::Rejected {
+                        until_ms: now.saturating_add(interval),
+                    };
+                }
+            }
+        }
+        if connected {
+            Admission::Allowed
+        } else {
+            self.local.check(&key, now)
+        }
+    }
+
+    /// Records the outcome of a call to `endpoint`; returns the local
+    /// breaker's transition, if any. An opening is published to the fleet at
+    /// once (by the sync task, without waiting here).
+    pub fn record(&self, endpoint: &str, success: bool) -> Option<Transition> {
+        let now = self.clock.now_ms();
+        let key = self.keys.hash_one(endpoint);
+        let transition = self.local.record(&key, now, success);
+        let mut messages = Vec::new();
+        {
+            let mut fleet = lock(&self.fleet);
+            if let Some(state) = fleet.get_mut(&key) {
+                if state.probes_out > 0 {
+                    state.probes_out -= 1;
+                    messages.push(Message::ProbeResult {
+                        endpoint: endpoint.to_owned(),
+                        success,
+                    });
+                }
+            }
+            if let Some(Transition::Opened { until_ms } | Transition::Reopened { until_ms, .. }) =
+                transition
+            {
+                if fleet.len() < MAX_ENDPOINTS || fleet.contains_key(&key) {
+                    let state = fleet.entry(key).or_insert_with(|| Fleetwide::new(endpoint));
+                    state.open_until = Some(until_ms);
+                    state.probing = false;
+                    state.permits = 0;
+                }
+                messages.push(Message::Open {
+                    endpoint: endpoint.to_owned(),
+                    cooldown_ms: until_ms.saturating_sub(now),
+                });
+            }
+        }
+        if !messages.is_empty() {
+            let mut outbox = lock(&self.outbox);
+            for message in messages {
+                if outbox.len() < MAX_OUTBOX {
+                    outbox.push(message);
+                }
+            }
+            drop(outbox);
+            self.shared.wake.notify_one();
+        }
+        transition
+    }
+
+    /// Whether the fleet holds `endpoint` open (or half-open), as this
+    /// process last heard.
+    pub fn is_open_fleetwide(&self, endpoint: &str) -> bool {
+        let key = self.keys.hash_one(endpoint);
+        lock(&self.fleet)
+            .get(&key)
+            .is_some_and(|s| s.open_until.is_some() || s.probing)
+    }
+
+    /// The settings every endpoint's breaker starts from.
+    pub const fn template(&self) -> &Breaker {
+        &self.template
+    }
+
+    /// Publishes what waits, pulls the fleet's open endpoints, claims the
+    /// probes wanted. `tick` is false on a wake-up: the pull waits for the
+    /// interval.
+    pub(crate) async fn exchange(
+        &self,
+        conn: &mut MultiplexedConnection,
+        scripts: &Scripts,
+        prefix: &str,
+        stale_ms: u64,
+        tick: bool,
+    ) -> Result<(), Error> {
+        let config = self.template.config();
+        let outbox: Vec<Message> = core::mem::take(&mut *lock(&self.outbox));
+        for (i, message) in outbox.iter().enumerate() {
+            let sent = match message {
+                Message::Open {
+                    endpoint,
+                    cooldown_ms,
+                } => {
+                    scripts
+                        .breaker_open
+                        .prepare_invoke()
+                        .arg(prefix)
+                        .arg(endpoint)
+                        .arg(*cooldown_ms)
+                        .invoke_async::<i64>(conn)
+                        .await
+                }
+                Message::ProbeResult { endpoint, success } => scripts
+                    .breaker_result
+                    .prepare_invoke()
+                    .arg(prefix)
+                    .arg(endpoint)
+                    .arg(if *success { "1" } else { "0" })
+                    .arg(config.probes_to_close())
+                    .arg(config.cooldown_factor())
+                    .arg(config.max_cooldown_ms())
+                    .invoke_async::<String>(conn)
+                    .await
+                    .map(|_| 0),
+            };
+            if let Err(e) = sent {
+                // put back what was not sent, ahead of anything newer
+                let mut held = lock(&self.outbox);
+                let rest: Vec<Message> = outbox.get(i..).unwrap_or_default().to_vec();
+                held.splice(0..0, rest);
+                held.truncate(MAX_OUTBOX);
+                return Err(e.into());
+            }
+        }
+        if tick {
+            let reply: Vec<String> = scripts
+                .breaker_state
+                .prepare_invoke()
+                .arg(prefix)
+                .arg(stale_ms)
+                .invoke_async(conn)
+                .await?;
+            self.apply_state(&reply);
+        }
+        let wanted: Vec<(u64, String)> = lock(&self.fleet)
+            .iter_mut()
+            .filter(|(_, s)| s.want_permit)
+            .map(|(k, s)| {
+                s.want_permit = false;
+                (*k, s.name.clone())
+            })
+            .collect();
+        for (key, endpoint) in wanted {
+            let claimed: i64 = scripts
+                .breaker_claim
+                .prepare_invoke()
+                .arg(prefix)
+                .arg(&endpoint)
+                .arg(config.max_probes())
+                .invoke_async(conn)
+                .await?;
+            let mut fleet = lock(&self.fleet);
+            match claimed {
+                1 => {
+                    if let Some(state) = fleet.get_mut(&key) {
+                        state.permits = state.permits.saturating_add(1);
+                    }
+                }
+                -1 => {
+                    fleet.remove(&key);
+                    drop(fleet);
+                    self.local.remove(&key);
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies the fleet's open endpoints: `{endpoint, ms left}` pairs.
+    fn apply_state(&self, reply: &[String]) {
+        let now = self.clock.now_ms();
+        let pending: HashSet<String> = lock(&self.outbox)
+            .iter()
+            .map(|m| m.endpoint().to_owned())
+            .collect();
+        let mut listed = HashSet::new();
+        let mut closed = Vec::new();
+        {
+            let mut fleet = lock(&self.fleet);
+            for pair in reply.chunks_exact(2) {
+                let [endpoint, left] = pair else { continue };
+                let Ok(left) = left.parse::<i64>() else {
+                    continue;
+                };
+                let key = self.keys.hash_one(endpoint.as_str());
+                listed.insert(key);
+                if fleet.len() >= MAX_ENDPOINTS && !fleet.contains_key(&key) {
+                    continue;
+                }
+                let state = fleet.entry(key).or_insert_with(|| Fleetwide::new(endpoint));
+                if left > 0 {
+                    state.open_until = Some(now.saturating_add(left.unsigned_abs()));
+                    state.probing = false;
+                    state.permits = 0;
+                } else {
+                    state.open_until = None;
+                    state.probing = true;
+                }
+            }
+            fleet.retain(|key, state| {
+                let keep = listed.contains(key) || pending.contains(&state.name);
+                if !keep {
+                    closed.push(*key);
+                }
+                keep
+            });
+        }
+        // closed fleet-wide: the local evidence described the outage
+        for key in closed {
+            self.local.remove(&key);
+        }
+    }
+}

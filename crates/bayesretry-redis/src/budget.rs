@@ -1,0 +1,400 @@
+//! [`FleetBudget`]: one retry budget for every process, leased from Redis.
+
+use alloc::sync::Arc;
+use core::fmt;
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::time::Duration;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use bayesretry_budget::{Budget, Denied, FixedWindowBudget, FixedWindowConfig};
+use bayesretry_policy::Clock;
+use redis::aio::MultiplexedConnection;
+
+use crate::error::Error;
+use crate::fleet::Shared;
+use crate::scripts::Scripts;
+
+/// The largest window, in milliseconds: about 31 years.
+const MAX_WINDOW_MS: u64 = 1 << 40;
+
+/// How a fleet budget's allowance per window is set.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Rule {
+    /// At most this much retry cost per window, fleet-wide.
+    FixedWindow { max_cost: u32 },
+    /// At most `floor + ratio × first attempts` per window, fleet-wide.
+    Ratio { ratio: f64, floor: u32 },
+}
+
+/// The settings of a [`FleetBudget`]: the rule, its window, the lease size and
+/// the local budget used while Redis is away.
+///
+/// # Default
+///
+/// - `lease`: a tenth of the allowance (at least 1) for a fixed window, the
+///   floor's tenth (at least 1) for a ratio
+/// - `fallback`: for a fixed window, a local [`FixedWindowBudget`] with the
+///   fleet's rule — so a fleet of `n` processes cut off from Redis may spend
+///   up to `n` times the allowance; set
+///   [`with_fallback`](FleetBudgetConfig::with_fallback) to the share one
+///   process may spend alone. For a ratio, a local fixed window of the floor.
+#[derive(Clone)]
+pub struct FleetBudgetConfig {
+    name: String,
+    rule: Rule,
+    window_ms: u64,
+    lease: Option<u32>,
+    fallback: Option<Arc<dyn Budget + Send + Sync>>,
+}
+
+impl fmt::Debug for FleetBudgetConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FleetBudgetConfig")
+            .field("name", &self.name)
+            .field("rule", &self.rule)
+            .field("window_ms", &self.window_ms)
+            .field("lease", &self.lease)
+            .field("fallback", &self.fallback.is_some())
+            .finish()
+    }
+}
+
+impl FleetBudgetConfig {
+    /// At most `max_cost` of retry cost per `window`, for the whole fleet.
+    /// `name` tells budgets apart within a namespace.
+    pub fn fixed_window(name: impl Into<String>, max_cost: u32, window: Duration) -> Self {
+        FleetBudgetConfig {
+            name: name.into(),
+            rule: Rule::FixedWindow { max_cost },
+            window_ms: u64::try_from(window.as_millis()).unwrap_or(u64::MAX),
+            lease: None,
+            fallback: None,
+        }
+    }
+
+    /// At most `floor + ratio × first attempts` of retry cost per `window`,
+    /// first attempts counted fleet-wide (each process's
+    /// [`deposit`](Budget::deposit)s reach Redis with its next lease).
+    pub fn ratio(name: impl Into<String>, ratio: f64, floor: u32, window: Duration) -> Self {
+        FleetBudgetConfig {
+            name: name.into(),
+            rule: Rule::Ratio { ratio, floor },
+            window_ms: u64::try_from(window.as_millis()).unwrap_or(u64::MAX),
+            lease: None,
+            fallback: None,
+        }
+    }
+
+    /// How much one lease asks for: larger leases mean fewer round trips and
+    /// more of the allowance stranded in idle processes at a window's end
+    /// (never more than the allowance is spent either way).
+    pub fn with_lease(mut self, lease: u32) -> Self {
+        self.lease = Some(lease);
+        self
+    }
+
+    /// The budget a process spends from alone while it cannot reach Redis.
+    pub fn with_fallback(mut self, fallback: impl Budget + Send + Sync + 'static) -> Self {
+        self.fallback = Some(Arc::new(fallback));
+        self
+    }
+
+    fn check(&self) -> Result<(u32, Arc<dyn Budget + Send + Sync>), Error> {
+        let bad = |why: String| Err(Error::InvalidBudget(why));
+        if self.name.is_empty()
+            || self
+                .name
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control())
+        {
+            return bad(format!(
+                "name must be non-empty without whitespace, got {:?}",
+                self.name
+            ));
+        }
+        if !(1..=MAX_WINDOW_MS).contains(&self.window_ms) {
+            return bad(format!(
+                "window must be 1 ms to {MAX_WINDOW_MS} ms, got {} ms",
+                self.window_ms
+            ));
+        }
+        let base = match self.rule {
+            Rule::FixedWindow { max_cost: 0 } => {
+                return bad(String::from("max_cost must be at least 1, got 0"));
+            }
+            Rule::FixedWindow { max_cost } => max_cost,
+            Rule::Ratio { ratio, .. } if !(0.0..=1_000.0).contains(&ratio) => {
+                return bad(format!("ratio must be between 0 and 1000, got {ratio}"));
+            }
+            Rule::Ratio { floor, .. } => floor,
+        };
+        let lease = match self.lease {
+            Some(0) => return bad(String::from("lease must be at least 1, got 0")),
+            Some(lease) => lease,
+            None => (base / 10).max(1),
+        };
+        let fallback = match &self.fallback {
+            Some(fallback) => fallback.clone(),
+            None => {
+                let rules = FixedWindowConfig::new()
+                    .with_max_cost_per_window(base.clamp(1, FixedWindowConfig::MAX_COST))
+                    .with_window_ms(self.window_ms)
+                    .build()
+                    .map_err(|e| Error::InvalidBudget(e.to_string()))?;
+                Arc::new(FixedWindowBudget::new(rules))
+            }
+        };
+        Ok((lease, fallback))
+    }
+}
+
+/// The units of the current lease, and the window they belong to.
+#[derive(Debug, Default)]
+struct Lease {
+    /// Units leased and not yet spent.
+    units: u64,
+    /// The server's window index they were granted in.
+    window: Option<u64>,
+    /// When (fleet clock) that window ends: units are void from then on.
+    until_ms: u64,
+    /// Whether the last lease got less than it asked: the window's allowance
+    /// is all granted.
+    exhausted: bool,
+}
+
+/// A retry budget shared by every process of a fleet: the sum of what they
+/// spend in a window never exceeds its allowance.
+///
+/// # How
+///
+/// A spend never waits for Redis. Each process holds a *lease*: units granted
+/// to it by an atomic script (see [the lease script](crate#keys-and-scripts))
+/// that records every grant against the window's allowance, so grants never
+/// add up to more than the allowance; a spend takes units from the lease
+/// under a local lock. When the lease runs low the sync task asks for more at
+/// once, not at the next interval, and when it is empty a spend is denied
+/// until more arrive — the fleet errs toward too few retries, never too many.
+/// Units are void when their window ends (on the server's clock, read back
+/// into the fleet's clock with the round trip taken off), so a window never
+/// spends units of another.
+///
+/// While Redis cannot be reached, spends go to the local fallback budget
+/// instead (see [`FleetBudgetConfig`]), and deposits wait to be counted.
+///
+/// Implements [`Budget`]: give it to a policy with
+/// `Builder::with_shared_budget`.
+///
+/// ```
+/// use std::time::Duration;
+/// use bayesretry_policy::RetryPolicy;
+/// use bayesretry_redis::{Fleet, FleetBudgetConfig, FleetConfig};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+/// let fleet = Fleet::without_evidence(FleetConfig::new("redis://127.0.0.1:6379"))?;
+/// // At most 600 retries a minute, for all the fleet's processes together.
+/// let budget = fleet.budget(
+///     FleetBudgetConfig::fixed_window("llm-retries", 600, Duration::from_secs(60)).with_lease(10),
+/// )?;
+/// let policy = RetryPolicy::builder().with_shared_budget(budget.clone()).build()?;
+/// # let _ = policy;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct FleetBudget {
+    pub(crate) name: String,
+    rule: Rule,
+    pub(crate) window_ms: u64,
+    lease_size: u32,
+    lease: Mutex<Lease>,
+    deposits: AtomicU64,
+    want: AtomicBool,
+    spent: AtomicU64,
+    fallback: Arc<dyn Budget + Send + Sync>,
+    shared: Arc<Shared>,
+    clock: Arc<dyn Clock>,
+}
+
+impl fmt::Debug for FleetBudget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FleetBudget")
+            .field("name", &self.name)
+            .field("rule", &self.rule)
+            .field("window_ms", &self.window_ms)
+            .field("lease", &*self.lock())
+            .finish_non_exhaustive()
+    }
+}
+
+impl FleetBudget {
+    pub(crate) fn new(
+        config: FleetBudgetConfig,
+        shared: Arc<Shared>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<FleetBudget, Error> {
+        let (lease_size, fallback) = config.check()?;
+        Ok(FleetBudget {
+            name: config.name,
+            rule: config.rule,
+            window_ms: config.window_ms,
+            lease_size,
+            lease: Mutex::new(Lease::default()),
+            deposits: AtomicU64::new(0),
+            // ask for a first lease at once
+            want: AtomicBool::new(true),
+            spent: AtomicU64::new(0),
+            fallback,
+            shared,
+            clock,
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Lease> {
+        self.lease.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Units leased to this process and not yet spent, in the current window.
+    pub fn leased(&self) -> u64 {
+        let now = self.clock.now_ms();
+        let lease = self.lock();
+        if now < lease.until_ms { lease.units } else { 0 }
+    }
+
+    /// Whether the fleet has been granted the whole allowance of the current
+    /// window and this process's lease is spent: no retry is possible until
+    /// the window rolls (as far as this process last heard).
+    pub fn is_exhausted(&self) -> bool {
+        let now = self.clock.now_ms();
+        let lease = self.lock();
+        lease.exhausted && lease.units == 0 && now < lease.until_ms
+    }
+
+    /// The retry cost this process has spent from fleet leases (fallback
+    /// spends not included).
+    pub fn spent(&self) -> u64 {
+        self.spent.load(Ordering::Relaxed)
+    }
+
+    /// Whether the sync task should ask for a lease (or flush deposits).
+    ///
+    /// `tick` is true on the interval's rounds (as opposed to a wake-up): an
+    /// exhausted ratio budget asks again only then, since deposits may have
+    /// raised its allowance, without a round trip per denied spend.
+    pub(crate) fn needs_lease(&self, tick: bool) -> bool {
+        if self.want.load(Ordering::Acquire) || self.deposits.load(Ordering::Relaxed) > 0 {
+            return true;
+        }
+        tick && matches!(self.rule, Rule::Ratio { .. }) && self.lock().exhausted
+    }
+
+    /// Asks Redis for a lease (and reports deposits).
+    pub(crate) async fn refill(
+        &self,
+        conn: &mut MultiplexedConnection,
+        scripts: &Scripts,
+        key: &str,
+    ) -> Result<(), Error> {
+        let sent_at = self.clock.now_ms();
+        let held = {
+            let lease = self.lock();
+            if sent_at < lease.until_ms {
+                lease.units
+            } else {
+                0
+            }
+        };
+        let want = u64::from(self.lease_size).saturating_sub(held);
+        let deposits = self.deposits.swap(0, Ordering::AcqRel);
+        let (mode, base, ratio) = match self.rule {
+            Rule::FixedWindow { max_cost } => ("w", max_cost, 0.0),
+            Rule::Ratio { ratio, floor } => ("r", floor, ratio),
+        };
+        self.want.store(false, Ordering::Release);
+        let reply: Result<Vec<u64>, _> = scripts
+            .lease
+            .prepare_invoke()
+            .arg(key)
+            .arg(self.window_ms)
+            .arg(mode)
+            .arg(base)
+            .arg(ratio)
+            .arg(want)
+            .arg(deposits)
+            .invoke_async(conn)
+            .await;
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(e) => {
+                // not counted yet: they go with the next lease
+                self.deposits.fetch_add(deposits, Ordering::AcqRel);
+                self.want.store(true, Ordering::Release);
+                return Err(e.into());
+            }
+        };
+        let [granted, remaining_ms, window] = reply.as_slice() else {
+            return Err(Error::Reply(format!("lease returned {reply:?}")));
+        };
+        let mut lease = self.lock();
+        if lease.window != Some(*window) || sent_at >= lease.until_ms {
+            lease.units = 0;
+        }
+        lease.window = Some(*window);
+        lease.units = lease.units.saturating_add(*granted);
+        // the window ends `remaining_ms` after the server ran the script, which
+        // was after `sent_at`: counting from `sent_at` never overshoots
+        lease.until_ms = sent_at.saturating_add(*remaining_ms);
+        lease.exhausted = *granted < want;
+        Ok(())
+    }
+
+    fn ask(&self) {
+        if !self.want.swap(true, Ordering::AcqRel) {
+            self.shared.wake.notify_one();
+        }
+    }
+}
+
+impl Budget for FleetBudget {
+    fn try_spend(&self, now_ms: u64, cost: u32) -> Result<(), Denied> {
+        if cost == 0 {
+            return Ok(());
+        }
+        let now = self.clock.now_ms();
+        let mut lease = self.lock();
+        if now >= lease.until_ms {
+            lease.units = 0;
+        }
+        if lease.units >= u64::from(cost) {
+            lease.units -= u64::from(cost);
+            let low = lease.units * 2 < u64::from(self.lease_size);
+            let exhausted = lease.exhausted;
+            drop(lease);
+            self.spent.fetch_add(u64::from(cost), Ordering::Relaxed);
+            if low && !exhausted {
+                self.ask();
+            }
+            return Ok(());
+        }
+        let (until, exhausted) = (lease.until_ms, lease.exhausted);
+        drop(lease);
+        if !self.shared.connected.load(Ordering::Acquire) {
+            return self.fallback.try_spend(now_ms, cost);
+        }
+        if exhausted && now < until {
+            // asking again is pointless until the window rolls (a fixed
+            // window) or more first attempts are counted (a ratio, re-asked
+            // on the interval by the sync task)
+            return Err(Denied::exhausted(until));
+        }
+        self.ask();
+        let interval = u64::try_from(self.shared.interval.as_millis()).unwrap_or(u64::MAX);
+        Err(Denied::exhausted(now.saturating_add(interval)))
+    }
+
+    fn deposit(&self, now_ms: u64) {
+        if matches!(self.rule, Rule::Ratio { .. }) {
+            self.deposits.fetch_add(1, Ordering::Relaxed);
+        }
+        self.fallback.deposit(now_ms);
+    }
+}

@@ -1,0 +1,73 @@
+//! The one error type of this crate.
+
+use thiserror::Error as ThisError;
+
+/// Why a fleet could not be set up, or why an explicit round trip to Redis
+/// failed.
+///
+/// Only setup ([`Fleet::start`](crate::Fleet::start), the config builders) and
+/// the explicit round trips ([`Fleet::sync_now`](crate::Fleet::sync_now),
+/// [`Fleet::push`](crate::Fleet::push), [`Fleet::pull`](crate::Fleet::pull))
+/// return it. The hot path — a decision, a budget spend, a breaker check —
+/// never fails because Redis does: it falls back to local state instead.
+///
+/// No variant carries a password: a URL is shown with its credentials
+/// replaced by `***`.
+#[derive(Debug, ThisError)]
+#[non_exhaustive]
+pub enum Error {
+    /// The URL is not a Redis URL this crate can connect to.
+    #[error("invalid redis url {url}: {why}")]
+    InvalidUrl {
+        /// The URL, credentials redacted.
+        url: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A `rediss://` URL was given but the crate was built without the `tls`
+    /// feature.
+    #[error("redis url {0} asks for TLS, but bayesretry-redis was built without the `tls` feature")]
+    TlsNotEnabled(String),
+    /// The namespace is empty, too long, or holds a character that would
+    /// break the key layout (`{`, `}`, whitespace or a control character).
+    #[error(
+        "namespace must be 1 to 64 characters without braces, whitespace or control characters, got {0:?}"
+    )]
+    InvalidNamespace(String),
+    /// The sync interval was zero.
+    #[error("sync interval must be at least 1 ms, got {0:?}")]
+    InvalidInterval(core::time::Duration),
+    /// The time to live of a writer's evidence was shorter than two intervals.
+    #[error("ttl must be at least two sync intervals ({interval:?}), got {ttl:?}")]
+    InvalidTtl {
+        /// The time to live asked for.
+        ttl: core::time::Duration,
+        /// The sync interval.
+        interval: core::time::Duration,
+    },
+    /// A count that must be at least 1 (the buffer bound, the batch size) was 0.
+    #[error("{what} must be at least 1, got 0")]
+    ZeroLimit {
+        /// Which setting.
+        what: &'static str,
+    },
+    /// A budget setting was out of its range; the message names it.
+    #[error("invalid fleet budget: {0}")]
+    InvalidBudget(String),
+    /// The breaker's own config was rejected.
+    #[error("invalid breaker config: {0}")]
+    InvalidBreaker(#[from] bayesretry_breaker::Error),
+    /// [`Fleet::start`](crate::Fleet::start) was called outside a tokio runtime.
+    #[error("a fleet needs a tokio runtime to run its sync task: start it inside one")]
+    NoRuntime,
+    /// The fleet's sync task has stopped (the runtime shut down).
+    #[error("the fleet's sync task has stopped")]
+    Stopped,
+    /// Redis could not be reached, or answered with an error.
+    #[error("redis: {0}")]
+    Redis(#[from] redis::RedisError),
+    /// Redis answered with something the scripts never return; the message
+    /// says what.
+    #[error("unexpected reply from redis: {0}")]
+    Reply(String),
+}

@@ -1,0 +1,307 @@
+//! Evidence sync: what goes up to Redis, what comes down, and what waits.
+//!
+//! Pushes are state, not deltas: each carries a writer's *cumulative* evidence
+//! for a context with the writer's sequence number, and the server keeps the
+//! newer version (see the push script). So a push that is retried, replayed
+//! or duplicated never counts twice, and a version held back while Redis was
+//! away is made whole by the next one.
+
+use std::collections::{HashMap, HashSet};
+
+use bayesretry_store::{Snapshot, SnapshotEntry, WriterId};
+use redis::aio::MultiplexedConnection;
+
+use crate::codec;
+use crate::error::Error;
+use crate::scripts::Scripts;
+
+/// A (writer, context field) pair: one entry of the fleet's evidence.
+type Key = (WriterId, String);
+
+/// The most pull calls one round makes, so a round ends even if writers keep
+/// the log moving faster than it is read.
+const MAX_PULLS_PER_ROUND: usize = 1_000;
+/// The most log entries one pull call reads.
+const PULL_BATCH: usize = 5_000;
+
+/// What a round did to the evidence.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Progress {
+    /// Versions pushed and acknowledged.
+    pub(crate) pushed: u64,
+    /// Of those, the ones that changed what Redis held.
+    pub(crate) applied: u64,
+    /// Versions pulled that were new here.
+    pub(crate) pulled: u64,
+    /// Whether Redis was found to have lost the fleet's data.
+    pub(crate) resynced: bool,
+}
+
+/// The sync state of one fleet's evidence, owned by its sync task.
+#[derive(Debug)]
+pub(crate) struct EvidenceSync {
+    /// The newest version of each entry known to be in Redis (pushed and
+    /// acknowledged, or pulled).
+    known: HashMap<Key, u64>,
+    /// Versions waiting to be pushed, at most `max_buffered`; a newer version
+    /// of an entry replaces the older (it carries everything the older did).
+    buffer: HashMap<Key, SnapshotEntry>,
+    max_buffered: usize,
+    batch: usize,
+    /// The log version read up to.
+    since: u64,
+    /// The incarnation of Redis's data last seen.
+    epoch: Option<String>,
+    /// Writers whose entries came from Redis before this process pushed any
+    /// of theirs: not this process's own.
+    pulled_writers: HashSet<WriterId>,
+    /// Whether the next collect must look at every entry, other writers'
+    /// too: set when Redis lost its data, so that everything this process
+    /// knows is pushed again.
+    full: bool,
+    /// Makes every epoch offered unique: offered to a Redis that lost its
+    /// data, an epoch seen before would hide the loss.
+    offers: u64,
+    prefix: String,
+    ttl_ms: u64,
+}
+
+impl EvidenceSync {
+    pub(crate) fn new(
+        prefix: String,
+        ttl_ms: u64,
+        max_buffered: usize,
+        batch: usize,
+    ) -> EvidenceSync {
+        EvidenceSync {
+            known: HashMap::new(),
+            buffer: HashMap::new(),
+            max_buffered,
+            batch,
+            since: 0,
+            epoch: None,
+            pulled_writers: HashSet::new(),
+            full: false,
+            offers: 0,
+            prefix,
+            ttl_ms,
+        }
+    }
+
+    /// How many versions wait to be pushed.
+    pub(crate) fn buffered(&self) -> usize {
+        self.buffer.len()
+    }
+
+    /// Takes every version in `snapshot` newer than what Redis holds into the
+    /// buffer; returns how many could not be taken because it was full. A
+    /// dropped version is treated as sent: the entry's next version (which
+    /// carries it) will go up, or a resync after Redis lost its data.
+    ///
+    /// The writers of new versions that never came from Redis are added to
+    /// `authored`: this process writes for them, and renews their time to
+    /// live.
+    pub(crate) fn collect(&mut self, snapshot: &Snapshot, authored: &mut HashSet<WriterId>) -> u64 {
+        let mut dropped = 0;
+        let full = core::mem::take(&mut self.full);
+        for entry in snapshot.entries() {
+            let writer = entry.writer();
+            if !full && self.pulled_writers.contains(&writer) && !authored.contains(&writer) {
+                // another writer's evidence, merged from Redis: already there
+                continue;
+            }
+            let key = (writer, codec::field(entry));
+            if self.known.get(&key).is_some_and(|&seq| seq >= entry.seq()) {
+                continue;
+            }
+            if !self.pulled_writers.contains(&entry.writer()) {
+                authored.insert(entry.writer());
+            }
+            if let Some(held) = self.buffer.get_mut(&key) {
+                if held.seq() < entry.seq() {
+                    *held = entry.clone();
+                }
+                continue;
+            }
+            if self.buffer.len() < self.max_buffered {
+                self.buffer.insert(key, entry.clone());
+            } else {
+                dropped += 1;
+                self.known.insert(key, entry.seq());
+            }
+        }
+        dropped
+    }
+
+    /// Pushes the buffer, a batch per script call, heartbeat included (one
+    /// call even when the buffer is empty). Stops at the first error, keeping
+    /// what was not acknowledged.
+    pub(crate) async fn push(
+        &mut self,
+        conn: &mut MultiplexedConnection,
+        scripts: &Scripts,
+        authored: &HashSet<WriterId>,
+    ) -> Result<Progress, Error> {
+        let mut progress = Progress::default();
+        if self.buffer.is_empty() {
+            let (resynced, _) = self.push_batch(conn, scripts, authored, &[]).await?;
+            progress.resynced |= resynced;
+            return Ok(progress);
+        }
+        // Taken out, not copied; whatever is not acknowledged goes back.
+        let mut pending: Vec<(Key, SnapshotEntry)> = self.buffer.drain().collect();
+        // grouped by writer, so that each batch names few writers
+        pending.sort_unstable_by_key(|((writer, _), _)| *writer);
+        let mut sent = 0;
+        let mut failure = None;
+        for chunk in pending.chunks(self.batch) {
+            match self.push_batch(conn, scripts, authored, chunk).await {
+                Ok((resynced, applied)) => {
+                    progress.resynced |= resynced;
+                    progress.applied += applied;
+                    sent += chunk.len();
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        let unsent = pending.split_off(sent.min(pending.len()));
+        for (key, entry) in pending {
+            let seq = self.known.entry(key).or_insert(0);
+            *seq = (*seq).max(entry.seq());
+            progress.pushed += 1;
+        }
+        self.buffer.extend(unsent);
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(progress),
+        }
+    }
+
+    /// One push call: whether it found Redis's data lost (and reset for a
+    /// full resync), and how many entries changed what Redis held.
+    async fn push_batch(
+        &mut self,
+        conn: &mut MultiplexedConnection,
+        scripts: &Scripts,
+        authored: &HashSet<WriterId>,
+        entries: &[(Key, SnapshotEntry)],
+    ) -> Result<(bool, u64), Error> {
+        let mut invocation = scripts.push.prepare_invoke();
+        invocation
+            .arg(&self.prefix)
+            .arg(self.ttl_ms)
+            .arg(self.candidate())
+            .arg(authored.len());
+        for writer in authored {
+            invocation.arg(codec::writer(*writer));
+        }
+        let mut hex: Option<(WriterId, String)> = None;
+        for ((writer, field), entry) in entries {
+            // batches are mostly one writer's: print its id once
+            if hex.as_ref().is_none_or(|(w, _)| w != writer) {
+                hex = Some((*writer, codec::writer(*writer)));
+            }
+            if let Some((_, name)) = &hex {
+                invocation.arg(name);
+            }
+            invocation.arg(field);
+            for part in codec::value(entry) {
+                invocation.arg(part);
+            }
+        }
+        let reply: Vec<String> = invocation.invoke_async(conn).await?;
+        let [epoch, applied] = reply.as_slice() else {
+            return Err(Error::Reply(format!("push returned {reply:?}")));
+        };
+        let applied = applied
+            .parse()
+            .map_err(|_| Error::Reply(format!("push returned {applied:?} as a count")))?;
+        Ok((self.see_epoch(epoch), applied))
+    }
+
+    /// A new epoch to offer: random, and never offered before by this sync.
+    fn candidate(&mut self) -> String {
+        use core::hash::BuildHasher;
+        self.offers += 1;
+        let draw = std::hash::RandomState::new().hash_one(self.offers);
+        format!("{draw:016x}-{}", self.offers)
+    }
+
+    /// Notes the epoch Redis reports; on a change, forgets what Redis was
+    /// known to hold, so everything is pushed and pulled again.
+    fn see_epoch(&mut self, epoch: &str) -> bool {
+        match &self.epoch {
+            Some(seen) if seen == epoch => false,
+            Some(_) => {
+                self.epoch = Some(epoch.to_owned());
+                self.known.clear();
+                self.since = 0;
+                self.full = true;
+                true
+            }
+            None => {
+                self.epoch = Some(epoch.to_owned());
+                false
+            }
+        }
+    }
+
+    /// Reads every entry changed since the last pull, and the snapshot of
+    /// those newer than what this process holds (to be merged).
+    pub(crate) async fn pull(
+        &mut self,
+        conn: &mut MultiplexedConnection,
+        scripts: &Scripts,
+        now_ms: u64,
+    ) -> Result<(Snapshot, Progress), Error> {
+        let mut progress = Progress::default();
+        let mut entries = Vec::new();
+        for _ in 0..MAX_PULLS_PER_ROUND {
+            let reply: Vec<String> = scripts
+                .pull
+                .prepare_invoke()
+                .arg(&self.prefix)
+                .arg(self.since)
+                .arg(PULL_BATCH)
+                .invoke_async(conn)
+                .await?;
+            let [epoch, version, scanned, last, rest @ ..] = reply.as_slice() else {
+                return Err(Error::Reply(String::from("pull returned too few values")));
+            };
+            if !epoch.is_empty() && self.see_epoch(epoch) {
+                progress.resynced = true;
+                entries.clear();
+                continue;
+            }
+            let number = |s: &str| {
+                s.parse::<u64>()
+                    .map_err(|_| Error::Reply(format!("pull returned {s:?} for a number")))
+            };
+            let scanned = number(scanned)?;
+            for pair in rest.chunks_exact(2) {
+                let [member, value] = pair else { continue };
+                let Some(entry) = codec::decode(member, value) else {
+                    continue;
+                };
+                let key = (entry.writer(), codec::field(&entry));
+                let writer = entry.writer();
+                let known = self.known.entry(key).or_insert(0);
+                if *known < entry.seq() {
+                    self.pulled_writers.insert(writer);
+                    *known = entry.seq();
+                    entries.push(entry);
+                    progress.pulled += 1;
+                }
+            }
+            if scanned < PULL_BATCH as u64 {
+                self.since = number(version)?;
+                break;
+            }
+            self.since = number(last)?;
+        }
+        Ok((Snapshot::from_entries(now_ms, entries), progress))
+    }
+}

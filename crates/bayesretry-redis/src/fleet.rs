@@ -1,0 +1,503 @@
+//! [`Fleet`]: the handle on one process's membership of a fleet, and the
+//! sync task that does every Redis round trip.
+
+use alloc::sync::{Arc, Weak};
+use core::fmt;
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::time::Duration;
+use std::collections::HashSet;
+use std::sync::{Mutex, PoisonError};
+
+use bayesretry_policy::Clock;
+use bayesretry_store::{Snapshot, WriterId};
+use redis::AsyncConnectionConfig;
+use redis::aio::MultiplexedConnection;
+use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio::time::MissedTickBehavior;
+
+use crate::breaker::FleetBreaker;
+use crate::budget::{FleetBudget, FleetBudgetConfig};
+use crate::config::FleetConfig;
+use crate::error::Error;
+use crate::evidence::EvidenceSync;
+use crate::replica::Replica;
+use crate::scripts::Scripts;
+use crate::url::RedisUrl;
+
+/// State the sync task shares with the budgets and breakers it serves.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    /// Whether the last round reached Redis.
+    pub(crate) connected: AtomicBool,
+    /// Wakes the task before the interval (a lease ran low, a breaker opened).
+    pub(crate) wake: Notify,
+    pub(crate) interval: Duration,
+    rounds: AtomicU64,
+    failed_rounds: AtomicU64,
+    pushed: AtomicU64,
+    pulled: AtomicU64,
+    buffered: AtomicU64,
+    dropped: AtomicU64,
+    resyncs: AtomicU64,
+}
+
+/// What a fleet's sync has done so far: for metrics, and for tests that wait
+/// for a round.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Whether the last round reached Redis.
+    pub connected: bool,
+    /// Interval rounds that reached Redis.
+    pub rounds: u64,
+    /// Rounds that could not reach Redis (or got an error back).
+    pub failed_rounds: u64,
+    /// (context, writer) versions pushed and acknowledged.
+    pub pushed: u64,
+    /// Versions pulled from other writers and merged.
+    pub pulled: u64,
+    /// Versions waiting to be pushed now.
+    pub buffered: u64,
+    /// Versions that found the buffer full (`max_buffered`): not pushed, and
+    /// not seen by the fleet until the context's next update (which carries
+    /// them) or a resync. Zero unless Redis was away for long with many
+    /// contexts changing.
+    pub dropped: u64,
+    /// Times Redis was found to have lost the fleet's data (a restart without
+    /// persistence, a flush) and everything was pushed again.
+    pub resyncs: u64,
+}
+
+/// Things only the sync task may do (it owns the connection).
+enum Command {
+    Sync(oneshot::Sender<Result<(), Error>>),
+}
+
+/// Budgets and breakers the task serves, held weakly: dropping the last
+/// `Arc` of one ends its service.
+#[derive(Default)]
+struct Registry {
+    budgets: Mutex<Vec<Weak<FleetBudget>>>,
+    breakers: Mutex<Vec<Weak<FleetBreaker>>>,
+}
+
+/// One process's membership of a fleet sharing evidence, budgets and
+/// breakers through Redis.
+///
+/// [`start`](Fleet::start) spawns a sync task on the current tokio runtime
+/// and returns at once, whether Redis is up or not: the task connects (and
+/// reconnects) on its own. Everything a caller touches on a request's path —
+/// the policy's store, a [`FleetBudget`], a [`FleetBreaker`] — is local and
+/// never waits for Redis; the task moves state between them and Redis every
+/// interval, and at once when a lease runs low or a breaker opens. Dropping
+/// the last clone of a fleet stops its task; its budgets and breakers then
+/// run on local state alone, as while Redis is away.
+///
+/// See the [crate documentation](crate) for the consistency model.
+#[derive(Clone)]
+pub struct Fleet {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    shared: Arc<Shared>,
+    registry: Arc<Registry>,
+    commands: mpsc::Sender<Command>,
+    task: JoinHandle<()>,
+    client: redis::Client,
+    config: FleetConfig,
+    prefix: String,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.task.abort();
+        // budgets and breakers that outlive the fleet run on local state
+        self.shared.connected.store(false, Ordering::Release);
+    }
+}
+
+impl fmt::Debug for Fleet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Fleet")
+            .field("config", &self.inner.config)
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Fleet {
+    /// Starts syncing `replica` (a `RetryPolicy`, a `MemoryStore`) with the
+    /// fleet, on the current tokio runtime.
+    ///
+    /// # Errors
+    ///
+    /// A setting of `config` out of range, a URL that does not parse, or no
+    /// tokio runtime. Never an unreachable Redis.
+    pub fn start(config: FleetConfig, replica: impl Replica) -> Result<Fleet, Error> {
+        Fleet::spawn(config, Some(Arc::new(replica)))
+    }
+
+    /// Starts a fleet that shares budgets and breakers only.
+    ///
+    /// # Errors
+    ///
+    /// As [`start`](Fleet::start).
+    pub fn without_evidence(config: FleetConfig) -> Result<Fleet, Error> {
+        Fleet::spawn(config, None)
+    }
+
+    fn spawn(config: FleetConfig, replica: Option<Arc<dyn Replica>>) -> Result<Fleet, Error> {
+        let client = config.client()?;
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| Error::NoRuntime)?;
+        let shared = Arc::new(Shared {
+            connected: AtomicBool::new(false),
+            wake: Notify::new(),
+            interval: config.interval,
+            rounds: AtomicU64::new(0),
+            failed_rounds: AtomicU64::new(0),
+            pushed: AtomicU64::new(0),
+            pulled: AtomicU64::new(0),
+            buffered: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+            resyncs: AtomicU64::new(0),
+        });
+        let registry = Arc::new(Registry::default());
+        let prefix = config.prefix();
+        let ttl_ms = millis(config.ttl);
+        let (commands, receiver) = mpsc::channel(16);
+        let task = Task {
+            client: client.clone(),
+            connection: None,
+            connection_config: AsyncConnectionConfig::new()
+                .set_connection_timeout(config.connect_timeout)
+                .set_response_timeout(config.response_timeout),
+            scripts: Scripts::new(),
+            evidence: replica.map(|replica| {
+                let sync =
+                    EvidenceSync::new(prefix.clone(), ttl_ms, config.max_buffered, config.batch);
+                (sync, replica)
+            }),
+            authored: HashSet::new(),
+            shared: shared.clone(),
+            registry: registry.clone(),
+            clock: config.clock.clone(),
+            prefix: prefix.clone(),
+            stale_ms: ttl_ms,
+            url: config.url.clone(),
+        };
+        let task = runtime.spawn(task.run(receiver, config.interval));
+        Ok(Fleet {
+            inner: Arc::new(Inner {
+                shared,
+                registry,
+                commands,
+                task,
+                client,
+                config,
+                prefix,
+            }),
+        })
+    }
+
+    /// A retry budget shared by the fleet (see [`FleetBudget`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidBudget`] naming the setting out of range.
+    pub fn budget(&self, config: FleetBudgetConfig) -> Result<Arc<FleetBudget>, Error> {
+        let budget = Arc::new(FleetBudget::new(
+            config,
+            self.inner.shared.clone(),
+            self.inner.config.clock.clone(),
+        )?);
+        let mut budgets = self
+            .inner
+            .registry
+            .budgets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        budgets.retain(|b| b.strong_count() > 0);
+        budgets.push(Arc::downgrade(&budget));
+        drop(budgets);
+        self.inner.shared.wake.notify_one();
+        Ok(budget)
+    }
+
+    /// A breaker per endpoint shared by the fleet (see [`FleetBreaker`]),
+    /// each endpoint's local breaker built from `config`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidBreaker`] when the breaker rejects `config`.
+    pub fn breaker(&self, config: bayesretry_breaker::Config) -> Result<Arc<FleetBreaker>, Error> {
+        let breaker = Arc::new(FleetBreaker::new(
+            config,
+            self.inner.shared.clone(),
+            self.inner.config.clock.clone(),
+        )?);
+        let mut breakers = self
+            .inner
+            .registry
+            .breakers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        breakers.retain(|b| b.strong_count() > 0);
+        breakers.push(Arc::downgrade(&breaker));
+        Ok(breaker)
+    }
+
+    /// What the sync has done so far.
+    pub fn stats(&self) -> Stats {
+        let s = &self.inner.shared;
+        let get = |c: &AtomicU64| c.load(Ordering::Acquire);
+        Stats {
+            connected: s.connected.load(Ordering::Acquire),
+            rounds: get(&s.rounds),
+            failed_rounds: get(&s.failed_rounds),
+            pushed: get(&s.pushed),
+            pulled: get(&s.pulled),
+            buffered: get(&s.buffered),
+            dropped: get(&s.dropped),
+            resyncs: get(&s.resyncs),
+        }
+    }
+
+    /// The settings the fleet runs with.
+    pub fn config(&self) -> &FleetConfig {
+        &self.inner.config
+    }
+
+    /// Runs one full round now (push, pull, leases, breakers) and says
+    /// whether it reached Redis. Rounds run on their own every interval; this
+    /// is for a clean shutdown (flush before exit) and for tests.
+    ///
+    /// # Errors
+    ///
+    /// The round's Redis error, or [`Error::Stopped`].
+    pub async fn sync_now(&self) -> Result<(), Error> {
+        let (reply, answer) = oneshot::channel();
+        self.inner
+            .commands
+            .send(Command::Sync(reply))
+            .await
+            .map_err(|_| Error::Stopped)?;
+        answer.await.map_err(|_| Error::Stopped)?
+    }
+
+    /// Pushes every entry of `snapshot` as it is, on a connection of its own,
+    /// and returns how many changed the fleet's evidence. Idempotent: the
+    /// same snapshot pushed again changes nothing and returns 0, since each
+    /// (context, writer) keeps its newest version only. For tools (seeding a
+    /// fleet from a file snapshot) and tests; a running fleet pushes on its
+    /// own.
+    ///
+    /// # Errors
+    ///
+    /// The Redis error, if it cannot be reached.
+    pub async fn push(&self, snapshot: &Snapshot) -> Result<u64, Error> {
+        let mut conn = self.connect().await?;
+        let mut sync = self.scratch();
+        // the writers are the snapshot's; their time to live is not renewed
+        sync.collect(snapshot, &mut HashSet::new());
+        let progress = sync
+            .push(&mut conn, &Scripts::new(), &HashSet::new())
+            .await?;
+        Ok(progress.applied)
+    }
+
+    /// The fleet's whole evidence as Redis holds it now, every writer's
+    /// entries as a snapshot, read on a connection of its own.
+    ///
+    /// # Errors
+    ///
+    /// The Redis error, if it cannot be reached.
+    pub async fn pull(&self) -> Result<Snapshot, Error> {
+        let mut conn = self.connect().await?;
+        let mut sync = self.scratch();
+        let (snapshot, _) = sync
+            .pull(&mut conn, &Scripts::new(), self.inner.config.clock.now_ms())
+            .await?;
+        Ok(snapshot)
+    }
+
+    fn scratch(&self) -> EvidenceSync {
+        let config = &self.inner.config;
+        EvidenceSync::new(
+            self.inner.prefix.clone(),
+            millis(config.ttl),
+            usize::MAX,
+            config.batch,
+        )
+    }
+
+    async fn connect(&self) -> Result<MultiplexedConnection, Error> {
+        let config = &self.inner.config;
+        let settings = AsyncConnectionConfig::new()
+            .set_connection_timeout(config.connect_timeout)
+            .set_response_timeout(config.response_timeout);
+        Ok(self
+            .inner
+            .client
+            .get_multiplexed_async_connection_with_config(&settings)
+            .await?)
+    }
+}
+
+/// A duration in whole milliseconds, saturating.
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The sync task: owns the connection and does every round trip.
+struct Task {
+    client: redis::Client,
+    connection: Option<MultiplexedConnection>,
+    connection_config: AsyncConnectionConfig,
+    scripts: Scripts,
+    evidence: Option<(EvidenceSync, Arc<dyn Replica>)>,
+    /// Writers whose evidence this process pushes as its own (never pulled
+    /// first): their time to live is renewed by every round's heartbeat.
+    authored: HashSet<WriterId>,
+    shared: Arc<Shared>,
+    registry: Arc<Registry>,
+    clock: Arc<dyn Clock>,
+    prefix: String,
+    stale_ms: u64,
+    url: RedisUrl,
+}
+
+impl Task {
+    async fn run(mut self, mut commands: mpsc::Receiver<Command>, interval: Duration) {
+        let mut ticks = tokio::time::interval(interval);
+        ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        loop {
+            let tick = tokio::select! {
+                _ = ticks.tick() => true,
+                () = self.shared.wake.notified() => false,
+                command = commands.recv() => match command {
+                    Some(Command::Sync(reply)) => {
+                        let result = self.round(true).await;
+                        let _ = reply.send(result);
+                        continue;
+                    }
+                    None => return,
+                },
+            };
+            // the outcome is in the stats and the log; the next round retries
+            let _ = self.round(tick).await;
+        }
+    }
+
+    /// One round; on an interval tick (or an explicit sync) everything, on a
+    /// wake-up only leases and breaker changes.
+    async fn round(&mut self, tick: bool) -> Result<(), Error> {
+        if tick {
+            self.collect();
+        }
+        let result = self.exchange(tick).await;
+        let s = &self.shared;
+        match &result {
+            Ok(()) => {
+                if !s.connected.swap(true, Ordering::AcqRel) {
+                    tracing::info!(url = %self.url, "bayesretry-redis: connected, fleet sync on");
+                }
+                if tick {
+                    s.rounds.fetch_add(1, Ordering::AcqRel);
+                }
+            }
+            Err(e) => {
+                self.connection = None;
+                s.failed_rounds.fetch_add(1, Ordering::AcqRel);
+                if s.connected.swap(false, Ordering::AcqRel) {
+                    tracing::warn!(
+                        url = %self.url,
+                        error = %e,
+                        "bayesretry-redis: redis unreachable, running on local state"
+                    );
+                }
+            }
+        }
+        if let Some((sync, _)) = &self.evidence {
+            s.buffered.store(sync.buffered() as u64, Ordering::Release);
+        }
+        result
+    }
+
+    /// Takes the replica's new versions into the buffer (Redis up or not).
+    fn collect(&mut self) {
+        let Some((sync, replica)) = &mut self.evidence else {
+            return;
+        };
+        let snapshot = replica.snapshot(self.clock.now_ms());
+        let dropped = sync.collect(&snapshot, &mut self.authored);
+        if dropped > 0 {
+            self.shared.dropped.fetch_add(dropped, Ordering::AcqRel);
+        }
+    }
+
+    async fn exchange(&mut self, tick: bool) -> Result<(), Error> {
+        let mut conn = match self.connection.take() {
+            Some(conn) => conn,
+            None => {
+                self.client
+                    .get_multiplexed_async_connection_with_config(&self.connection_config)
+                    .await?
+            }
+        };
+        if tick {
+            self.sync_evidence(&mut conn).await?;
+        }
+        let budgets: Vec<Arc<FleetBudget>> = upgrade(&self.registry.budgets);
+        for budget in budgets {
+            if budget.needs_lease(tick) {
+                let key = format!("{}:budget:{}", self.prefix, budget.name);
+                budget.refill(&mut conn, &self.scripts, &key).await?;
+            }
+        }
+        let breakers: Vec<Arc<FleetBreaker>> = upgrade(&self.registry.breakers);
+        for breaker in breakers {
+            breaker
+                .exchange(&mut conn, &self.scripts, &self.prefix, self.stale_ms, tick)
+                .await?;
+        }
+        self.connection = Some(conn);
+        Ok(())
+    }
+
+    async fn sync_evidence(&mut self, conn: &mut MultiplexedConnection) -> Result<(), Error> {
+        let Some((sync, replica)) = &mut self.evidence else {
+            return Ok(());
+        };
+        let s = &self.shared;
+        let mut progress = sync.push(conn, &self.scripts, &self.authored).await?;
+        if progress.resynced {
+            // Redis lost the fleet's data: push everything held, at once
+            s.resyncs.fetch_add(1, Ordering::AcqRel);
+            let snapshot = replica.snapshot(self.clock.now_ms());
+            let dropped = sync.collect(&snapshot, &mut self.authored);
+            s.dropped.fetch_add(dropped, Ordering::AcqRel);
+            progress.pushed += sync.push(conn, &self.scripts, &self.authored).await?.pushed;
+        }
+        s.pushed.fetch_add(progress.pushed, Ordering::AcqRel);
+        let (snapshot, pulled) = sync.pull(conn, &self.scripts, self.clock.now_ms()).await?;
+        if pulled.resynced {
+            s.resyncs.fetch_add(1, Ordering::AcqRel);
+        }
+        if !snapshot.is_empty() {
+            replica.merge(&snapshot);
+        }
+        s.pulled.fetch_add(pulled.pulled, Ordering::AcqRel);
+        Ok(())
+    }
+}
+
+/// The live members of a registry list.
+fn upgrade<T>(list: &Mutex<Vec<Weak<T>>>) -> Vec<Arc<T>> {
+    list.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+        .filter_map(Weak::upgrade)
+        .collect()
+}

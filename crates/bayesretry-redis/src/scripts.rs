@@ -1,0 +1,309 @@
+//! The Lua scripts that make every fleet-wide change atomic on the server.
+//!
+//! Each script runs alone on the Redis server, so a read-compare-write inside
+//! one is never interleaved with another process's. Keys are built inside the
+//! scripts from the namespace prefix `{ns}` (with its braces, so every key of a
+//! fleet is in one Redis Cluster hash slot). Numbers go out as strings, since
+//! Lua would print a large one in exponent form.
+
+use redis::Script;
+
+/// Every script, loaded once per fleet (`EVALSHA`, with `EVAL` when the
+/// server lost its script cache, as after a restart).
+#[derive(Debug)]
+pub(crate) struct Scripts {
+    pub(crate) push: Script,
+    pub(crate) pull: Script,
+    pub(crate) lease: Script,
+    pub(crate) breaker_open: Script,
+    pub(crate) breaker_result: Script,
+    pub(crate) breaker_claim: Script,
+    pub(crate) breaker_state: Script,
+}
+
+impl Scripts {
+    pub(crate) fn new() -> Scripts {
+        Scripts {
+            push: Script::new(PUSH),
+            pull: Script::new(PULL),
+            lease: Script::new(LEASE),
+            breaker_open: Script::new(BREAKER_OPEN),
+            breaker_result: Script::new(BREAKER_RESULT),
+            breaker_claim: Script::new(BREAKER_CLAIM),
+            breaker_state: Script::new(BREAKER_STATE),
+        }
+    }
+}
+
+/// Merges a batch of (writer, context) entries into the fleet's evidence.
+///
+/// ARGV: prefix, ttl ms, a candidate epoch, the number `k` of writers the
+/// pusher writes for, those `k` writers, then six values per entry: writer,
+/// field, seq, updated_at_ms, successes, failures.
+///
+/// Per writer, a hash `{ns}:w:{writer}` maps a context's field to the
+/// writer's latest version of it. An incoming entry replaces the held one only
+/// if it is newer — larger `seq`, ties broken by the later update, then the
+/// counts, exactly as `Snapshot::merge` orders versions — so pushing a batch
+/// twice, or an old batch after a new one, changes nothing: the join of the
+/// store's merge, computed on the server. Each applied entry takes the next
+/// number of the counter `{ns}:ver` and is filed under it in the sorted set
+/// `{ns}:log`, which is how readers find what changed since they last looked.
+/// Entries are handled per writer in chunks of 500 (one `HMGET`, `HSET` and
+/// `ZADD` each), which keeps a batch of thousands to a few commands.
+///
+/// The pusher's writers' hashes get their time to live renewed on every push
+/// (every round is a push, empty or not: the heartbeat), so a writer that
+/// stops syncing ages out `ttl` later. Another writer's hash that a push
+/// recreates (re-pushed after Redis lost its data) gets a time to live but
+/// no renewal.
+///
+/// `{ns}:epoch` names this incarnation of the fleet's data: created by the
+/// first push that finds it missing, with the pusher's candidate. A client
+/// that sees it change knows Redis lost everything (a restart without
+/// persistence, a flush, a fleet idle past the ttl) and pushes all it knows
+/// again.
+///
+/// Returns `{epoch, applied}`.
+const PUSH: &str = r"
+local ns = ARGV[1]
+local ttl = ARGV[2]
+local epoch = redis.call('GET', ns .. ':epoch')
+if not epoch then
+  epoch = ARGV[3]
+  redis.call('SET', ns .. ':epoch', epoch)
+end
+local own = tonumber(ARGV[4])
+-- the entries, grouped by writer: each writer's hash is read and written in
+-- chunks, a few commands per chunk rather than per entry
+local groups, order = {}, {}
+for i = 5 + own, #ARGV - 5, 6 do
+  local w = ARGV[i]
+  local group = groups[w]
+  if not group then
+    group = {}
+    groups[w] = group
+    order[#order + 1] = w
+  end
+  group[#group + 1] = i
+end
+local function newer(i, old)
+  if not old then return true end
+  -- the sequence number decides all but ties: read it alone first
+  local seq, held_seq = tonumber(ARGV[i + 2]), tonumber(string.match(old, '^%d+'))
+  if seq and held_seq and seq ~= held_seq then return seq > held_seq end
+  local held = {}
+  for x in string.gmatch(old, '%S+') do held[#held + 1] = tonumber(x) end
+  if #held ~= 4 then return true end
+  for k = 1, 4 do
+    local a = tonumber(ARGV[i + 1 + k])
+    if a ~= held[k] then return a > held[k] end
+  end
+  return false
+end
+local CHUNK = 500
+local version = tonumber(redis.call('GET', ns .. ':ver') or '0')
+local applied = 0
+for _, w in ipairs(order) do
+  local key = ns .. ':w:' .. w
+  local group = groups[w]
+  local fresh = redis.call('EXISTS', key) == 0
+  local wrote = false
+  for start = 1, #group, CHUNK do
+    local stop = math.min(start + CHUNK - 1, #group)
+    local fields = {}
+    for g = start, stop do fields[#fields + 1] = ARGV[group[g] + 1] end
+    local held = redis.call('HMGET', key, unpack(fields))
+    local writes, log = {}, {}
+    for g = start, stop do
+      local i = group[g]
+      if newer(i, held[g - start + 1]) then
+        writes[#writes + 1] = ARGV[i + 1]
+        writes[#writes + 1] = ARGV[i + 2] .. ' ' .. ARGV[i + 3] .. ' ' .. ARGV[i + 4] .. ' ' .. ARGV[i + 5]
+        version = version + 1
+        log[#log + 1] = version
+        log[#log + 1] = w .. '\t' .. ARGV[i + 1]
+      end
+    end
+    if #writes > 0 then
+      redis.call('HSET', key, unpack(writes))
+      redis.call('ZADD', ns .. ':log', unpack(log))
+      applied = applied + #writes / 2
+      wrote = true
+    end
+  end
+  if wrote and fresh then redis.call('PEXPIRE', key, ttl) end
+end
+if applied > 0 then redis.call('SET', ns .. ':ver', string.format('%.0f', version)) end
+for i = 5, 4 + own do
+  redis.call('PEXPIRE', ns .. ':w:' .. ARGV[i], ttl)
+end
+redis.call('PEXPIRE', ns .. ':epoch', ttl)
+redis.call('PEXPIRE', ns .. ':ver', ttl)
+redis.call('PEXPIRE', ns .. ':log', ttl)
+return {epoch, tostring(applied)}
+";
+
+/// Reads what changed since version `since`, at most `max` log entries.
+///
+/// ARGV: prefix, since, max. Returns `{epoch, version, scanned, last score,
+/// member, value, member, value, ...}`. Log members whose writer has aged out
+/// are removed as they are met (and still count as scanned, so the reader
+/// moves past them).
+const PULL: &str = r"
+local ns = ARGV[1]
+local epoch = redis.call('GET', ns .. ':epoch') or ''
+local ver = redis.call('GET', ns .. ':ver') or '0'
+local members = redis.call('ZRANGEBYSCORE', ns .. ':log', '(' .. ARGV[2], '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[3]))
+local out = {epoch, ver, tostring(#members / 2), ''}
+for i = 1, #members, 2 do
+  local m = members[i]
+  out[4] = members[i + 1]
+  local tab = string.find(m, '\t', 1, true)
+  local value = false
+  if tab then
+    value = redis.call('HGET', ns .. ':w:' .. string.sub(m, 1, tab - 1), string.sub(m, tab + 1))
+  end
+  if value then
+    out[#out + 1] = m
+    out[#out + 1] = value
+  else
+    redis.call('ZREM', ns .. ':log', m)
+  end
+end
+return out
+";
+
+/// Leases up to `want` units of a fleet budget's current window.
+///
+/// ARGV: budget key, window ms, mode (`w` fixed window, `r` ratio), the
+/// window's allowance (fixed) or floor (ratio), the ratio, want, deposits.
+///
+/// Windows are aligned on the Redis server's clock (`TIME`), the one clock
+/// the whole fleet shares. The window's hash holds what has been granted
+/// (`s`) and, for a ratio budget, the first attempts deposited (`d`). A grant
+/// is `min(want, allowance − granted)`, recorded in the same step, so the
+/// sum of every grant in a window never exceeds its allowance, however many
+/// processes ask at once.
+///
+/// Returns `{granted, ms until the window ends, window index}`.
+const LEASE: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[2])
+local index = math.floor(now / window)
+local key = ARGV[1] .. ':' .. string.format('%.0f', index)
+local deposits = tonumber(redis.call('HINCRBY', key, 'd', ARGV[7]))
+local granted = tonumber(redis.call('HGET', key, 's') or '0')
+local allowance = tonumber(ARGV[4])
+if ARGV[3] == 'r' then allowance = allowance + math.floor(tonumber(ARGV[5]) * deposits) end
+local grant = math.min(tonumber(ARGV[6]), allowance - granted)
+if grant < 0 then grant = 0 end
+if grant > 0 then redis.call('HINCRBY', key, 's', grant) end
+redis.call('PEXPIRE', key, string.format('%.0f', window * 2))
+return {string.format('%.0f', grant), string.format('%.0f', (index + 1) * window - now), string.format('%.0f', index)}
+";
+
+/// Opens an endpoint's breaker for the whole fleet.
+///
+/// ARGV: prefix, endpoint, cooldown ms. The hash `{ns}:br` maps an endpoint
+/// to `{open until (server ms)} {cooldown} {probe successes}`; opening keeps
+/// the later of two cooldown ends and starts a new probe round.
+const BREAKER_OPEN: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local key = ARGV[1] .. ':br'
+local cooldown = tonumber(ARGV[3])
+local till = now + cooldown
+local old = redis.call('HGET', key, ARGV[2])
+if old then
+  local held = tonumber(string.match(old, '^(%S+)'))
+  if held and held > till then till = held end
+end
+redis.call('HSET', key, ARGV[2], string.format('%.0f %.0f 0', till, cooldown))
+redis.call('DEL', key .. ':p:' .. ARGV[2])
+return 1
+";
+
+/// Reports a probe's outcome.
+///
+/// ARGV: prefix, endpoint, `1` for a success, probes to close, cooldown
+/// factor, max cooldown. A failure opens the endpoint again with the cooldown
+/// backed off; enough successes close it for the fleet. Returns `closed`,
+/// `probing` or `open`.
+const BREAKER_RESULT: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local key = ARGV[1] .. ':br'
+local ep = ARGV[2]
+local old = redis.call('HGET', key, ep)
+if not old then return 'closed' end
+local till, cooldown, successes = string.match(old, '^(%S+) (%S+) (%S+)$')
+till, cooldown, successes = tonumber(till), tonumber(cooldown), tonumber(successes)
+if not (till and cooldown and successes) then
+  redis.call('HDEL', key, ep)
+  return 'closed'
+end
+if ARGV[3] == '1' then
+  successes = successes + 1
+  if successes >= tonumber(ARGV[4]) then
+    redis.call('HDEL', key, ep)
+    redis.call('DEL', key .. ':p:' .. ep)
+    return 'closed'
+  end
+  redis.call('HSET', key, ep, string.format('%.0f %.0f %.0f', till, cooldown, successes))
+  return 'probing'
+end
+cooldown = math.min(cooldown * tonumber(ARGV[5]), tonumber(ARGV[6]))
+redis.call('HSET', key, ep, string.format('%.0f %.0f 0', now + cooldown, cooldown))
+redis.call('DEL', key .. ':p:' .. ep)
+return 'open'
+";
+
+/// Claims one of an endpoint's half-open probes for the fleet.
+///
+/// ARGV: prefix, endpoint, max probes. Returns 1 for a probe, 0 for none
+/// (still open, or every probe of this round taken), -1 when the endpoint is
+/// closed. A round lasts one cooldown: probes that never report back are
+/// given up on, as the local breaker does.
+const BREAKER_CLAIM: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local key = ARGV[1] .. ':br'
+local old = redis.call('HGET', key, ARGV[2])
+if not old then return -1 end
+local till, cooldown = string.match(old, '^(%S+) (%S+)')
+till, cooldown = tonumber(till), tonumber(cooldown)
+if not (till and cooldown) then return -1 end
+if till > now then return 0 end
+local probes = key .. ':p:' .. ARGV[2]
+local n = redis.call('INCR', probes)
+if n == 1 then redis.call('PEXPIRE', probes, string.format('%.0f', math.max(cooldown, 1))) end
+if n <= tonumber(ARGV[3]) then return 1 end
+return 0
+";
+
+/// Lists the endpoints open or half-open fleet-wide.
+///
+/// ARGV: prefix, stale ms. Returns `{endpoint, ms until the cooldown ends
+/// (negative once it has: half-open), ...}`. An endpoint whose cooldown ended
+/// more than `stale` ago with no probe closing it (nobody calls it any more)
+/// is forgotten.
+const BREAKER_STATE: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local key = ARGV[1] .. ':br'
+local stale = tonumber(ARGV[2])
+local all = redis.call('HGETALL', key)
+local out = {}
+for i = 1, #all, 2 do
+  local till = tonumber(string.match(all[i + 1], '^(%S+)'))
+  if (not till) or now - till > stale then
+    redis.call('HDEL', key, all[i])
+  else
+    out[#out + 1] = all[i]
+    out[#out + 1] = string.format('%.0f', till - now)
+  end
+end
+return out
+";

@@ -1,0 +1,132 @@
+//! What the Redis tests share: finding a server (or owning one), and names
+//! that keep concurrent tests apart.
+//!
+//! Tests that only need *a* Redis read `BAYESRETRY_REDIS_URL`. Tests that
+//! stop and restart Redis own theirs: they spawn the `redis-server` binary
+//! found on `PATH` on a free loopback port, without persistence. When
+//! `BAYESRETRY_REDIS_REQUIRED=1` (as CI sets it) a missing URL or binary fails
+//! the test; otherwise the test says on stderr that it skipped, and passes.
+
+#![allow(
+    dead_code,
+    unreachable_pub,
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "test helpers: a broken test environment should fail loudly"
+)]
+
+use core::time::Duration;
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+
+/// Whether the run must not skip.
+pub fn required() -> bool {
+    std::env::var("BAYESRETRY_REDIS_REQUIRED").is_ok_and(|v| v == "1")
+}
+
+/// Skips (or, when required, fails) with `why`.
+fn unavailable(test: &str, why: &str) -> Option<String> {
+    assert!(
+        !required(),
+        "{test}: {why}, and BAYESRETRY_REDIS_REQUIRED=1"
+    );
+    eprintln!("SKIPPED {test}: {why} (set BAYESRETRY_REDIS_URL, see README)");
+    None
+}
+
+/// The URL of the shared test server, checked to answer; `None` to skip.
+pub fn server_url(test: &str) -> Option<String> {
+    let Ok(url) = std::env::var("BAYESRETRY_REDIS_URL") else {
+        return unavailable(test, "BAYESRETRY_REDIS_URL is not set");
+    };
+    let client = redis::Client::open(url.as_str()).expect("BAYESRETRY_REDIS_URL parses");
+    match client.get_connection_with_timeout(Duration::from_secs(2)) {
+        Ok(mut conn) => {
+            let pong: String = redis::cmd("PING").query(&mut conn).expect("PING");
+            assert_eq!(pong, "PONG");
+            Some(url)
+        }
+        Err(e) => unavailable(test, &format!("no redis at BAYESRETRY_REDIS_URL ({e})")),
+    }
+}
+
+/// A namespace no other test run uses.
+pub fn namespace(test: &str) -> String {
+    use core::hash::BuildHasher;
+    use std::hash::RandomState;
+    let salt = RandomState::new().hash_one(std::process::id());
+    format!("test-{test}-{salt:x}")
+}
+
+/// A loopback port nothing listens on (at the time of asking).
+pub fn free_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+    listener.local_addr().expect("local addr").port()
+}
+
+/// A `redis-server` this test starts and stops.
+pub struct OwnedServer {
+    port: u16,
+    child: Option<Child>,
+}
+
+impl OwnedServer {
+    /// Starts one on a free port; `None` (skipped) if there is no
+    /// `redis-server` on `PATH` and the run does not require it.
+    pub fn start(test: &str) -> Option<OwnedServer> {
+        let found = Command::new("redis-server")
+            .arg("--version")
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !found {
+            unavailable(test, "no redis-server binary on PATH")?;
+        }
+        let mut server = OwnedServer {
+            port: free_port(),
+            child: None,
+        };
+        server.restart();
+        Some(server)
+    }
+
+    /// The URL to reach it.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// Starts it again on the same port, empty (nothing is persisted).
+    pub fn restart(&mut self) {
+        assert!(self.child.is_none(), "already running");
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string()])
+            .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn redis-server");
+        self.child = Some(child);
+        for _ in 0..500 {
+            if TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("redis-server did not listen on port {}", self.port);
+    }
+
+    /// Stops it (SIGKILL: as abrupt as a crash).
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for OwnedServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -1,0 +1,70 @@
+//! Settings out of range are refused when a fleet, budget or breaker is made,
+//! with a message that names the value; credentials never show in one.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
+
+use core::time::Duration;
+
+use bayesretry_redis::{Error, Fleet, FleetBudgetConfig, FleetConfig};
+
+fn url() -> &'static str {
+    "redis://app:hunter2@127.0.0.1:1/0"
+}
+
+#[tokio::test]
+async fn settings_out_of_range_are_rejected_by_name() {
+    let start = |config: FleetConfig| Fleet::without_evidence(config).unwrap_err();
+    for namespace in ["", "a b", "{x}", &"n".repeat(65)] {
+        let e = start(FleetConfig::new(url()).with_namespace(namespace));
+        assert!(matches!(e, Error::InvalidNamespace(_)), "{e}");
+    }
+    let e = start(FleetConfig::new(url()).with_interval(Duration::ZERO));
+    assert_eq!(
+        e.to_string(),
+        "sync interval must be at least 1 ms, got 0ns"
+    );
+    let e = start(FleetConfig::new(url()).with_ttl(Duration::from_millis(1_500)));
+    assert!(matches!(e, Error::InvalidTtl { .. }), "{e}");
+    let e = start(FleetConfig::new(url()).with_max_buffered(0));
+    assert_eq!(e.to_string(), "max_buffered must be at least 1, got 0");
+    let e = start(FleetConfig::new("http://app:hunter2@h/"));
+    assert!(matches!(e, Error::InvalidUrl { .. }), "{e}");
+    assert!(!e.to_string().contains("hunter2"), "{e}");
+    assert!(!format!("{e:?}").contains("hunter2"), "{e:?}");
+    #[cfg(not(feature = "tls"))]
+    {
+        let e = start(FleetConfig::new("rediss://app:hunter2@h/"));
+        assert!(matches!(e, Error::TlsNotEnabled(_)), "{e}");
+        assert!(!e.to_string().contains("hunter2"), "{e}");
+    }
+
+    let fleet = Fleet::without_evidence(FleetConfig::new(url())).unwrap();
+    let window = Duration::from_secs(1);
+    for (rules, named) in [
+        (FleetBudgetConfig::fixed_window("b", 0, window), "max_cost"),
+        (
+            FleetBudgetConfig::fixed_window("b", 1, Duration::ZERO),
+            "window",
+        ),
+        (FleetBudgetConfig::fixed_window("", 1, window), "name"),
+        (
+            FleetBudgetConfig::fixed_window("b", 1, window).with_lease(0),
+            "lease",
+        ),
+        (FleetBudgetConfig::ratio("b", f64::NAN, 1, window), "ratio"),
+        (FleetBudgetConfig::ratio("b", -0.5, 1, window), "ratio"),
+    ] {
+        let e = fleet.budget(rules).unwrap_err();
+        assert!(e.to_string().contains(named), "{e} names {named}");
+    }
+    let e = fleet
+        .breaker(bayesretry_breaker::Config::new().with_confidence(2.0))
+        .unwrap_err();
+    assert!(matches!(e, Error::InvalidBreaker(_)), "{e}");
+}
+
+#[test]
+fn a_fleet_needs_a_runtime() {
+    let e = Fleet::without_evidence(FleetConfig::new(url())).unwrap_err();
+    assert!(matches!(e, Error::NoRuntime), "{e}");
+}
