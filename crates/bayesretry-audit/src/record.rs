@@ -199,6 +199,8 @@ pub fn reason_name(reason: Reason) -> &'static str {
         Reason::BudgetExhausted => "budget_exhausted",
         Reason::PermanentError => "permanent_error",
         Reason::RetryAfterBeyondLimit => "retry_after_beyond_limit",
+        Reason::Fixed => "fixed",
+        Reason::Vetoed => "vetoed",
         // a reason added to the decision crate after this one was written
         _ => "other",
     }
