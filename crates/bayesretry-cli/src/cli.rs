@@ -1,0 +1,190 @@
+//! The command line: subcommands, flags and their checks, with clap's derive.
+
+use std::path::PathBuf;
+
+use bayesretry_beta::Beta;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// The `bayesretry` command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "bayesretry",
+    version,
+    about = "Decide whether one more attempt is worth it: replay outcomes into a posterior, \
+             inspect saved stores.",
+    long_about = "Decide whether one more attempt is worth it.\n\n\
+                  BayesRetry keeps a Beta posterior over \"the next attempt succeeds\" for\n\
+                  every context and retries while p * value - cost is positive. This tool\n\
+                  runs that machinery from the command line.",
+    after_help = "Examples:\n  \
+                  echo \"1 1 0 1 0 0 0\" | bayesretry replay\n  \
+                  bayesretry inspect store.json --sort mean\n\n\
+                  Exit status: 0 ok, 64 usage, 65 bad data, 66 missing input,\n\
+                  70 internal error, 74 I/O error.",
+    arg_required_else_help = true,
+    propagate_version = true
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Fold a stream of outcomes into a posterior and decide the next attempt.
+    #[command(
+        long_about = "Fold a stream of outcomes into a Beta posterior and decide whether one\n\
+                      more attempt is worth making.\n\n\
+                      Outcomes are read from FILE, or standard input when FILE is absent or\n\
+                      '-': 1, ok or true for a success; 0, fail or false for a failure (any\n\
+                      letter case), separated by spaces or newlines. A '#' starts a comment\n\
+                      that runs to the end of the line. The input is streamed: its length\n\
+                      does not matter.",
+        after_help = "Examples:\n  \
+                      echo \"1 1 0 1 0 0 0\" | bayesretry replay\n  \
+                      bayesretry replay outcomes.txt --value 50 --cost 1\n  \
+                      printf 'ok\\nfail\\nfail\\n' | bayesretry replay --prior 2,2 --json"
+    )]
+    Replay(ReplayArgs),
+    /// Show the contexts of a saved store snapshot with their posteriors.
+    #[command(
+        long_about = "Show the contexts of a saved store snapshot (the versioned JSON of\n\
+                      bayesretry-store's Snapshot) with their posterior, 95% interval,\n\
+                      strength and last update.\n\n\
+                      A context's evidence is the sum over the writers that saw it, as of\n\
+                      each writer's last update (no decay is applied), on the prior given\n\
+                      by --prior.",
+        after_help = "Examples:\n  \
+                      bayesretry inspect store.json\n  \
+                      bayesretry inspect store.json --endpoint api.example.com --sort mean\n  \
+                      bayesretry inspect store.json --json"
+    )]
+    Inspect(InspectArgs),
+}
+
+/// `bayesretry replay`.
+#[derive(Debug, Args)]
+pub(crate) struct ReplayArgs {
+    /// The outcomes; standard input when absent or '-'.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) costs: CostArgs,
+    /// The prior Beta(A, B) before any outcome.
+    #[arg(long, value_name = "A,B", default_value = "1,1", value_parser = parse_prior, allow_hyphen_values = true)]
+    pub(crate) prior: Beta,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// What a success is worth and an attempt costs.
+#[derive(Debug, Args, Clone, Copy)]
+pub(crate) struct CostArgs {
+    /// What a success is worth (V), in any unit; finite and > 0.
+    #[arg(long, value_name = "V", default_value = "10", value_parser = parse_value, allow_negative_numbers = true)]
+    pub(crate) value: f64,
+    /// What one attempt costs (c), in the unit of --value; finite and >= 0.
+    #[arg(long, value_name = "C", default_value = "1", value_parser = parse_cost, allow_negative_numbers = true)]
+    pub(crate) cost: f64,
+}
+
+/// `bayesretry inspect`.
+#[derive(Debug, Args)]
+pub(crate) struct InspectArgs {
+    /// The snapshot file.
+    #[arg(value_name = "STORE.json")]
+    pub(crate) store: PathBuf,
+    /// Show only the contexts of this endpoint.
+    #[arg(long, value_name = "E")]
+    pub(crate) endpoint: Option<String>,
+    /// The order of the rows.
+    #[arg(long, value_enum, default_value_t = SortKey::Context)]
+    pub(crate) sort: SortKey,
+    /// The prior every context starts from.
+    #[arg(long, value_name = "A,B", default_value = "1,1", value_parser = parse_prior, allow_hyphen_values = true)]
+    pub(crate) prior: Beta,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// How `inspect` orders its rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SortKey {
+    /// By endpoint, then attempt, then error class.
+    Context,
+    /// Lowest posterior mean first: the contexts least worth retrying.
+    Mean,
+    /// Lowest lower credible bound first.
+    Lower,
+    /// Most evidence first.
+    Strength,
+    /// Most recently updated first.
+    Updated,
+}
+
+/// `A,B` as a Beta prior.
+fn parse_prior(text: &str) -> Result<Beta, String> {
+    let (a, b) = text
+        .split_once(',')
+        .ok_or_else(|| format!("expected A,B (two numbers and a comma), got {text:?}"))?;
+    let number = |part: &str| {
+        part.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("{part:?} is not a number"))
+    };
+    Beta::new(number(a)?, number(b)?).map_err(|e| e.to_string())
+}
+
+/// A success value: finite and > 0.
+fn parse_value(text: &str) -> Result<f64, String> {
+    let v: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if v > 0.0 && v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("must be finite and > 0, got {text}"))
+    }
+}
+
+/// An attempt cost: finite and >= 0.
+fn parse_cost(text: &str) -> Result<f64, String> {
+    let c: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if c >= 0.0 && c.is_finite() {
+        Ok(c + 0.0)
+    } else {
+        Err(format!("must be finite and >= 0, got {text}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::{Cli, parse_cost, parse_prior, parse_value};
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn priors_costs_and_values_are_checked() {
+        let prior = parse_prior("2, 3.5").unwrap();
+        assert_eq!((prior.alpha(), prior.beta()), (2.0, 3.5));
+        assert!(parse_prior("2").unwrap_err().contains("A,B"));
+        assert!(parse_prior("0,1").unwrap_err().contains("alpha"));
+        assert!(parse_prior("1,x").unwrap_err().contains("\"x\""));
+        assert!(parse_value("0").is_err());
+        assert!(parse_value("inf").is_err());
+        assert_eq!(parse_value("2.5"), Ok(2.5));
+        assert!(parse_cost("-1").is_err());
+        assert!(parse_cost("NaN").is_err());
+        assert_eq!(parse_cost("0"), Ok(0.0));
+    }
+}

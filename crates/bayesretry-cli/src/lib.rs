@@ -1,0 +1,17 @@
+#![doc = include_str!("../README.md")]
+
+mod app;
+mod cli;
+mod error;
+mod exit;
+mod format;
+mod input;
+mod inspect;
+mod outcomes;
+mod output;
+mod replay;
+
+pub use app::{main, run};
+pub use error::Error;
+pub use exit::Exit;
+pub use outcomes::{Tally, read_outcomes};
