@@ -12,7 +12,8 @@ use crate::error::Error;
 use crate::error_class::ErrorClass;
 use crate::writer::{WriterId, cmp_versions};
 
-/// The version of the snapshot format this crate writes and reads.
+/// The version of the snapshot format this crate writes and reads; see
+/// [`Snapshot::VERSION`].
 const VERSION: u32 = 1;
 
 /// How a custom class is written: this prefix, then its name, so that a custom
@@ -97,6 +98,11 @@ pub struct SnapshotEntry {
 }
 
 impl Snapshot {
+    /// The format version this crate writes, and the only one
+    /// [`from_json`](Snapshot::from_json) reads. A reader of older files (the
+    /// file store) migrates them up to this version before reading them.
+    pub const VERSION: u32 = VERSION;
+
     /// A snapshot with no entries, taken at time 0.
     pub const fn new() -> Snapshot {
         Snapshot {
@@ -117,6 +123,11 @@ impl Snapshot {
         };
         snapshot.normalise();
         snapshot
+    }
+
+    /// The format version of the snapshot, [`Snapshot::VERSION`].
+    pub const fn version(&self) -> u32 {
+        self.version
     }
 
     /// When the snapshot was taken (the latest of the merged ones'), on the

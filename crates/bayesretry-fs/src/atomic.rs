@@ -1,0 +1,108 @@
+//! The atomic write: a new file beside the old, made durable, renamed over it.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::Path;
+
+use crate::error::Error;
+use crate::identity::FileId;
+
+/// Options that create files readable and writable by their owner only
+/// (mode 0600 on Unix; the process's umask can only remove bits from it).
+pub(crate) fn create_options() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options
+}
+
+/// Writes `json` and a newline to a new file at `temp` and makes them durable: whatever
+/// was at `temp` (left by a save that was killed) is removed first, so the
+/// file is created fresh, with mode 0600, and never inherits another mode.
+/// Returns the new file's identity.
+pub(crate) fn write_durably(temp: &Path, json: &str) -> Result<FileId, Error> {
+    remove_if_present(temp)?;
+    let mut file = create_options()
+        .write(true)
+        .create_new(true)
+        .open(temp)
+        .map_err(|e| Error::io("create", temp, e))?;
+    file.write_all(json.as_bytes())
+        .and_then(|()| file.write_all(b"\n"))
+        .map_err(|e| Error::io("write", temp, e))?;
+    file.sync_all().map_err(|e| Error::io("fsync", temp, e))?;
+    let metadata = file.metadata().map_err(|e| Error::io("stat", temp, e))?;
+    Ok(FileId::of(&metadata))
+}
+
+/// Makes `backup` a copy of `primary`, atomically: `backup` is at every
+/// instant either its old self or a complete copy of `primary`.
+///
+/// The copy is a hard link where the file system allows one — the same inode
+/// under a second name, no bytes copied — renamed over the backup. Saves never
+/// modify a file in place (they rename a new one over the primary), so the
+/// linked inode keeps the old snapshot after the primary moves on. Where links
+/// are not supported, the bytes are copied and made durable before the rename.
+pub(crate) fn rotate_backup(
+    primary: &Path,
+    backup_temp: &Path,
+    backup: &Path,
+) -> Result<(), Error> {
+    remove_if_present(backup_temp)?;
+    if fs::hard_link(primary, backup_temp).is_err() {
+        fs::copy(primary, backup_temp).map_err(|e| Error::io("copy to the backup", primary, e))?;
+        restrict(backup_temp)?;
+        File::open(backup_temp)
+            .and_then(|file| file.sync_all())
+            .map_err(|e| Error::io("fsync", backup_temp, e))?;
+    }
+    rename(backup_temp, backup)
+}
+
+/// Renames `from` to `to`, replacing `to`: atomic on POSIX file systems and
+/// on NTFS.
+pub(crate) fn rename(from: &Path, to: &Path) -> Result<(), Error> {
+    fs::rename(from, to).map_err(|e| Error::Io {
+        op: "rename",
+        path: from.into(),
+        source: io::Error::new(e.kind(), format!("to {}: {e}", to.display())),
+    })
+}
+
+/// Makes the directory's entries durable, renames included (Unix; elsewhere
+/// the rename itself is as durable as the platform offers).
+pub(crate) fn sync_dir(dir: &Path) -> Result<(), Error> {
+    #[cfg(unix)]
+    {
+        File::open(dir)
+            .and_then(|dir| dir.sync_all())
+            .map_err(|e| Error::io("fsync the directory", dir, e))?;
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+/// Removes `path`; a file that is not there is no error.
+fn remove_if_present(path: &Path) -> Result<(), Error> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(Error::io("remove", path, e)),
+        _ => Ok(()),
+    }
+}
+
+/// Sets mode 0600 on a file this crate created by copying.
+fn restrict(path: &Path) -> Result<(), Error> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+            .map_err(|e| Error::io("set the mode of", path, e))?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}

@@ -1,0 +1,188 @@
+//! The one error type of this crate.
+
+use core::fmt;
+use core::time::Duration;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Why a snapshot file could not be read or written.
+///
+/// Every variant about a file names its path, and a bad file says what is wrong
+/// with it: a caller can tell "nothing saved yet" ([`Missing`](Error::Missing))
+/// from "something saved and now unreadable" (every other reading variant), and
+/// decide whether to [recover from the backup](crate::FileStore::load_or_recover).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file does not exist (nothing was saved there yet, or it was deleted).
+    Missing {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file exists and holds nothing but, at most, whitespace.
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file holds the beginning of a JSON document that stops before its
+    /// end: a write was cut short, or the file was truncated afterwards.
+    Truncated {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line at which the document stops.
+        line: usize,
+        /// The 1-based column at which the document stops.
+        column: usize,
+    },
+    /// The file is not JSON: invalid UTF-8 or a syntax error.
+    NotJson {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line of the error (0 for invalid UTF-8).
+        line: usize,
+        /// The 1-based column of the error (0 for invalid UTF-8).
+        column: usize,
+        /// What the parser found there.
+        why: String,
+    },
+    /// The file is JSON but not a snapshot: not an object, no `version`, a
+    /// missing or mistyped field, or a value out of its domain (a negative
+    /// count, a zero sequence number, an unknown class).
+    Schema {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where.
+        why: String,
+    },
+    /// The file was written by a newer release, in a format version this one
+    /// cannot read. It is never overwritten: a downgrade must not destroy it.
+    FutureVersion {
+        /// The file.
+        path: PathBuf,
+        /// The version the file declares.
+        found: u64,
+        /// The newest version this release reads.
+        supported: u32,
+    },
+    /// An I/O operation on a file or directory failed.
+    Io {
+        /// What was being done ("read", "rename to", "lock", ...).
+        op: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// [`load_or_recover`](crate::FileStore::load_or_recover) or
+    /// [`save_merged`](crate::FileStore::save_merged) found neither the file nor
+    /// its backup readable (and not both simply missing).
+    Unrecoverable {
+        /// Why the file could not be read.
+        primary: Box<Error>,
+        /// Why the backup could not be read.
+        backup: Box<Error>,
+    },
+    /// An autosave interval of zero.
+    InvalidInterval(Duration),
+    /// The autosave thread is gone: it could not be started, or it has
+    /// stopped.
+    AutosaveStopped(String),
+    /// The autosave's snapshot source panicked; nothing was written, and the
+    /// thread goes on.
+    SourcePanicked,
+}
+
+impl Error {
+    /// The file the error is about, if it is about one file.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Error::Missing { path }
+            | Error::Empty { path }
+            | Error::Truncated { path, .. }
+            | Error::NotJson { path, .. }
+            | Error::Schema { path, .. }
+            | Error::FutureVersion { path, .. }
+            | Error::Io { path, .. } => Some(path),
+            Error::Unrecoverable { .. }
+            | Error::InvalidInterval(_)
+            | Error::AutosaveStopped(_)
+            | Error::SourcePanicked => None,
+        }
+    }
+
+    /// Whether the error says the file does not exist, the one reading error
+    /// that means "nothing was saved" rather than "something was lost".
+    pub const fn is_missing(&self) -> bool {
+        matches!(self, Error::Missing { .. })
+    }
+
+    /// An I/O error, or [`Missing`](Error::Missing) if the file was not found.
+    pub(crate) fn io(op: &'static str, path: &Path, source: io::Error) -> Error {
+        if source.kind() == io::ErrorKind::NotFound && op == "read" {
+            Error::Missing { path: path.into() }
+        } else {
+            Error::Io {
+                op,
+                path: path.into(),
+                source,
+            }
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Missing { path } => {
+                write!(f, "snapshot file {} does not exist", path.display())
+            }
+            Error::Empty { path } => write!(f, "snapshot file {} is empty", path.display()),
+            Error::Truncated { path, line, column } => write!(
+                f,
+                "snapshot file {} is truncated: the document stops at line {line}, column {column}",
+                path.display()
+            ),
+            Error::NotJson { path, why, .. } => {
+                write!(f, "snapshot file {} is not JSON: {why}", path.display())
+            }
+            Error::Schema { path, why } => {
+                write!(
+                    f,
+                    "snapshot file {} is not a snapshot: {why}",
+                    path.display()
+                )
+            }
+            Error::FutureVersion {
+                path,
+                found,
+                supported,
+            } => write!(
+                f,
+                "snapshot file {} has format version {found}, newer than {supported}, the newest this release reads",
+                path.display()
+            ),
+            Error::Io { op, path, source } => {
+                write!(f, "cannot {op} {}: {source}", path.display())
+            }
+            Error::Unrecoverable { primary, backup } => write!(
+                f,
+                "neither the snapshot file nor its backup can be read: {primary}; {backup}"
+            ),
+            Error::InvalidInterval(interval) => {
+                write!(f, "autosave interval must be above zero, got {interval:?}")
+            }
+            Error::AutosaveStopped(why) => write!(f, "the autosave thread stopped: {why}"),
+            Error::SourcePanicked => f.write_str("the autosave's snapshot source panicked"),
+        }
+    }
+}
+
+impl core::error::Error for Error {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            Error::Unrecoverable { primary, .. } => Some(primary.as_ref()),
+            _ => None,
+        }
+    }
+}

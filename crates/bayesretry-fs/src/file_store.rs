@@ -1,0 +1,340 @@
+//! [`FileStore`]: one snapshot file, its backup, and the protocol between them.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use bayesretry_store::Snapshot;
+
+use crate::atomic::{rename, rotate_backup, sync_dir, write_durably};
+use crate::error::Error;
+use crate::identity::FileId;
+use crate::lock::SaveLock;
+use crate::read::read_file;
+use crate::recovery::{Merged, Origin, Recovery, Source};
+
+/// A snapshot file on disk, with its backup: atomic saves, typed errors for
+/// bad files, recovery from the backup, and merge-on-save across processes.
+///
+/// Opening a `FileStore` touches nothing on disk but a check that the
+/// directory exists. Next to the file `F` it uses:
+///
+/// | file | what it holds |
+/// | --- | --- |
+/// | `F` | the snapshot, as the store's versioned JSON and a newline |
+/// | `F.bak` | the snapshot `F` held before the last save that replaced it |
+/// | `F.lock` | nothing; its advisory lock makes saves take turns |
+/// | `F.tmp`, `F.bak.tmp` | a save in progress (left behind if it was killed, removed by the next) |
+///
+/// All of them are created with mode 0600 on Unix: evidence about the
+/// services a program calls is its owner's business.
+///
+/// # Saving
+///
+/// A save serialises the snapshot, takes the lock, writes `F.tmp`, fsyncs it,
+/// links the current `F` to `F.bak` (renamed into place, so the backup too is
+/// replaced in one step), renames `F.tmp` over `F` and fsyncs the directory.
+/// A crash at any instant — a kill, a panic, a power cut — leaves `F` holding
+/// either the old snapshot or the new one, complete, and `F.bak` a complete
+/// older one. The current file goes to the backup only if it is a good
+/// snapshot (this store wrote or read that very file, or it reads back now),
+/// so a damaged file never pushes out a good backup.
+///
+/// # Several processes
+///
+/// Saves are serialised by the lock, but [`save`](FileStore::save) still
+/// replaces whatever another process wrote. [`save_merged`](FileStore::save_merged)
+/// reads the file under the lock, merges the snapshot into it with the store's
+/// merge — per (context, writer), the entry with the larger sequence number —
+/// and writes the result, so processes that each save their own store's
+/// snapshot in turn lose nothing, and evidence saved twice counts once. Use it
+/// whenever more than one process (or store) writes to one file.
+///
+/// ```
+/// use bayesretry_fs::{FileStore, Source};
+/// use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore};
+///
+/// let dir = tempfile::tempdir()?;
+/// let file = FileStore::open(dir.path().join("evidence.json"))?;
+///
+/// // Nothing saved yet: `load` says the file is missing, recovery starts empty.
+/// assert!(file.load().is_err_and(|e| e.is_missing()));
+/// assert_eq!(file.load_or_recover()?.source(), Source::Neither);
+///
+/// let store = MemoryStore::new();
+/// store.observe(&Context::new("api", 1, ErrorClass::Timeout), true, 0);
+/// file.save(&store.snapshot(0))?;
+/// assert_eq!(file.load()?, store.snapshot(0));
+///
+/// // The second save keeps the first as the backup.
+/// store.observe(&Context::new("api", 1, ErrorClass::Timeout), true, 0);
+/// file.save(&store.snapshot(0))?;
+/// assert_eq!(file.load_backup()?.entries()[0].evidence().successes(), 1.0);
+/// assert_eq!(file.load()?.entries()[0].evidence().successes(), 2.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct FileStore {
+    primary: PathBuf,
+    backup: PathBuf,
+    temp: PathBuf,
+    backup_temp: PathBuf,
+    lock: PathBuf,
+    dir: PathBuf,
+    /// The version of the primary file this store last wrote or read whole,
+    /// known to be a good snapshot without reading it again.
+    known_good: Mutex<Option<FileId>>,
+}
+
+impl FileStore {
+    /// A store for the snapshot file at `path`, in a directory that must exist.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] if `path` has no file name (`/`, `..`) or its directory
+    /// cannot be read.
+    pub fn open(path: impl AsRef<Path>) -> Result<FileStore, Error> {
+        let primary = path.as_ref().to_path_buf();
+        let Some(name) = primary.file_name().map(OsString::from) else {
+            return Err(Error::Io {
+                op: "use as a snapshot file",
+                path: primary,
+                source: io::Error::new(io::ErrorKind::InvalidInput, "the path has no file name"),
+            });
+        };
+        let dir = match primary.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let metadata = fs::metadata(&dir).map_err(|e| Error::io("open the directory", &dir, e))?;
+        if !metadata.is_dir() {
+            return Err(Error::Io {
+                op: "open the directory",
+                path: dir,
+                source: io::Error::new(io::ErrorKind::InvalidInput, "not a directory"),
+            });
+        }
+        let sibling = |suffix: &str| {
+            let mut sibling = name.clone();
+            sibling.push(suffix);
+            dir.join(sibling)
+        };
+        Ok(FileStore {
+            backup: sibling(".bak"),
+            temp: sibling(".tmp"),
+            backup_temp: sibling(".bak.tmp"),
+            lock: sibling(".lock"),
+            primary,
+            dir,
+            known_good: Mutex::new(None),
+        })
+    }
+
+    /// The snapshot file.
+    pub fn path(&self) -> &Path {
+        &self.primary
+    }
+
+    /// The backup: the snapshot file as it was before the last save.
+    pub fn backup_path(&self) -> &Path {
+        &self.backup
+    }
+
+    /// The lock file.
+    pub fn lock_path(&self) -> &Path {
+        &self.lock
+    }
+
+    /// The snapshot in the file, migrated to the current format if it is older.
+    ///
+    /// Reading takes no lock: files are only ever replaced whole, by rename, so
+    /// a reader sees one complete version or another.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Missing`] if nothing was saved yet; [`Error::Empty`],
+    /// [`Error::Truncated`], [`Error::NotJson`], [`Error::Schema`] or
+    /// [`Error::FutureVersion`] if the file is bad, naming it and what is wrong;
+    /// [`Error::Io`] if it cannot be read. Never an empty snapshot in place of
+    /// a bad file.
+    pub fn load(&self) -> Result<Snapshot, Error> {
+        let loaded = read_file(&self.primary)?;
+        self.remember(loaded.id);
+        Ok(loaded.snapshot)
+    }
+
+    /// The snapshot in the backup, checked like [`load`](FileStore::load).
+    ///
+    /// # Errors
+    ///
+    /// As [`load`](FileStore::load), about the backup.
+    pub fn load_backup(&self) -> Result<Snapshot, Error> {
+        read_file(&self.backup).map(|loaded| loaded.snapshot)
+    }
+
+    /// The snapshot in the file or, if the file cannot be read, in the backup,
+    /// with a [`Recovery`] that says which and why.
+    ///
+    /// If both files are missing — nothing was saved yet — the snapshot is
+    /// empty and the origin is [`Source::Neither`]. A file that exists but is
+    /// bad is never replaced by an empty snapshot: if the backup cannot be read
+    /// either, the error says why for both.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unrecoverable`] with both reasons when neither file is readable
+    /// (and not both missing).
+    pub fn load_or_recover(&self) -> Result<Recovery, Error> {
+        let (snapshot, origin) = self.read_with_fallback()?;
+        Ok(Recovery { snapshot, origin })
+    }
+
+    /// Writes `snapshot` to the file, atomically, keeping the file's previous
+    /// version as the backup. See [saving](FileStore#saving).
+    ///
+    /// This replaces whatever is in the file; with several writers, use
+    /// [`save_merged`](FileStore::save_merged).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::FutureVersion`] (and nothing written) if the file holds a
+    /// snapshot of a newer format, which a save by an older release must not
+    /// destroy; [`Error::Io`] if a step fails, in which case the file and its
+    /// backup are as they were or hold complete snapshots.
+    pub fn save(&self, snapshot: &Snapshot) -> Result<(), Error> {
+        let json = snapshot.to_json();
+        let _lock = SaveLock::acquire(&self.lock)?;
+        let rotate = self.primary_is_good()?;
+        self.commit(&json, rotate)
+    }
+
+    /// Reads the file under the save lock, merges `snapshot` into it and writes
+    /// the result, atomically; returns what was written and where the evidence
+    /// on disk came from.
+    ///
+    /// Merging keeps, per (context, writer), the entry with the larger
+    /// sequence number: it is commutative, associative and idempotent, so
+    /// processes saving in any order, any number of times, lose no evidence
+    /// and count none twice. If the file cannot be read the backup is merged
+    /// instead (and the bad file is not rotated into the backup); the returned
+    /// [`Merged::origin`] says so.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::FutureVersion`] if the file is of a newer format and
+    /// [`Error::Unrecoverable`] if neither the file nor the backup can be read:
+    /// in both cases nothing is written, since writing would lose evidence.
+    /// [`Error::Io`] as for [`save`](FileStore::save).
+    pub fn save_merged(&self, snapshot: &Snapshot) -> Result<Merged, Error> {
+        let _lock = SaveLock::acquire(&self.lock)?;
+        let (mut on_disk, mut origin) = self.read_with_fallback()?;
+        if matches!(origin.primary_error, Some(Error::FutureVersion { .. })) {
+            if let Some(error) = origin.primary_error.take() {
+                return Err(error);
+            }
+        }
+        on_disk.merge(snapshot);
+        self.commit(&on_disk.to_json(), origin.source == Source::Primary)?;
+        Ok(Merged {
+            snapshot: on_disk,
+            origin,
+        })
+    }
+
+    /// The snapshot in the file, else in the backup, else (both missing) an
+    /// empty one, with where it came from.
+    fn read_with_fallback(&self) -> Result<(Snapshot, Origin), Error> {
+        let primary_error = match read_file(&self.primary) {
+            Ok(loaded) => {
+                self.remember(loaded.id);
+                let origin = Origin {
+                    source: Source::Primary,
+                    path: self.primary.clone(),
+                    primary_error: None,
+                    migrated_from: loaded.migrated_from,
+                };
+                return Ok((loaded.snapshot, origin));
+            }
+            Err(error) => error,
+        };
+        match read_file(&self.backup) {
+            Ok(loaded) => Ok((
+                loaded.snapshot,
+                Origin {
+                    source: Source::Backup,
+                    path: self.backup.clone(),
+                    primary_error: Some(primary_error),
+                    migrated_from: loaded.migrated_from,
+                },
+            )),
+            Err(backup_error) if primary_error.is_missing() && backup_error.is_missing() => Ok((
+                Snapshot::new(),
+                Origin {
+                    source: Source::Neither,
+                    path: self.primary.clone(),
+                    primary_error: Some(primary_error),
+                    migrated_from: None,
+                },
+            )),
+            Err(backup_error) => Err(Error::Unrecoverable {
+                primary: Box::new(primary_error),
+                backup: Box::new(backup_error),
+            }),
+        }
+    }
+
+    /// Whether the primary file is a good snapshot, worth keeping as the
+    /// backup: `false` if it is missing or bad. Reads it only if this store
+    /// has not seen that very file already.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::FutureVersion`]: the file must not be overwritten.
+    fn primary_is_good(&self) -> Result<bool, Error> {
+        let metadata = match fs::metadata(&self.primary) {
+            Ok(metadata) => metadata,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(e) => return Err(Error::io("stat", &self.primary, e)),
+        };
+        if Some(FileId::of(&metadata)) == self.known() {
+            return Ok(true);
+        }
+        match read_file(&self.primary) {
+            Ok(loaded) => {
+                self.remember(loaded.id);
+                Ok(true)
+            }
+            Err(error @ Error::FutureVersion { .. }) => Err(error),
+            Err(_) => Ok(false),
+        }
+    }
+
+    /// Writes `json` as the new file: see [saving](FileStore#saving). The
+    /// caller holds the lock.
+    fn commit(&self, json: &str, rotate: bool) -> Result<(), Error> {
+        let id = write_durably(&self.temp, json)?;
+        if rotate {
+            rotate_backup(&self.primary, &self.backup_temp, &self.backup)?;
+        }
+        rename(&self.temp, &self.primary)?;
+        sync_dir(&self.dir)?;
+        self.remember(id);
+        Ok(())
+    }
+
+    fn known(&self) -> Option<FileId> {
+        *self
+            .known_good
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn remember(&self, id: FileId) {
+        *self
+            .known_good
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(id);
+    }
+}

@@ -1,0 +1,192 @@
+//! Reading a snapshot file: every way it can be bad, told apart.
+
+use core::fmt;
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use bayesretry_store::Snapshot;
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::Value;
+use serde_json::error::Category;
+
+use crate::error::Error;
+use crate::identity::FileId;
+use crate::migrate::migrate;
+
+/// A snapshot read from a file.
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    /// The snapshot, in the current format.
+    pub(crate) snapshot: Snapshot,
+    /// The format version the file was written in, if older than the current.
+    pub(crate) migrated_from: Option<u32>,
+    /// The file that was read, to recognise it later without reading it again.
+    pub(crate) id: FileId,
+}
+
+/// Reads and checks the snapshot at `path`.
+pub(crate) fn read_file(path: &Path) -> Result<Loaded, Error> {
+    let mut file = File::open(path).map_err(|e| Error::io("read", path, e))?;
+    let metadata = file.metadata().map_err(|e| Error::io("read", path, e))?;
+    let capacity = usize::try_from(metadata.len()).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(capacity);
+    file.read_to_end(&mut bytes)
+        .map_err(|e| Error::io("read", path, e))?;
+    let (snapshot, migrated_from) = parse(path, &bytes)?;
+    Ok(Loaded {
+        snapshot,
+        migrated_from,
+        id: FileId::of(&metadata),
+    })
+}
+
+/// The snapshot in `bytes`, read from `path` (named in errors), and the
+/// version it was migrated from.
+///
+/// The document is read twice when it is current: once by a probe that checks
+/// the JSON syntax and reads only `version` (skipping the entries without
+/// building them), then by the store's own reader. The probe is what tells a
+/// truncated file from a syntax error from a wrong shape, and a future version
+/// from all of them, before the store's checks run.
+pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<(Snapshot, Option<u32>), Error> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(Error::Empty { path: path.into() });
+    }
+    let text = core::str::from_utf8(bytes).map_err(|e| Error::NotJson {
+        path: path.into(),
+        line: 0,
+        column: 0,
+        why: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+    })?;
+    let probe: Probe = serde_json::from_str(text).map_err(|e| classify(path, &e))?;
+    let version = match probe.version {
+        None => return Err(schema(path, "missing field `version`")),
+        Some(Value::Number(n)) => n.as_u64(),
+        Some(_) => None,
+    };
+    let Some(version) = version else {
+        return Err(schema(path, "`version` must be a whole number"));
+    };
+    let current = u64::from(Snapshot::VERSION);
+    if version > current {
+        return Err(Error::FutureVersion {
+            path: path.into(),
+            found: version,
+            supported: Snapshot::VERSION,
+        });
+    }
+    if version == current {
+        let snapshot = Snapshot::from_json(text).map_err(|e| schema(path, &e.to_string()))?;
+        return Ok((snapshot, None));
+    }
+    // Below the current version, hence below `u32::MAX`.
+    let from = u32::try_from(version).unwrap_or(0);
+    let document: Value = serde_json::from_str(text).map_err(|e| classify(path, &e))?;
+    let migrated = migrate(from, document)
+        .map_err(|why| schema(path, &format!("cannot migrate from version {from}: {why}")))?;
+    let snapshot = serde_json::from_value::<Snapshot>(migrated)
+        .map_err(|e| schema(path, &format!("after migration from version {from}: {e}")))?;
+    Ok((snapshot, Some(from)))
+}
+
+fn schema(path: &Path, why: &str) -> Error {
+    Error::Schema {
+        path: path.into(),
+        why: why.trim_start_matches("invalid snapshot: ").into(),
+    }
+}
+
+/// A parse error, by kind.
+fn classify(path: &Path, error: &serde_json::Error) -> Error {
+    let path = path.into();
+    match error.classify() {
+        Category::Eof => Error::Truncated {
+            path,
+            line: error.line(),
+            column: error.column(),
+        },
+        Category::Syntax | Category::Io => Error::NotJson {
+            path,
+            line: error.line(),
+            column: error.column(),
+            why: error.to_string(),
+        },
+        Category::Data => Error::Schema {
+            path,
+            why: error.to_string(),
+        },
+    }
+}
+
+/// The `version` of a snapshot document, every other field skipped unbuilt.
+/// Only a JSON object is accepted (serde would take an array for a struct).
+struct Probe {
+    version: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for Probe {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Probe, D::Error> {
+        deserializer.deserialize_map(ProbeVisitor)
+    }
+}
+
+struct ProbeVisitor;
+
+impl<'de> Visitor<'de> for ProbeVisitor {
+    type Value = Probe;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a snapshot object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Probe, A::Error> {
+        let mut version = None;
+        // Each key is consumed with its value, so the loop ends with the
+        // object; the count of keys is bounded by the document's length.
+        while let Some(key) = map.next_key::<KeyName>()? {
+            match key {
+                KeyName::Version => {
+                    if version.is_some() {
+                        return Err(de::Error::duplicate_field("version"));
+                    }
+                    version = Some(map.next_value::<Value>()?);
+                }
+                KeyName::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Probe { version })
+    }
+}
+
+/// A key of the top-level object: `version`, or another one.
+enum KeyName {
+    Version,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for KeyName {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<KeyName, D::Error> {
+        deserializer.deserialize_identifier(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl Visitor<'_> for KeyVisitor {
+    type Value = KeyName;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<KeyName, E> {
+        Ok(if key == "version" {
+            KeyName::Version
+        } else {
+            KeyName::Other
+        })
+    }
+}
