@@ -51,13 +51,9 @@ pub enum Error {
         /// The underlying error.
         error: io::Error,
     },
-    /// A store snapshot was read but is not a valid snapshot.
-    CorruptStore {
-        /// The path as given.
-        path: String,
-        /// What is wrong, with the line and column where the parser knows them.
-        why: String,
-    },
+    /// A store snapshot file could not be loaded: it is empty, truncated, not
+    /// JSON, not a snapshot, of a newer format, or could not be read.
+    Store(bayesretry_fs::Error),
     /// A bug: something this program should have ruled out happened.
     Internal(String),
 }
@@ -74,7 +70,8 @@ impl Error {
     pub fn exit(&self) -> Exit {
         match self {
             Error::Usage(_) => Exit::Usage,
-            Error::BadOutcome { .. } | Error::CorruptStore { .. } => Exit::Data,
+            Error::BadOutcome { .. } => Exit::Data,
+            Error::Store(error) => store_exit(error),
             Error::NoInput { .. } => Exit::NoInput,
             Error::Read { .. } | Error::Write { .. } => Exit::Io,
             Error::Internal(_) => Exit::Internal,
@@ -109,7 +106,7 @@ impl fmt::Display for Error {
             Error::Write { path, error } => {
                 write!(f, "{path}: write failed: {}", describe(error))
             }
-            Error::CorruptStore { path, why } => write!(f, "{path}: not a store snapshot: {why}"),
+            Error::Store(error) => write!(f, "{error}"),
         }
     }
 }
@@ -118,8 +115,24 @@ impl core::error::Error for Error {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
             Error::Read { error, .. } | Error::Write { error, .. } => Some(error),
+            Error::Store(error) => Some(error),
             _ => None,
         }
+    }
+}
+
+/// A file that is not there or cannot be opened is missing input; one that
+/// could not be read part-way is an I/O error; every other fault is in the data.
+fn store_exit(error: &bayesretry_fs::Error) -> Exit {
+    match error {
+        bayesretry_fs::Error::Missing { .. } => Exit::NoInput,
+        bayesretry_fs::Error::Io { source, .. } => match source.kind() {
+            io::ErrorKind::NotFound
+            | io::ErrorKind::PermissionDenied
+            | io::ErrorKind::IsADirectory => Exit::NoInput,
+            _ => Exit::Io,
+        },
+        _ => Exit::Data,
     }
 }
 

@@ -30,15 +30,10 @@ pub(crate) fn open(path: Option<&Path>) -> Result<Input, Error> {
     }
 }
 
-/// Reads the whole of the file at `path`.
-pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
-    let mut file = open_file(path)?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(|error| Error::Read {
-        path: path.display().to_string(),
-        error,
-    })?;
-    Ok(bytes)
+/// Checks that `path` names a file that can be opened for reading, so that a
+/// missing one is reported as missing input before another crate reads it.
+pub(crate) fn check_file(path: &Path) -> Result<(), Error> {
+    open_file(path).map(drop)
 }
 
 /// Opens the file at `path` for reading; a directory is refused here rather than

@@ -2,7 +2,10 @@
 
 use core::cmp::Ordering;
 
+use std::path::Path;
+
 use bayesretry_beta::Beta;
+use bayesretry_fs::FileStore;
 use bayesretry_store::{Evidence, Snapshot, SnapshotEntry};
 use serde::Serialize;
 
@@ -17,9 +20,7 @@ const MASS: f64 = 0.95;
 
 /// Runs `inspect` and writes its table to `out`.
 pub(crate) fn run(args: &InspectArgs, out: &mut Output<'_>) -> Result<(), Error> {
-    let shown = args.store.display().to_string();
-    let bytes = input::read_file(&args.store)?;
-    let snapshot = parse(&shown, &bytes)?;
+    let snapshot = load(&args.store)?;
     let mut rows = contexts(&snapshot, args.prior);
     if let Some(endpoint) = &args.endpoint {
         rows.retain(|row| row.endpoint == *endpoint);
@@ -38,15 +39,14 @@ pub(crate) fn run(args: &InspectArgs, out: &mut Output<'_>) -> Result<(), Error>
     out.text(&render(&snapshot, &rows, args))
 }
 
-/// The snapshot in `bytes`, read from the file `shown`.
-fn parse(shown: &str, bytes: &[u8]) -> Result<Snapshot, Error> {
-    let corrupt = |why: String| Error::CorruptStore {
-        path: shown.to_owned(),
-        why,
-    };
-    let text = core::str::from_utf8(bytes)
-        .map_err(|e| corrupt(format!("not UTF-8 after byte {}", e.valid_up_to())))?;
-    Snapshot::from_json(text).map_err(|e| corrupt(e.to_string()))
+/// The snapshot in the file at `path`, read by `bayesretry-fs` (which migrates
+/// older formats and tells a truncated file from a syntax error from a wrong
+/// shape). A missing file or a directory is refused first, as missing input.
+fn load(path: &Path) -> Result<Snapshot, Error> {
+    input::check_file(path)?;
+    FileStore::open(path)
+        .and_then(|store| store.load())
+        .map_err(Error::Store)
 }
 
 /// One context of the snapshot, its writers' evidence summed.
@@ -201,9 +201,14 @@ fn duration(ms: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use bayesretry_beta::Beta;
+    use std::path::Path;
 
-    use super::{contexts, duration, parse};
+    use bayesretry_beta::Beta;
+    use bayesretry_fs::FileStore;
+
+    use bayesretry_store::Snapshot;
+
+    use super::{contexts, duration};
 
     const TWO_WRITERS: &str = r#"{"version":1,"taken_at_ms":5000,"entries":[
         {"endpoint":"b","attempt":1,"class":"timeout","writer":1,"seq":1,"successes":1,"failures":0,"updated_at_ms":10},
@@ -212,7 +217,7 @@ mod tests {
 
     #[test]
     fn writers_of_one_context_are_summed() {
-        let snapshot = parse("s.json", TWO_WRITERS.as_bytes()).unwrap();
+        let snapshot = Snapshot::from_json(TWO_WRITERS).unwrap();
         let rows = contexts(&snapshot, Beta::uniform());
         assert_eq!(rows.len(), 2);
         let a = &rows[0];
@@ -220,16 +225,6 @@ mod tests {
         assert_eq!((a.successes, a.failures, a.writers), (2.0, 4.0, 2));
         assert_eq!((a.alpha, a.beta, a.updated_at_ms), (3.0, 5.0, 4900));
         assert_eq!(rows[1].endpoint, "b");
-    }
-
-    #[test]
-    fn corrupt_snapshots_name_the_file_and_the_fault() {
-        let err = parse("s.json", b"{\"version\":1,").unwrap_err();
-        let text = err.to_string();
-        assert!(text.starts_with("s.json: not a store snapshot: "), "{text}");
-        assert!(text.contains("line 1"), "{text}");
-        let err = parse("s.json", &[0xff, 0xfe]).unwrap_err();
-        assert!(err.to_string().contains("not UTF-8"), "{err}");
     }
 
     #[test]

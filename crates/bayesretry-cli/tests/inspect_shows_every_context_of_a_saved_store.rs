@@ -132,14 +132,12 @@ fn endpoint_filters_and_sort_orders() {
 fn a_corrupt_snapshot_is_a_data_error_naming_the_fault() {
     let truncated = scratch("inspect-truncated.json");
     std::fs::write(&truncated, "{\"version\":1,\"taken_at_ms\":5,\"entries\":[").unwrap();
-    bayesretry(&["inspect", arg(&truncated)], b"").fails_with(
-        65,
-        &["inspect-truncated.json", "not a store snapshot", "line 1"],
-    );
+    bayesretry(&["inspect", arg(&truncated)], b"")
+        .fails_with(65, &["inspect-truncated.json", "truncated", "line 1"]);
 
     let future = scratch("inspect-version.json");
     std::fs::write(&future, "{\"version\":9,\"taken_at_ms\":5,\"entries\":[]}").unwrap();
-    bayesretry(&["inspect", arg(&future)], b"").fails_with(65, &["version", "9"]);
+    bayesretry(&["inspect", arg(&future)], b"").fails_with(65, &["format version 9"]);
 
     let negative = scratch("inspect-negative.json");
     std::fs::write(
@@ -153,5 +151,13 @@ fn a_corrupt_snapshot_is_a_data_error_naming_the_fault() {
 
     let binary = scratch("inspect-binary.json");
     std::fs::write(&binary, [0x89, b'P', b'N', b'G', 0xff]).unwrap();
-    bayesretry(&["inspect", arg(&binary)], b"").fails_with(65, &["not UTF-8"]);
+    bayesretry(&["inspect", arg(&binary)], b"").fails_with(65, &["not JSON", "UTF-8"]);
+
+    let empty = scratch("inspect-empty.json");
+    std::fs::write(&empty, "\n").unwrap();
+    bayesretry(&["inspect", arg(&empty)], b"").fails_with(65, &["inspect-empty.json", "empty"]);
+
+    let syntax = scratch("inspect-syntax.json");
+    std::fs::write(&syntax, "{\"version\":1,\n\"taken_at_ms\": five}").unwrap();
+    bayesretry(&["inspect", arg(&syntax)], b"").fails_with(65, &["not JSON", "line 2"]);
 }
