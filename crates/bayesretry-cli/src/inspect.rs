@@ -201,11 +201,7 @@ fn duration(ms: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use bayesretry_beta::Beta;
-    use bayesretry_fs::FileStore;
-
     use bayesretry_store::Snapshot;
 
     use super::{contexts, duration};
