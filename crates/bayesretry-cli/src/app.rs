@@ -8,11 +8,11 @@ use std::process::ExitCode;
 use clap::Parser;
 use clap::error::ErrorKind;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{AuditCommand, Cli, Command};
 use crate::error::Error;
 use crate::exit::Exit;
 use crate::output::Output;
-use crate::{inspect, replay};
+use crate::{audit, inspect, replay};
 
 /// Runs `bayesretry` with `args` (the program name first), writing reports to
 /// `stdout` and errors to `stderr`, and returns the exit status.
@@ -45,6 +45,9 @@ where
     let result = match &cli.command {
         Command::Replay(args) => replay::run(args, &mut out),
         Command::Inspect(args) => inspect::run(args, &mut out),
+        Command::Audit(audit) => match &audit.command {
+            AuditCommand::Verify(args) => audit::verify(args, &mut out),
+        },
     };
     match result {
         Ok(()) => Exit::Ok,

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use bayesretry_audit::Seal;
 use bayesretry_beta::Beta;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -11,14 +12,15 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     name = "bayesretry",
     version,
     about = "Decide whether one more attempt is worth it: replay outcomes into a posterior, \
-             inspect saved stores.",
+             inspect saved stores, verify audit logs.",
     long_about = "Decide whether one more attempt is worth it.\n\n\
                   BayesRetry keeps a Beta posterior over \"the next attempt succeeds\" for\n\
                   every context and retries while p * value - cost is positive. This tool\n\
                   runs that machinery from the command line.",
     after_help = "Examples:\n  \
                   echo \"1 1 0 1 0 0 0\" | bayesretry replay\n  \
-                  bayesretry inspect store.json --sort mean\n\n\
+                  bayesretry inspect store.json --sort mean\n  \
+                  bayesretry audit verify decisions.jsonl\n\n\
                   Exit status: 0 ok, 64 usage, 65 bad data, 66 missing input,\n\
                   70 internal error, 74 I/O error.",
     arg_required_else_help = true,
@@ -61,6 +63,52 @@ pub(crate) enum Command {
                       bayesretry inspect store.json --json"
     )]
     Inspect(InspectArgs),
+    /// Check a hash-chained audit log.
+    #[command(after_help = "Examples:\n  \
+                      bayesretry audit verify decisions.jsonl\n  \
+                      bayesretry audit verify decisions.jsonl --seal 1200:<64 hex digits>")]
+    Audit(AuditArgs),
+}
+
+/// `bayesretry audit`.
+#[derive(Debug, Args)]
+#[command(subcommand_required = true, arg_required_else_help = true)]
+pub(crate) struct AuditArgs {
+    #[command(subcommand)]
+    pub(crate) command: AuditCommand,
+}
+
+/// The subcommands of `audit`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum AuditCommand {
+    /// Check every line of a JSON Lines audit log and its hash chain.
+    #[command(
+        long_about = "Check every line of a JSON Lines audit log (written by bayesretry-audit):\n\
+                      each line must be an entry in canonical form whose SHA-256 hash chains\n\
+                      to the previous one. Prints the log's seal when it is valid, or the\n\
+                      first broken line and why (exit status 65).\n\n\
+                      The chain alone cannot show entries cut from the end, or a log rewritten\n\
+                      from some point on with every hash recomputed: keep the seal printed\n\
+                      by an earlier run somewhere else and pass it with --seal.\n\n\
+                      The log is streamed: memory stays constant whatever its size.",
+        after_help = "Examples:\n  \
+                      bayesretry audit verify decisions.jsonl\n  \
+                      bayesretry audit verify decisions.jsonl --seal 1200:<64 hex digits>\n  \
+                      zcat old.jsonl.gz | bayesretry audit verify -"
+    )]
+    Verify(VerifyArgs),
+}
+
+/// `bayesretry audit verify`.
+#[derive(Debug, Args)]
+pub(crate) struct VerifyArgs {
+    /// The log file; standard input when '-'.
+    #[arg(value_name = "LOG.jsonl")]
+    pub(crate) log: PathBuf,
+    /// A seal printed by an earlier verification (`<entries>:<head hash in hex>`): the
+    /// log must still hold those entries, the last with that hash.
+    #[arg(long, value_name = "N:HEX", value_parser = parse_seal)]
+    pub(crate) seal: Option<Seal>,
 }
 
 /// `bayesretry replay`.
@@ -123,6 +171,12 @@ pub(crate) enum SortKey {
     Strength,
     /// Most recently updated first.
     Updated,
+}
+
+/// `N:HEX` as an audit seal.
+fn parse_seal(text: &str) -> Result<Seal, String> {
+    text.parse()
+        .map_err(|e: bayesretry_audit::ParseError| e.to_string())
 }
 
 /// `A,B` as a Beta prior.

@@ -54,6 +54,14 @@ pub enum Error {
     /// A store snapshot file could not be loaded: it is empty, truncated, not
     /// JSON, not a snapshot, of a newer format, or could not be read.
     Store(bayesretry_fs::Error),
+    /// An audit log does not verify (a malformed line, a broken chain, a seal
+    /// it no longer matches), or could not be read.
+    Audit {
+        /// The path as given, or `<stdin>`.
+        path: String,
+        /// What is wrong, with its line.
+        error: bayesretry_audit::Error,
+    },
     /// A bug: something this program should have ruled out happened.
     Internal(String),
 }
@@ -72,6 +80,7 @@ impl Error {
             Error::Usage(_) => Exit::Usage,
             Error::BadOutcome { .. } => Exit::Data,
             Error::Store(error) => store_exit(error),
+            Error::Audit { error, .. } => crate::audit::exit_of(error),
             Error::NoInput { .. } => Exit::NoInput,
             Error::Read { .. } | Error::Write { .. } => Exit::Io,
             Error::Internal(_) => Exit::Internal,
@@ -107,6 +116,7 @@ impl fmt::Display for Error {
                 write!(f, "{path}: write failed: {}", describe(error))
             }
             Error::Store(error) => write!(f, "{error}"),
+            Error::Audit { path, error } => write!(f, "{path}: {error}"),
         }
     }
 }
@@ -116,6 +126,7 @@ impl core::error::Error for Error {
         match self {
             Error::Read { error, .. } | Error::Write { error, .. } => Some(error),
             Error::Store(error) => Some(error),
+            Error::Audit { error, .. } => Some(error),
             _ => None,
         }
     }

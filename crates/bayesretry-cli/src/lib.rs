@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod app;
+mod audit;
 mod cli;
 mod error;
 mod exit;

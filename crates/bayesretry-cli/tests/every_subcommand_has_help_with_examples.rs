@@ -26,6 +26,7 @@ fn every_subcommand_has_examples_in_its_help() {
     let names = subcommands();
     assert!(names.iter().any(|n| n == "replay"), "{names:?}");
     assert!(names.iter().any(|n| n == "inspect"), "{names:?}");
+    assert!(names.iter().any(|n| n == "audit"), "{names:?}");
     for name in &names {
         for flag in ["-h", "--help"] {
             let run = bayesretry(&[name, flag], b"");
@@ -40,6 +41,13 @@ fn every_subcommand_has_examples_in_its_help() {
             );
         }
     }
+    let verify = bayesretry(&["audit", "verify", "--help"], b"");
+    assert_eq!(verify.code, 0, "{verify:#?}");
+    assert!(
+        verify
+            .stdout
+            .contains("Examples:\n  bayesretry audit verify ")
+    );
     let top = bayesretry(&["--help"], b"");
     assert!(top.stdout.contains("Examples:\n"));
     assert!(top.stdout.contains("Exit status:"));
