@@ -1,0 +1,222 @@
+//! BayesRetry in the simulator: the real [`RetryPolicy`] run loop, on the
+//! simulator's virtual clock and sleeper.
+
+use alloc::rc::Rc;
+use alloc::sync::Arc;
+use core::cell::RefCell;
+use core::sync::atomic::{AtomicU64, Ordering};
+use core::time::Duration;
+
+use bayesretry_policy::{Classification, ErrorClass, RetryError, RetryPolicy, Strategy};
+use bayesretry_store::{HalfLife, StoreConfig};
+
+use crate::environment::{CallSpec, DEADLINE_US, Environment, Failure};
+use crate::luck::PolicyStream;
+use crate::scenario::SECOND;
+use crate::timeline::Timeline;
+use crate::trace::{CallRecord, RunLog};
+
+/// How a BayesRetry policy is set up for a run: the default configuration
+/// with the run's value model, or with the documented adjustments.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BayesConfig {
+    /// Greedy, Thompson or lookahead.
+    pub strategy: Strategy,
+    /// Success value V (attempt cost 1).
+    pub value: f64,
+    /// Attempts in all.
+    pub max_attempts: u32,
+    /// Evidence half-life in milliseconds (`None`: the default, no decay).
+    pub half_life_ms: Option<u64>,
+    /// The breaker's longest cooldown in milliseconds (`None`: the default).
+    pub max_cooldown_ms: Option<u64>,
+    /// Whether the breaker and the posteriors are keyed by shard as well as
+    /// endpoint (the call attribute S8 splits on).
+    pub shard_keys: bool,
+}
+
+impl BayesConfig {
+    /// The default configuration, told the run's value model.
+    pub const fn new(strategy: Strategy, value: f64, max_attempts: u32) -> BayesConfig {
+        BayesConfig {
+            strategy,
+            value,
+            max_attempts,
+            half_life_ms: None,
+            max_cooldown_ms: None,
+            shard_keys: false,
+        }
+    }
+
+    /// The id in reports: BR-G, BR-T, BR-L, with `+` for an adjusted configuration.
+    pub fn id(&self) -> String {
+        let base = match self.strategy {
+            Strategy::Thompson => "BR-T",
+            Strategy::Lookahead => "BR-L",
+            _ => "BR-G",
+        };
+        if self.half_life_ms.is_some() || self.max_cooldown_ms.is_some() || self.shard_keys {
+            format!("{base}+")
+        } else {
+            base.to_owned()
+        }
+    }
+
+    /// The policy on `timeline`, with every parameter as text.
+    ///
+    /// # Errors
+    ///
+    /// The policy builder's error for a value it rejects.
+    pub fn build(
+        &self,
+        seed: u64,
+        timeline: &Timeline,
+    ) -> Result<(RetryPolicy, String), bayesretry_policy::Error> {
+        let stream = PolicyStream::new(seed, &self.id());
+        let cost = bayesretry_cost::CostModel::new(self.value, 1.0)
+            .map_err(bayesretry_policy::Error::Cost)?;
+        let mut store = StoreConfig::new()
+            .with_hierarchical_priors(true)
+            .with_hash_seed(0x0051_4D5E_ED00);
+        if let Some(ms) = self.half_life_ms.and_then(core::num::NonZeroU64::new) {
+            store = store.with_half_life(HalfLife::from_ms(ms));
+        }
+        let sleeper_line = timeline.clone();
+        let mut builder = RetryPolicy::builder()
+            .with_strategy(self.strategy)
+            .with_cost_model(cost)
+            .with_max_attempts(self.max_attempts)
+            .with_max_elapsed(Duration::from_micros(DEADLINE_US))
+            .with_store_config(store)
+            .with_seed(stream.seed());
+        if let Some(ms) = self.max_cooldown_ms {
+            builder = builder.with_breaker(
+                bayesretry_breaker::Config::new()
+                    .with_max_cooldown_ms(ms)
+                    .with_cooldown_ms(ms.min(10_000)),
+            );
+        }
+        let parameters = format!("{builder:?}; shard_keys: {}", self.shard_keys);
+        let policy = builder
+            .with_clock(timeline.clock().clone())
+            .with_sleeper(move |d: Duration| sleeper_line.sleep(d))
+            .build()?;
+        Ok((policy, parameters))
+    }
+}
+
+/// The class and hint the policy sees for a simulated failure.
+pub(crate) fn classify(failure: &Failure) -> Classification {
+    match *failure {
+        Failure::Transient5xx(status) => Classification::Retryable(ErrorClass::Http(status)),
+        Failure::Timeout => Classification::Retryable(ErrorClass::Timeout),
+        Failure::ConnRefused => Classification::Retryable(ErrorClass::ConnectionRefused),
+        Failure::RateLimited429 {
+            retry_after_s: Some(s),
+        } => Classification::RetryAfter(ErrorClass::Http(429), Duration::from_secs(s)),
+        Failure::RateLimited429 {
+            retry_after_s: None,
+        } => Classification::Retryable(ErrorClass::Http(429)),
+    }
+}
+
+/// Shard names for keyed breakers (S8).
+const SHARDS: [&str; 3] = ["S8/A", "S8/B", "S8/C"];
+
+#[derive(Debug, Default)]
+struct Track {
+    attempts: u32,
+    failed_retries: u32,
+    early: u32,
+    ra_expiry: u64,
+}
+
+/// Runs one call under `policy`, in virtual time, and logs it.
+pub(crate) async fn drive(
+    env: &Environment,
+    timeline: &Timeline,
+    policy: &RetryPolicy,
+    shard_keys: bool,
+    call: CallSpec,
+    log: &RefCell<RunLog>,
+) {
+    let name = if shard_keys && env.scenario() == crate::Scenario::S8 {
+        SHARDS.get(usize::from(call.shard)).copied().unwrap_or("S8")
+    } else {
+        env.endpoint_name(call.endpoint)
+    };
+    let track = Rc::new(RefCell::new(Track::default()));
+    let prob = Arc::new(AtomicU64::new(0.5_f64.to_bits()));
+    let hook_prob = Arc::clone(&prob);
+    let result = policy
+        .call_with(name, classify)
+        .on_failed_attempt(move |info| {
+            hook_prob.store(info.decision.probability().to_bits(), Ordering::Relaxed);
+        })
+        .run(|attempt| {
+            let track = Rc::clone(&track);
+            let prob = Arc::clone(&prob);
+            async move {
+                let now = timeline.now_us();
+                {
+                    let mut t = track.borrow_mut();
+                    t.attempts = attempt;
+                    if attempt > 1 {
+                        log.borrow_mut().retries.push((now, call.endpoint));
+                        if now < t.ra_expiry {
+                            t.early += 1;
+                        }
+                    }
+                }
+                let outcome = env.attempt(&call, attempt, now);
+                timeline.sleep_us(outcome.latency_us).await;
+                let end = timeline.now_us();
+                let ok = outcome.failure.is_none();
+                let mut t = track.borrow_mut();
+                if attempt > 1 {
+                    let p = f64::from_bits(prob.load(Ordering::Relaxed));
+                    let y = if ok { 1.0 } else { 0.0 };
+                    let mut l = log.borrow_mut();
+                    l.brier.0 += (p - y) * (p - y);
+                    l.brier.1 += 1;
+                    if !ok {
+                        t.failed_retries += 1;
+                    }
+                }
+                match outcome.failure {
+                    None => Ok(()),
+                    Some(failure) => {
+                        if let Failure::RateLimited429 {
+                            retry_after_s: Some(s),
+                        } = failure
+                        {
+                            t.ra_expiry = end.saturating_add(s.saturating_mul(SECOND));
+                        }
+                        Err(failure)
+                    }
+                }
+            }
+        })
+        .await;
+    let refused = matches!(result, Err(RetryError::CircuitOpen { .. }));
+    let end = timeline.now_us();
+    let t = track.borrow();
+    let mut l = log.borrow_mut();
+    if refused {
+        l.refusals.push((end, call.endpoint));
+    }
+    if let Some(rec) = l.call_mut(call.id) {
+        *rec = CallRecord {
+            endpoint: call.endpoint,
+            shard: call.shard,
+            arrival_us: call.arrival_us,
+            end_us: end,
+            attempts: t.attempts,
+            success: result.is_ok(),
+            failed_retries: t.failed_retries,
+            early_retries: t.early,
+            refused,
+            done: true,
+        };
+    }
+}

@@ -1,0 +1,291 @@
+//! The shared environment (§2): the stream of calls, the outcome of every
+//! attempt, the server token bucket of S3, and the truths the oracles read.
+
+use core::cell::RefCell;
+
+use crate::luck::{Luck, Purpose};
+use crate::scenario::{Profile, SECOND, Scenario};
+
+/// Per-call deadline: no attempt may start after it.
+pub const DEADLINE_US: u64 = 10 * SECOND;
+/// What a timed-out attempt costs in time.
+pub const TIMEOUT_US: u64 = SECOND;
+/// S3's token bucket: tokens per second.
+const BUCKET_RATE: f64 = 1.0;
+/// S3's token bucket: burst.
+const BUCKET_BURST: f64 = 5.0;
+
+/// One call of the stream.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CallSpec {
+    /// Index in the stream, the key of its luck.
+    pub id: u64,
+    /// Arrival time, microseconds.
+    pub arrival_us: u64,
+    /// Index of its endpoint in [`Scenario::endpoints`].
+    pub endpoint: u8,
+    /// Its shard (S8; 0 elsewhere).
+    pub shard: u8,
+    /// Whether it fails every attempt (drawn with d at arrival).
+    pub doomed: bool,
+}
+
+/// How a failed attempt failed: the error classes of §2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Failure {
+    /// A 5xx with its status (500, or 503 in an outage).
+    Transient5xx(u16),
+    /// The attempt timed out (it took 1 s).
+    Timeout,
+    /// The connection was refused.
+    ConnRefused,
+    /// 429, with the server's Retry-After in whole seconds when it sent one.
+    RateLimited429 {
+        /// Retry-After, seconds.
+        retry_after_s: Option<u64>,
+    },
+}
+
+/// What one attempt did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AttemptOutcome {
+    /// `None` on success.
+    pub failure: Option<Failure>,
+    /// How long the attempt took, microseconds.
+    pub latency_us: u64,
+}
+
+/// The environment of one (scenario, seed).
+#[derive(Debug)]
+pub struct Environment {
+    scenario: Scenario,
+    luck: Luck,
+    calls: Vec<CallSpec>,
+    buckets: RefCell<Vec<Bucket>>,
+}
+
+/// A server token bucket.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    tokens: f64,
+    at_us: u64,
+}
+
+impl Bucket {
+    fn refill(&mut self, now_us: u64) {
+        if now_us > self.at_us {
+            let dt = (now_us - self.at_us) as f64 / 1e6;
+            self.tokens = (self.tokens + dt * BUCKET_RATE).min(BUCKET_BURST);
+            self.at_us = now_us;
+        }
+    }
+}
+
+impl Environment {
+    /// The environment of `scenario` under `seed`: its calls drawn up front.
+    pub fn new(scenario: Scenario, seed: u64) -> Environment {
+        let luck = Luck::new(seed, scenario.code());
+        let endpoints = scenario.endpoints().len().max(1);
+        let rate = scenario.rate();
+        let mut t = 0.0_f64;
+        let mut calls = Vec::new();
+        for id in 0..scenario.calls() {
+            let u = luck.unit(id, 0, Purpose::Arrival);
+            t += -(1.0 - u).ln() / rate;
+            let endpoint = (id % endpoints as u64) as u8;
+            let profile = scenario.endpoints()[usize::from(endpoint)].1;
+            let arrival_us = (t * 1e6) as u64;
+            let shard = if matches!(profile, Profile::Sharded) {
+                let s = (luck.unit(id, 0, Purpose::Shard) * 3.0) as u8;
+                s.min(2)
+            } else {
+                0
+            };
+            let doomed =
+                luck.unit(id, 0, Purpose::Doom) < profile.doom(arrival_us, scenario.horizon_us());
+            calls.push(CallSpec {
+                id,
+                arrival_us,
+                endpoint,
+                shard,
+                doomed,
+            });
+        }
+        Environment {
+            scenario,
+            luck,
+            calls,
+            buckets: RefCell::new(vec![
+                Bucket {
+                    tokens: BUCKET_BURST,
+                    at_us: 0
+                };
+                endpoints
+            ]),
+        }
+    }
+
+    /// The scenario.
+    pub const fn scenario(&self) -> Scenario {
+        self.scenario
+    }
+
+    /// The calls, in arrival order.
+    pub fn calls(&self) -> &[CallSpec] {
+        &self.calls
+    }
+
+    /// The profile of an endpoint.
+    pub fn profile(&self, endpoint: u8) -> Profile {
+        self.scenario
+            .endpoints()
+            .get(usize::from(endpoint))
+            .map_or(Profile::Healthy, |e| e.1)
+    }
+
+    /// The name of an endpoint.
+    pub fn endpoint_name(&self, endpoint: u8) -> &'static str {
+        self.scenario
+            .endpoints()
+            .get(usize::from(endpoint))
+            .map_or("?", |e| e.0)
+    }
+
+    /// Makes attempt `attempt` (1-based) of `call`, starting at `now_us`.
+    pub fn attempt(&self, call: &CallSpec, attempt: u32, now_us: u64) -> AttemptOutcome {
+        let profile = self.profile(call.endpoint);
+        let failure = match profile {
+            Profile::RateLimited { header } => {
+                let mut buckets = self.buckets.borrow_mut();
+                match buckets.get_mut(usize::from(call.endpoint)) {
+                    Some(bucket) => {
+                        bucket.refill(now_us);
+                        if bucket.tokens >= 1.0 {
+                            bucket.tokens -= 1.0;
+                            let u = self.luck.unit(call.id, attempt, Purpose::Success);
+                            (u >= profile.success(now_us, 0)).then_some(Failure::Transient5xx(500))
+                        } else {
+                            let wait = (1.0 - bucket.tokens) / BUCKET_RATE;
+                            let secs = (wait.ceil() as u64).max(1);
+                            Some(Failure::RateLimited429 {
+                                retry_after_s: header.then_some(secs),
+                            })
+                        }
+                    }
+                    None => Some(Failure::Transient5xx(500)),
+                }
+            }
+            _ => self.doom_mixture(call, attempt, now_us, profile),
+        };
+        let latency_us = match failure {
+            Some(Failure::Timeout) => TIMEOUT_US,
+            _ => self.latency(call, attempt),
+        };
+        AttemptOutcome {
+            failure,
+            latency_us,
+        }
+    }
+
+    /// The doomed-mixture outcome: a pure function of the call, the attempt and
+    /// the time.
+    fn doom_mixture(
+        &self,
+        call: &CallSpec,
+        attempt: u32,
+        now_us: u64,
+        profile: Profile,
+    ) -> Option<Failure> {
+        if profile.in_outage(now_us, call.shard) {
+            return Some(Failure::Transient5xx(503));
+        }
+        let horizon = self.scenario.horizon_us();
+        let u = self.luck.unit(call.id, attempt, Purpose::Success);
+        if !call.doomed && u < profile.success(now_us, horizon) {
+            return None;
+        }
+        if matches!(profile, Profile::HardDown) {
+            return Some(Failure::ConnRefused);
+        }
+        let c = self.luck.unit(call.id, attempt, Purpose::Class);
+        if c < profile.share_5xx() {
+            Some(Failure::Transient5xx(500))
+        } else {
+            Some(Failure::Timeout)
+        }
+    }
+
+    /// Log-normal latency, median 20 ms, sigma 0.5 (Box–Muller on two keyed uniforms).
+    fn latency(&self, call: &CallSpec, attempt: u32) -> u64 {
+        let u1 = 1.0 - self.luck.unit(call.id, attempt, Purpose::Latency);
+        let u2 = self.luck.unit(call.id, attempt, Purpose::LatencyPair);
+        let z = (-2.0 * u1.ln()).sqrt() * (core::f64::consts::TAU * u2).cos();
+        let secs = 0.020 * (0.5 * z).exp();
+        let us = (secs * 1e6).round() as u64;
+        us.max(1)
+    }
+
+    /// The true probability that the next attempt of `call`, made at `t_us`,
+    /// succeeds, given `fail_weight` = the product of `1 − s(t_j)` over the
+    /// informative failures so far (those outside any outage), and the class of
+    /// the last failure. What the oracles know: d(t), s(t), the outage windows
+    /// and the class-to-q map, not the draws.
+    pub fn true_q(&self, call: &CallSpec, fail_weight: f64, last: Option<Failure>, t_us: u64) -> f64 {
+        let profile = self.profile(call.endpoint);
+        let horizon = self.scenario.horizon_us();
+        match profile {
+            Profile::RateLimited { .. } => {
+                // a retry competes for the next token with the first tries that
+                // arrive meanwhile: it wins about rate / (rate + arrivals) of them
+                let per_endpoint =
+                    self.scenario.rate() / self.scenario.endpoints().len().max(1) as f64;
+                0.95 * BUCKET_RATE / (BUCKET_RATE + per_endpoint)
+            }
+            Profile::HardDown => 0.0,
+            _ => {
+                if profile.in_outage(t_us, call.shard) {
+                    return 0.0;
+                }
+                let _ = last;
+                let d = profile.doom(call.arrival_us, horizon);
+                let s = profile.success(t_us, horizon);
+                let alive = (1.0 - d) * fail_weight;
+                let denom = d + alive;
+                if denom > 0.0 { alive * s / denom } else { 0.0 }
+            }
+        }
+    }
+
+    /// `1 − s(t)` if a failure at `t_us` of `call` is informative (outside an
+    /// outage), else 1: the factor a failure multiplies the oracle's weight by.
+    pub fn failure_factor(&self, call: &CallSpec, t_us: u64) -> f64 {
+        let profile = self.profile(call.endpoint);
+        match profile {
+            Profile::RateLimited { .. } | Profile::HardDown => 1.0,
+            _ if profile.in_outage(t_us, call.shard) => 1.0,
+            _ => 1.0 - profile.success(t_us, self.scenario.horizon_us()),
+        }
+    }
+
+    /// Whether attempt `attempt` of `call`, made at `t_us`, would succeed: what
+    /// the clairvoyant bound reads. In S3 the bucket is projected to `t_us`
+    /// without the other calls' draws.
+    pub fn would_succeed(&self, call: &CallSpec, attempt: u32, t_us: u64) -> bool {
+        let profile = self.profile(call.endpoint);
+        match profile {
+            Profile::RateLimited { .. } => {
+                let mut bucket = self
+                    .buckets
+                    .borrow()
+                    .get(usize::from(call.endpoint))
+                    .copied()
+                    .unwrap_or(Bucket { tokens: 0.0, at_us: 0 });
+                bucket.refill(t_us);
+                bucket.tokens >= 1.0
+                    && self.luck.unit(call.id, attempt, Purpose::Success) < profile.success(t_us, 0)
+            }
+            _ => self.doom_mixture(call, attempt, t_us, profile).is_none(),
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! The metrics of §6, computed from a run's log.
+
+use serde::Serialize;
+
+use crate::scenario::SECOND;
+use crate::trace::{CallRecord, RunLog};
+
+/// The metrics of one run over a set of calls (one endpoint, or all).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Metrics {
+    /// C: calls.
+    pub calls: u64,
+    /// A: attempts.
+    pub attempts: u64,
+    /// S: successful calls.
+    pub successes: u64,
+    /// R = A − C... counted as attempts after the first of each call.
+    pub retries: u64,
+    /// S / C.
+    pub success_rate: f64,
+    /// A / C.
+    pub amplification: f64,
+    /// Retries that failed.
+    pub wasted_retries: u64,
+    /// Retries on calls that never succeeded.
+    pub hopeless_retries: u64,
+    /// Retries started before the server's Retry-After expired, over all
+    /// retries (`None` when no Retry-After was ever given, or no retry made).
+    pub retry_after_violations: u64,
+    /// Calls ended by a local refusal (breaker or throttle).
+    pub refused_calls: u64,
+    /// S8: refused calls to the healthy shards.
+    pub collateral_failures: u64,
+    /// Completion time (waits included) of the calls: p50, ms.
+    pub latency_p50_ms: f64,
+    /// p99, ms.
+    pub latency_p99_ms: f64,
+    /// p99.9, ms.
+    pub latency_p999_ms: f64,
+    /// Brier score of the predicted success probability of each retry made.
+    pub brier: Option<f64>,
+    /// S4/S5: seconds from the outage start until the retry rate fell below
+    /// 10 % of a retry-everything rate (outage length when it never did).
+    pub time_to_detect_s: Option<f64>,
+}
+
+impl Metrics {
+    /// Net value `V·S − c·A` per 1000 calls, c = 1.
+    pub fn net_value(&self, value: f64) -> f64 {
+        if self.calls == 0 {
+            return 0.0;
+        }
+        let v = (value * self.successes as f64 - self.attempts as f64) / self.calls as f64;
+        v * 1000.0
+    }
+
+    /// Retry-After compliance: the share of retries issued early (goal 0).
+    pub fn retry_after_compliance(&self) -> f64 {
+        if self.retries == 0 {
+            return 0.0;
+        }
+        self.retry_after_violations as f64 / self.retries as f64
+    }
+}
+
+/// An outage window to measure detection against: [start, end) in us.
+pub(crate) type Window = (u64, u64);
+
+/// The metrics of the calls `filter` keeps; `outage` (when given) is the
+/// window time to detect is measured in; `healthy_shard` marks the calls whose
+/// refusals are collateral.
+pub(crate) fn compute(
+    log: &RunLog,
+    filter: impl Fn(&CallRecord) -> bool,
+    outage: Option<Window>,
+    max_attempts: u32,
+    collateral: impl Fn(&CallRecord) -> bool,
+) -> Metrics {
+    let mut m = Metrics::default();
+    let mut latencies = Vec::new();
+    for rec in log.calls.iter().filter(|r| r.done && filter(r)) {
+        m.calls += 1;
+        m.attempts += u64::from(rec.attempts);
+        let retries = u64::from(rec.attempts.saturating_sub(1));
+        m.retries += retries;
+        m.wasted_retries += u64::from(rec.failed_retries);
+        m.retry_after_violations += u64::from(rec.early_retries);
+        if rec.success {
+            m.successes += 1;
+        } else {
+            m.hopeless_retries += retries;
+        }
+        if rec.refused {
+            m.refused_calls += 1;
+            if collateral(rec) {
+                m.collateral_failures += 1;
+            }
+        }
+        latencies.push(rec.end_us.saturating_sub(rec.arrival_us) as f64 / 1000.0);
+    }
+    if m.calls > 0 {
+        let c = m.calls as f64;
+        {
+            m.success_rate = m.successes as f64 / c;
+            m.amplification = m.attempts as f64 / c;
+        }
+    }
+    latencies.sort_by(f64::total_cmp);
+    m.latency_p50_ms = quantile(&latencies, 0.5);
+    m.latency_p99_ms = quantile(&latencies, 0.99);
+    m.latency_p999_ms = quantile(&latencies, 0.999);
+    if log.brier.1 > 0 {
+        let b = log.brier.0 / log.brier.1 as f64;
+        m.brier = Some(b);
+    }
+    if let Some(window) = outage {
+        let endpoint = log.calls.iter().find(|r| filter(r)).map(|r| r.endpoint);
+        m.time_to_detect_s =
+            endpoint.map(|ep| time_to_detect(log, ep, &filter, window, max_attempts));
+    }
+    m
+}
+
+/// The nearest-rank quantile of sorted values.
+fn quantile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let n = sorted.len() as f64;
+    let rank = ((p * n).ceil() as usize).clamp(1, sorted.len());
+    sorted.get(rank - 1).copied().unwrap_or(0.0)
+}
+
+/// Bin width of the detection measure.
+const DETECT_BIN_US: u64 = 2 * SECOND;
+/// Consecutive quiet bins that make a detection.
+const DETECT_BINS: u64 = 3;
+
+/// Seconds from the window's start to the end of the first bin of
+/// [`DETECT_BINS`] consecutive 2-second bins in which the endpoint's retries
+/// stayed below 10 % of `(max_attempts − 1) ×` its first tries (the rate of a
+/// policy that retries every failure); the window's length if that never happens.
+fn time_to_detect(
+    log: &RunLog,
+    endpoint: u8,
+    filter: &impl Fn(&CallRecord) -> bool,
+    window: Window,
+    max_attempts: u32,
+) -> f64 {
+    let (start, end) = window;
+    let bins = (end.saturating_sub(start) / DETECT_BIN_US).max(1);
+    let len = usize::try_from(bins).unwrap_or(0);
+    let mut retries = vec![0_u64; len];
+    let mut firsts = vec![0_u64; len];
+    let bin_of = |t: u64| -> Option<usize> {
+        if t < start || t >= end {
+            return None;
+        }
+        usize::try_from((t - start) / DETECT_BIN_US).ok()
+    };
+    for &(t, ep) in &log.retries {
+        if ep == endpoint {
+            if let Some(b) = bin_of(t).and_then(|b| retries.get_mut(b)) {
+                *b += 1;
+            }
+        }
+    }
+    for rec in log.calls.iter().filter(|r| filter(r)) {
+        if let Some(b) = bin_of(rec.arrival_us).and_then(|b| firsts.get_mut(b)) {
+            *b += 1;
+        }
+    }
+    let extra = u64::from(max_attempts.saturating_sub(1)).max(1);
+    let quiet: Vec<bool> = retries
+        .iter()
+        .zip(&firsts)
+        .map(|(&r, &f)| 10 * r < extra * f || (r == 0))
+        .collect();
+    let need = usize::try_from(DETECT_BINS).unwrap_or(3);
+    for (i, w) in quiet.windows(need).enumerate() {
+        if w.iter().all(|&q| q) {
+            let t = (i as f64 + 1.0) * DETECT_BIN_US as f64 / 1e6;
+            return t;
+        }
+    }
+    end.saturating_sub(start) as f64 / 1e6
+}
+
+/// Successes and calls per arrival second, for the recovery measure.
+pub fn success_by_second(log: &RunLog, filter: impl Fn(&CallRecord) -> bool) -> Vec<(u32, u32)> {
+    let mut bins: Vec<(u32, u32)> = Vec::new();
+    for rec in log.calls.iter().filter(|r| r.done && filter(r)) {
+        let Ok(s) = usize::try_from(rec.arrival_us / SECOND) else {
+            continue;
+        };
+        if s >= 100_000 {
+            continue;
+        }
+        if bins.len() <= s {
+            bins.resize(s + 1, (0, 0));
+        }
+        if let Some(b) = bins.get_mut(s) {
+            b.0 += u32::from(rec.success);
+            b.1 += 1;
+        }
+    }
+    bins
+}
+
+/// Seconds from `end_s` (the outage end) until the policy's success rate over
+/// the calls that arrived in the last 10 s (since the outage end) is within 5
+/// points of the oracle's; the rest of the run if never.
+pub fn time_to_recover(policy: &[(u32, u32)], oracle: &[(u32, u32)], end_s: usize) -> f64 {
+    let horizon = policy.len().max(oracle.len());
+    let rate = |bins: &[(u32, u32)], from: usize, to: usize| -> Option<f64> {
+        let (s, c) = bins
+            .get(from..to.min(bins.len()))
+            .unwrap_or(&[])
+            .iter()
+            .fold((0_u32, 0_u32), |(s, c), b| (s + b.0, c + b.1));
+        (c > 0).then(|| f64::from(s) / f64::from(c))
+    };
+    for t in end_s + 1..=horizon {
+        let from = end_s.max(t.saturating_sub(10));
+        if let (Some(p), Some(o)) = (rate(policy, from, t), rate(oracle, from, t)) {
+            if p >= o - 0.05 {
+                let secs = (t - end_s) as f64;
+                return secs;
+            }
+        }
+    }
+    horizon.saturating_sub(end_s) as f64
+}

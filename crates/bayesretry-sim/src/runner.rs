@@ -1,0 +1,303 @@
+//! One run — a (scenario, policy, seed) on virtual time — and the suite of
+//! runs over seeds, in parallel on plain threads.
+
+use core::cell::RefCell;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use bayesretry_policy::Strategy;
+use serde::Serialize;
+
+use crate::baseline::Baseline;
+use crate::bayes::{self, BayesConfig};
+use crate::environment::Environment;
+use crate::metrics::{self, Metrics, Window};
+use crate::oracle::Oracle;
+use crate::rule::{self, Rule};
+use crate::scenario::{Profile, S5_OUTAGE, S8_DOWN_SHARD, SECOND, Scenario};
+use crate::timeline::Timeline;
+use crate::trace::RunLog;
+
+/// The V/c sweep of §1.
+pub const VALUE_RATIOS: [f64; 8] = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0];
+
+/// The V/c at which the time-to-recover reference (the DP oracle) is run.
+pub const REFERENCE_VALUE: f64 = 10.0;
+
+/// A policy to run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum PolicySpec {
+    /// A baseline of §4.
+    Baseline(Baseline),
+    /// An oracle of §5 at a success value.
+    Oracle(Oracle, f64),
+    /// BayesRetry.
+    Bayes(BayesConfig),
+}
+
+impl PolicySpec {
+    /// The policy's id in reports.
+    pub fn id(&self) -> String {
+        match self {
+            PolicySpec::Baseline(b) => b.id().to_owned(),
+            PolicySpec::Oracle(o, _) => o.id().to_owned(),
+            PolicySpec::Bayes(c) => c.id(),
+        }
+    }
+
+    /// The V/c the policy was told, if its decisions depend on it.
+    pub fn value(&self) -> Option<f64> {
+        match self {
+            PolicySpec::Baseline(_) | PolicySpec::Oracle(Oracle::Clairvoyant, _) => None,
+            PolicySpec::Oracle(_, v) => Some(*v),
+            PolicySpec::Bayes(c) => Some(c.value),
+        }
+    }
+}
+
+/// The result of one run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    /// Scenario id.
+    pub scenario: &'static str,
+    /// Policy id.
+    pub policy: String,
+    /// The seed.
+    pub seed: u64,
+    /// The attempt cap.
+    pub max_attempts: u32,
+    /// The V/c the policy was told (none for policies that ignore it).
+    pub value_ratio: Option<f64>,
+    /// Every parameter of the policy, as text.
+    pub parameters: String,
+    /// Metrics over every call.
+    pub pooled: Metrics,
+    /// Metrics per endpoint (S0), as (name, metrics).
+    pub endpoints: Vec<(String, Metrics)>,
+    /// S5 and S0's S5 endpoint: seconds until the success rate is back near the
+    /// DP oracle's; filled in by the suite.
+    pub time_to_recover_s: Option<f64>,
+    /// Successes and calls per arrival second on the outage endpoint (for
+    /// time to recover).
+    #[serde(skip)]
+    pub recovery_bins: Vec<(u32, u32)>,
+    /// Events processed.
+    pub events: u64,
+}
+
+/// Every policy of the suite for a pass with this attempt cap.
+pub fn policies(max_attempts: u32) -> Vec<PolicySpec> {
+    let mut out: Vec<PolicySpec> = Baseline::ALL.into_iter().map(PolicySpec::Baseline).collect();
+    out.push(PolicySpec::Oracle(Oracle::Clairvoyant, REFERENCE_VALUE));
+    for v in VALUE_RATIOS {
+        out.push(PolicySpec::Oracle(Oracle::Dp, v));
+        out.push(PolicySpec::Oracle(Oracle::Myopic, v));
+        for s in [Strategy::Greedy, Strategy::Thompson, Strategy::Lookahead] {
+            out.push(PolicySpec::Bayes(BayesConfig::new(s, v, max_attempts)));
+        }
+    }
+    out
+}
+
+/// The outage window time to detect is measured in, per profile.
+fn outage_of(profile: Profile, horizon: u64) -> Option<Window> {
+    match profile {
+        Profile::HardDown => Some((0, horizon)),
+        Profile::Outage => Some(S5_OUTAGE),
+        _ => None,
+    }
+}
+
+/// Runs `spec` on `scenario` under `seed`.
+///
+/// # Errors
+///
+/// The policy builder's error, for a BayesRetry configuration it rejects.
+pub fn run(
+    scenario: Scenario,
+    spec: &PolicySpec,
+    seed: u64,
+    max_attempts: u32,
+) -> Result<RunResult, bayesretry_policy::Error> {
+    let env = Environment::new(scenario, seed);
+    let timeline = Timeline::new();
+    let log = RefCell::new(RunLog::new(env.calls().len()));
+    let arrivals: Vec<u64> = env.calls().iter().map(|c| c.arrival_us).collect();
+    let max_events = (env.calls().len() as u64).saturating_mul(40).saturating_add(1_000);
+    let calls = env.calls();
+    let parameters;
+    let events = match spec {
+        PolicySpec::Baseline(b) => {
+            let rule = RefCell::new(b.rule(seed, scenario.endpoints().len(), max_attempts));
+            parameters = format!("{:?}", rule.borrow());
+            run_rule(&env, &timeline, &rule, &arrivals, &log, max_events)
+        }
+        PolicySpec::Oracle(o, v) => {
+            let rule = RefCell::new(o.rule(seed, *v, max_attempts));
+            parameters = format!("{:?}", rule.borrow());
+            run_rule(&env, &timeline, &rule, &arrivals, &log, max_events)
+        }
+        PolicySpec::Bayes(config) => {
+            let (policy, params) = config.build(seed, &timeline)?;
+            parameters = params;
+            let shard_keys = config.shard_keys;
+            timeline.run(
+                &arrivals,
+                |i| {
+                    let call = calls.get(i).copied().unwrap_or(calls[0]);
+                    let (env, tl, policy, log) = (&env, &timeline, &policy, &log);
+                    Box::pin(bayes::drive(env, tl, policy, shard_keys, call, log))
+                },
+                max_events,
+            )
+        }
+    };
+    let mut log = log.into_inner();
+    log.events = events;
+    let horizon = scenario.horizon_us();
+    let endpoints = scenario.endpoints();
+    let healthy = |r: &crate::trace::CallRecord| scenario == Scenario::S8 && r.shard != S8_DOWN_SHARD;
+    let single_outage = endpoints.first().and_then(|e| outage_of(e.1, horizon));
+    let pooled = metrics::compute(
+        &log,
+        |_| true,
+        if endpoints.len() == 1 { single_outage } else { None },
+        max_attempts,
+        healthy,
+    );
+    let mut per_endpoint = Vec::new();
+    let mut recovery_bins = Vec::new();
+    if endpoints.len() > 1 {
+        for (i, (name, profile)) in endpoints.iter().enumerate() {
+            let ep = u8::try_from(i).unwrap_or(u8::MAX);
+            let m = metrics::compute(
+                &log,
+                |r| r.endpoint == ep,
+                outage_of(*profile, horizon),
+                max_attempts,
+                healthy,
+            );
+            per_endpoint.push(((*name).to_owned(), m));
+            if matches!(profile, Profile::Outage) {
+                recovery_bins = metrics::success_by_second(&log, |r| r.endpoint == ep);
+            }
+        }
+    } else if endpoints.first().is_some_and(|e| matches!(e.1, Profile::Outage)) {
+        recovery_bins = metrics::success_by_second(&log, |_| true);
+    }
+    Ok(RunResult {
+        scenario: scenario.id(),
+        policy: spec.id(),
+        seed,
+        max_attempts,
+        value_ratio: spec.value(),
+        parameters,
+        pooled,
+        endpoints: per_endpoint,
+        time_to_recover_s: None,
+        recovery_bins,
+        events: log.events,
+    })
+}
+
+fn run_rule(
+    env: &Environment,
+    timeline: &Timeline,
+    rule: &RefCell<dyn Rule + '_>,
+    arrivals: &[u64],
+    log: &RefCell<RunLog>,
+    max_events: u64,
+) -> u64 {
+    let calls = env.calls();
+    timeline.run(
+        arrivals,
+        |i| {
+            let call = calls.get(i).copied().unwrap_or(calls[0]);
+            Box::pin(rule::drive(env, timeline, rule, call, log))
+        },
+        max_events,
+    )
+}
+
+/// Runs every policy of `policies` on `scenario` for one seed, and fills in
+/// the time to recover against the DP oracle at [`REFERENCE_VALUE`].
+///
+/// # Errors
+///
+/// The first policy that fails to build.
+pub fn run_seed(
+    scenario: Scenario,
+    policies: &[PolicySpec],
+    seed: u64,
+    max_attempts: u32,
+) -> Result<Vec<RunResult>, bayesretry_policy::Error> {
+    let mut out = Vec::with_capacity(policies.len());
+    for spec in policies {
+        out.push(run(scenario, spec, seed, max_attempts)?);
+    }
+    let reference = out
+        .iter()
+        .find(|r| r.policy == Oracle::Dp.id() && r.value_ratio == Some(REFERENCE_VALUE))
+        .map(|r| r.recovery_bins.clone());
+    if let Some(reference) = reference {
+        if !reference.is_empty() {
+            let end_s = usize::try_from(S5_OUTAGE.1 / SECOND).unwrap_or(300);
+            for r in &mut out {
+                r.time_to_recover_s = Some(metrics::time_to_recover(&r.recovery_bins, &reference, end_s));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The runs of one (scenario, seed), or the error that stopped them.
+type SeedResult = Result<Vec<RunResult>, bayesretry_policy::Error>;
+
+/// Runs the suite: every scenario × seed, each with every policy, on
+/// `threads` threads. Results come back sorted by (scenario, seed, policy order).
+///
+/// # Errors
+///
+/// The first policy that fails to build.
+pub fn suite(
+    scenarios: &[Scenario],
+    seeds: &[u64],
+    policies: &[PolicySpec],
+    max_attempts: u32,
+    threads: usize,
+) -> Result<Vec<RunResult>, bayesretry_policy::Error> {
+    let jobs: Vec<(usize, Scenario, u64)> = scenarios
+        .iter()
+        .flat_map(|&s| seeds.iter().map(move |&seed| (s, seed)))
+        .enumerate()
+        .map(|(i, (s, seed))| (i, s, seed))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, SeedResult)>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| {
+                // bounded: each iteration takes one of the finite jobs
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(index, scenario, seed)) = jobs.get(i) else {
+                        break;
+                    };
+                    let r = run_seed(scenario, policies, seed, max_attempts);
+                    results
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push((index, r));
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
+    results.sort_by_key(|(i, _)| *i);
+    let mut out = Vec::new();
+    for (_, r) in results {
+        out.extend(r?);
+    }
+    Ok(out)
+}
