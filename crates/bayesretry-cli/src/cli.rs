@@ -4,20 +4,24 @@ use std::path::PathBuf;
 
 use bayesretry_audit::Seal;
 use bayesretry_beta::Beta;
+use bayesretry_policy::Strategy;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::world::Kind;
 
 /// The `bayesretry` command line.
 #[derive(Debug, Parser)]
 #[command(
     name = "bayesretry",
     version,
-    about = "Decide whether one more attempt is worth it: replay outcomes into a posterior, \
-             inspect saved stores, verify audit logs.",
+    about = "Decide whether one more attempt is worth it: simulate retry policies, replay \
+             outcomes into a posterior, inspect saved stores, verify audit logs.",
     long_about = "Decide whether one more attempt is worth it.\n\n\
                   BayesRetry keeps a Beta posterior over \"the next attempt succeeds\" for\n\
                   every context and retries while p * value - cost is positive. This tool\n\
                   runs that machinery from the command line.",
     after_help = "Examples:\n  \
+                  bayesretry simulate --n 500 --seed 1\n  \
                   echo \"1 1 0 1 0 0 0\" | bayesretry replay\n  \
                   bayesretry inspect store.json --sort mean\n  \
                   bayesretry audit verify decisions.jsonl\n\n\
@@ -34,6 +38,24 @@ pub(crate) struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
+    /// Run the adaptive policy, fixed-3 and no-retry on the same simulated calls.
+    #[command(
+        long_about = "Run BayesRetry's adaptive policy, \"retry 3 times\" and \"never retry\" on\n\
+                      the same simulated calls, with the same luck, and compare them: success\n\
+                      rate, attempts, wasted retries and net value (value x successful calls\n\
+                      - cost x attempts).\n\n\
+                      The default endpoint suffers an outage through the second quarter of the\n\
+                      run, then recovers. Calls arrive at 10 per second on a virtual clock, so\n\
+                      a run of any length takes no real waiting; the same seed always gives the\n\
+                      same numbers. The adaptive policy is the real RetryPolicy, configured as\n\
+                      the decision-quality benchmark (bayesretry-sim) configures it.",
+        after_help = "Examples:\n  \
+                      bayesretry simulate\n  \
+                      bayesretry simulate --n 6000 --seed 7 --scenario flaky --value 50 --cost 1\n  \
+                      bayesretry simulate --n 6000 --plot outage.svg\n  \
+                      bayesretry simulate --scenario hard-down --strategy lookahead --json"
+    )]
+    Simulate(SimulateArgs),
     /// Fold a stream of outcomes into a posterior and decide the next attempt.
     #[command(
         long_about = "Fold a stream of outcomes into a Beta posterior and decide whether one\n\
@@ -109,6 +131,54 @@ pub(crate) struct VerifyArgs {
     /// log must still hold those entries, the last with that hash.
     #[arg(long, value_name = "N:HEX", value_parser = parse_seal)]
     pub(crate) seal: Option<Seal>,
+}
+
+/// `bayesretry simulate`.
+#[derive(Debug, Args)]
+pub(crate) struct SimulateArgs {
+    /// Calls to simulate (at most 10 000 000).
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub(crate) n: u64,
+    /// The seed of the calls' luck and of the policy's own randomness.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// What the endpoint does.
+    #[arg(long, value_enum, default_value_t = Kind::Outage)]
+    pub(crate) scenario: Kind,
+    #[command(flatten)]
+    pub(crate) costs: CostArgs,
+    /// How the adaptive policy decides: the posterior mean, a Thompson draw, or
+    /// looking ahead over the attempts left.
+    #[arg(long, value_enum, default_value_t = StrategyArg::Greedy)]
+    pub(crate) strategy: StrategyArg,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Also draw the run over time as an SVG: success rate, the adaptive
+    /// policy's belief with its credible band, retries per call.
+    #[arg(long, value_name = "FILE.svg")]
+    pub(crate) plot: Option<PathBuf>,
+}
+
+/// The adaptive policy's strategy, on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum StrategyArg {
+    /// Retry while p * V - c > 0, p the posterior mean.
+    Greedy,
+    /// The same rule with p drawn from the posterior.
+    Thompson,
+    /// Count what the later attempts are worth too.
+    Lookahead,
+}
+
+impl From<StrategyArg> for Strategy {
+    fn from(arg: StrategyArg) -> Strategy {
+        match arg {
+            StrategyArg::Greedy => Strategy::Greedy,
+            StrategyArg::Thompson => Strategy::Thompson,
+            StrategyArg::Lookahead => Strategy::Lookahead,
+        }
+    }
 }
 
 /// `bayesretry replay`.

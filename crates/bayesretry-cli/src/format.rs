@@ -9,6 +9,10 @@ pub(crate) fn num(x: f64) -> String {
     if !x.is_finite() {
         return format!("{x}");
     }
+    if x == 0.0 {
+        // never "-0"
+        return String::from("0");
+    }
     if x.fract() == 0.0 && x.abs() < 1e15 {
         return format!("{x:.0}");
     }
@@ -121,6 +125,8 @@ mod tests {
         assert_eq!(num(1.0 / 3.0), "0.3333");
         assert_eq!(num(0.00001234), "1.234e-5");
         assert_eq!(num(-2.0), "-2");
+        assert_eq!(num(-0.0), "0");
+        assert_eq!(signed(-0.0), "0");
         assert_eq!(signed(3.25), "+3.25");
         assert_eq!(signed(-0.5), "-0.5");
     }

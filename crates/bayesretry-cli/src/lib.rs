@@ -10,7 +10,11 @@ mod input;
 mod inspect;
 mod outcomes;
 mod output;
+mod plot;
 mod replay;
+mod run;
+mod simulate;
+mod world;
 
 pub use app::{main, run};
 pub use error::Error;
