@@ -12,7 +12,7 @@ use crate::cli::{AuditCommand, Cli, Command};
 use crate::error::Error;
 use crate::exit::Exit;
 use crate::output::Output;
-use crate::{audit, inspect, replay, simulate};
+use crate::{audit, bench, inspect, replay, simulate};
 
 /// Runs `bayesretry` with `args` (the program name first), writing reports to
 /// `stdout` and errors to `stderr`, and returns the exit status.
@@ -44,6 +44,7 @@ where
     let mut out = Output::new("<stdout>", stdout);
     let result = match &cli.command {
         Command::Simulate(args) => simulate::run_simulate(args, &mut out),
+        Command::Bench(args) => bench::run_bench(args, &mut out),
         Command::Replay(args) => replay::run(args, &mut out),
         Command::Inspect(args) => inspect::run(args, &mut out),
         Command::Audit(audit) => match &audit.command {

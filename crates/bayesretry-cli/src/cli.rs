@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use bayesretry_audit::Seal;
 use bayesretry_beta::Beta;
 use bayesretry_policy::Strategy;
+use bayesretry_sim::Scenario;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::world::Kind;
@@ -14,14 +15,15 @@ use crate::world::Kind;
 #[command(
     name = "bayesretry",
     version,
-    about = "Decide whether one more attempt is worth it: simulate retry policies, replay \
-             outcomes into a posterior, inspect saved stores, verify audit logs.",
+    about = "Decide whether one more attempt is worth it: simulate and benchmark retry \
+             policies, replay outcomes into a posterior, inspect saved stores, verify audit logs.",
     long_about = "Decide whether one more attempt is worth it.\n\n\
                   BayesRetry keeps a Beta posterior over \"the next attempt succeeds\" for\n\
                   every context and retries while p * value - cost is positive. This tool\n\
                   runs that machinery from the command line.",
     after_help = "Examples:\n  \
                   bayesretry simulate --n 500 --seed 1\n  \
+                  bayesretry bench --scenario S5 --seeds 5\n  \
                   echo \"1 1 0 1 0 0 0\" | bayesretry replay\n  \
                   bayesretry inspect store.json --sort mean\n  \
                   bayesretry audit verify decisions.jsonl\n\n\
@@ -56,6 +58,20 @@ pub(crate) enum Command {
                       bayesretry simulate --scenario hard-down --strategy lookahead --json"
     )]
     Simulate(SimulateArgs),
+    /// Run the decision-quality benchmark: every policy, scenario and seed.
+    #[command(
+        long_about = "Run the decision-quality benchmark of bayesretry-sim: every baseline\n\
+                      retry policy, BayesRetry's three strategies and the oracles, on the same\n\
+                      calls with the same luck, over the V/c sweep and SEEDS seeds per scenario.\n\
+                      Prints the tables of docs/BENCHMARKS.md (mean and 95% interval over\n\
+                      seeds) and the goals of the benchmark, met or not.\n\n\
+                      A progress bar shows on stderr when stderr is a terminal.",
+        after_help = "Examples:\n  \
+                      bayesretry bench --scenario S5 --seeds 5\n  \
+                      bayesretry bench --scenario S0 --scenario S3 --json > results.json\n  \
+                      bayesretry bench --seeds 30 --plot plots/"
+    )]
+    Bench(BenchArgs),
     /// Fold a stream of outcomes into a posterior and decide the next attempt.
     #[command(
         long_about = "Fold a stream of outcomes into a Beta posterior and decide whether one\n\
@@ -158,6 +174,45 @@ pub(crate) struct SimulateArgs {
     /// policy's belief with its credible band, retries per call.
     #[arg(long, value_name = "FILE.svg")]
     pub(crate) plot: Option<PathBuf>,
+}
+
+/// `bayesretry bench`.
+#[derive(Debug, Args)]
+pub(crate) struct BenchArgs {
+    /// A scenario to run, by id (S0 mixed, S1 healthy, S2 flaky, S3 and S3b
+    /// rate-limited, S4 hard-down, S5 outage, S6 degrading, S8 partial) or by
+    /// simulate's names; repeat for several. All of them by default.
+    #[arg(long, value_name = "ID", value_parser = parse_scenario)]
+    pub(crate) scenario: Vec<Scenario>,
+    /// Seeds per scenario (1..=SEEDS).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=1_000))]
+    pub(crate) seeds: u64,
+    /// Attempts in all per call, for every policy (the benchmark's passes are
+    /// 4 and 6).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=10))]
+    pub(crate) max_attempts: u32,
+    /// Print every run's metrics as JSON instead of the tables.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Also draw each scenario's regret to the DP oracle against V/c, as
+    /// DIR/<scenario>.svg.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) plot: Option<PathBuf>,
+}
+
+/// A benchmark scenario by id (`S5`) or by `simulate`'s name (`outage`).
+fn parse_scenario(text: &str) -> Result<Scenario, String> {
+    if let Some(scenario) = Scenario::parse(text) {
+        return Ok(scenario);
+    }
+    Kind::from_str(text, true).map(Kind::scenario).map_err(|_| {
+        let ids: Vec<&str> = Scenario::ALL.iter().map(|s| s.id()).collect();
+        format!(
+            "no scenario {text:?}: expected one of {} or outage, flaky, rate-limited, \
+             hard-down, degrading",
+            ids.join(", ")
+        )
+    })
 }
 
 /// The adaptive policy's strategy, on the command line.
@@ -295,6 +350,17 @@ mod tests {
     #[test]
     fn the_command_line_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn scenarios_are_named_by_id_or_by_simulate_name() {
+        use super::parse_scenario;
+        use bayesretry_sim::Scenario;
+        assert_eq!(parse_scenario("S5"), Ok(Scenario::S5));
+        assert_eq!(parse_scenario("s3b"), Ok(Scenario::S3b));
+        assert_eq!(parse_scenario("hard-down"), Ok(Scenario::S4));
+        let err = parse_scenario("S7").unwrap_err();
+        assert!(err.contains("\"S7\"") && err.contains("S0, S1"), "{err}");
     }
 
     #[test]

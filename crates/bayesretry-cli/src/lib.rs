@@ -2,6 +2,7 @@
 
 mod app;
 mod audit;
+mod bench;
 mod cli;
 mod error;
 mod exit;

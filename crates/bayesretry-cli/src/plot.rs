@@ -263,9 +263,204 @@ where
         .draw()
 }
 
+/// One policy's regret against V/c.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct SweepLine {
+    /// The policy's id.
+    pub(crate) name: String,
+    /// (V/c, regret to the DP oracle per 1000 calls).
+    pub(crate) points: Vec<(f64, f64)>,
+}
+
+/// A scenario's regret sweep: BayesRetry's strategies and the baselines.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Sweep {
+    /// The title.
+    pub(crate) title: String,
+    /// BayesRetry's strategies, drawn bold and named in the legend.
+    pub(crate) bayes: Vec<SweepLine>,
+    /// The baselines, drawn thin and grey, each named at its right end.
+    pub(crate) baselines: Vec<SweepLine>,
+}
+
+/// Draws `sweep` into an SVG file at `path`: regret to the DP oracle (per 1000
+/// calls, lower is better, the oracle itself at 0) against V/c on a log axis.
+pub(crate) fn write_sweep_svg(path: &Path, sweep: &Sweep) -> Result<(), Error> {
+    let shown = path.display().to_string();
+    let failed = |e: &dyn core::fmt::Display| Error::Write {
+        path: shown.clone(),
+        error: io::Error::other(e.to_string()),
+    };
+    std::fs::File::create(path).map_err(|error| Error::Write {
+        path: shown.clone(),
+        error,
+    })?;
+    let root = SVGBackend::new(path, (1000, 600)).into_drawing_area();
+    draw_sweep(&root, sweep).map_err(|e| failed(&e))?;
+    root.present().map_err(|e| failed(&e))
+}
+
+fn draw_sweep<'a>(root: &Area<'a>, sweep: &Sweep) -> Result2<'a> {
+    root.fill(&WHITE)?;
+    let xs = sweep
+        .bayes
+        .iter()
+        .chain(&sweep.baselines)
+        .flat_map(|l| l.points.iter().map(|p| p.0));
+    let (x_min, x_max) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
+    let (x_min, x_max) = if x_min.is_finite() && x_min > 0.0 && x_max > x_min {
+        (x_min, x_max * 1.6)
+    } else {
+        (1.0, 320.0)
+    };
+    let (y_min, y_top) = sweep_range(sweep);
+    let mut chart = ChartBuilder::on(root)
+        .caption(&sweep.title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d((x_min..x_max).log_scale(), y_min..y_top)?;
+    chart
+        .configure_mesh()
+        .x_desc("V/c: what a success is worth, in attempts")
+        .y_desc("regret to the DP oracle per 1000 calls")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .light_line_style(WHITE)
+        .draw()?;
+    let dp = BLACK.stroke_width(1);
+    chart
+        .draw_series(DashedLineSeries::new(
+            [(x_min, 0.0), (x_max, 0.0)],
+            6,
+            4,
+            dp,
+        ))?
+        .label("DP oracle (knows the truth)")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], dp));
+    let grey = RGBColor(150, 150, 150);
+    let style = grey.stroke_width(1);
+    let mut named: Vec<f64> = Vec::new();
+    for (i, line) in sweep.baselines.iter().enumerate() {
+        let (points, off_chart) = below(&line.points, y_top);
+        let drawn = chart.draw_series(LineSeries::new(points.iter().copied(), style))?;
+        if i == 0 {
+            drawn
+                .label("baselines (named at their right end)")
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        }
+        // A name is written only where it does not sit on another one.
+        let Some(&(x, y)) = points.last() else {
+            continue;
+        };
+        if named
+            .iter()
+            .any(|&v| (v - y).abs() < 0.03 * (y_top - y_min))
+        {
+            continue;
+        }
+        named.push(y);
+        let name = if off_chart {
+            format!("{} (off the chart)", line.name)
+        } else {
+            line.name.clone()
+        };
+        chart.draw_series(core::iter::once(Text::new(
+            name,
+            (x * 1.05, y),
+            ("sans-serif", 11).into_font().color(&grey),
+        )))?;
+    }
+    for (i, line) in sweep.bayes.iter().enumerate() {
+        let style = colour(if i == 0 { 0 } else { i + 2 }).stroke_width(3);
+        let (points, _) = below(&line.points, y_top);
+        chart
+            .draw_series(LineSeries::new(points, style))?
+            .label(line.name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .label_font(("sans-serif", 12))
+        .draw()
+}
+
+/// The y range of a sweep: everything BayesRetry's lines reach, and the
+/// baselines up to twice the typical baseline's worst point, so that one
+/// baseline far off does not squash every other line flat at 0.
+fn sweep_range(sweep: &Sweep) -> (f64, f64) {
+    let ys = |lines: &[SweepLine]| -> Vec<f64> {
+        lines
+            .iter()
+            .flat_map(|l| l.points.iter().map(|p| p.1))
+            .filter(|y| y.is_finite())
+            .collect()
+    };
+    let bayes = ys(&sweep.bayes);
+    let mut worst: Vec<f64> = sweep
+        .baselines
+        .iter()
+        .filter_map(|l| {
+            l.points
+                .iter()
+                .map(|p| p.1)
+                .filter(|y| y.is_finite())
+                .reduce(f64::max)
+        })
+        .collect();
+    worst.sort_by(f64::total_cmp);
+    let typical = worst.get(worst.len() / 2).copied().unwrap_or(0.0);
+    let top = bayes
+        .iter()
+        .copied()
+        .chain([2.0 * typical, 0.0])
+        .fold(0.0_f64, f64::max);
+    let bottom = bayes
+        .iter()
+        .copied()
+        .chain(ys(&sweep.baselines))
+        .fold(0.0_f64, f64::min);
+    let pad = ((top - bottom) * 0.05).max(1.0);
+    (bottom - pad, top + pad)
+}
+
+/// The part of a line below `top`: up to where it first crosses it (the
+/// crossing interpolated on the log axis), and whether it was cut.
+fn below(points: &[(f64, f64)], top: f64) -> (Vec<(f64, f64)>, bool) {
+    let mut kept = Vec::with_capacity(points.len());
+    for pair in points.windows(2) {
+        let (&(x0, y0), &(x1, y1)) = match pair {
+            [a, b] => (a, b),
+            _ => continue,
+        };
+        if kept.is_empty() {
+            if y0 > top {
+                return (kept, true);
+            }
+            kept.push((x0, y0));
+        }
+        if y1 > top {
+            let f = (top - y0) / (y1 - y0);
+            let x = (x0.ln() + f * (x1.ln() - x0.ln())).exp();
+            kept.push((x, top));
+            return (kept, true);
+        }
+        kept.push((x1, y1));
+    }
+    if points.len() == 1 {
+        kept.extend(points.iter().copied().filter(|p| p.1 <= top));
+    }
+    (kept, false)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Belief, Picture, PolicyLines, write_svg};
+    use super::{Belief, Picture, PolicyLines, Sweep, SweepLine, write_svg, write_sweep_svg};
 
     #[test]
     fn a_picture_is_written_as_well_formed_svg_with_every_label() {
@@ -330,5 +525,54 @@ mod tests {
                 .starts_with("/no/such/dir/plot.svg: write failed"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_line_is_cut_where_it_leaves_the_chart() {
+        let (kept, cut) = super::below(&[(1.0, 0.0), (10.0, 5.0), (100.0, 50.0)], 10.0);
+        assert!(cut);
+        assert_eq!(kept.len(), 3);
+        assert_eq!(kept[2].1, 10.0);
+        // 10 lies a ninth of the way from 5 to 50, on the log axis from 10 to 100
+        assert!((kept[2].0 - 10.0_f64 * 10.0_f64.powf(1.0 / 9.0)).abs() < 1e-9);
+        let (all, cut) = super::below(&[(1.0, 0.0), (10.0, 5.0)], 10.0);
+        assert_eq!((all.len(), cut), (2, false));
+    }
+
+    #[test]
+    fn a_sweep_is_written_on_a_log_axis_with_every_policy_named() {
+        let path =
+            std::env::temp_dir().join(format!("bayesretry-sweep-{}.svg", std::process::id()));
+        let line = |name: &str, slope: f64| SweepLine {
+            name: name.to_owned(),
+            points: [1.0, 10.0, 200.0].iter().map(|&v| (v, slope * v)).collect(),
+        };
+        let sweep = Sweep {
+            title: String::from("S5, 2 seeds"),
+            bayes: vec![line("BR-G", 0.5)],
+            baselines: vec![line("B0", 3.0), line("B1", 2.0)],
+        };
+        write_sweep_svg(&path, &sweep).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let texts: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .collect();
+        for label in [
+            "S5, 2 seeds",
+            "BR-G",
+            "B0",
+            "B1",
+            "DP oracle (knows the truth)",
+            "200",
+        ] {
+            assert!(
+                texts.iter().any(|t| t.contains(label)),
+                "{label}: {texts:?}"
+            );
+        }
     }
 }

@@ -73,8 +73,8 @@ impl Kind {
     pub(crate) const fn describe(self) -> &'static str {
         match self {
             Kind::Outage => {
-                "healthy (95% of attempts succeed), down (every attempt fails with 503) \
-                 through the second quarter of the run, then recovered"
+                "healthy, then down (every attempt fails with 503) for the second \
+                 quarter of the run, then recovered"
             }
             Kind::Flaky => "transient-flaky: 55% of attempts succeed, 5% of calls never do",
             Kind::RateLimited => {

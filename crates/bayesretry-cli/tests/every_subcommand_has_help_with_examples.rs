@@ -28,6 +28,7 @@ fn every_subcommand_has_examples_in_its_help() {
     assert!(names.iter().any(|n| n == "inspect"), "{names:?}");
     assert!(names.iter().any(|n| n == "audit"), "{names:?}");
     assert!(names.iter().any(|n| n == "simulate"), "{names:?}");
+    assert!(names.iter().any(|n| n == "bench"), "{names:?}");
     for name in &names {
         for flag in ["-h", "--help"] {
             let run = bayesretry(&[name, flag], b"");
