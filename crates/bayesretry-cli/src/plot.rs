@@ -154,7 +154,7 @@ fn draw_success<'a>(area: &Area<'a>, picture: &Picture, x_max: f64) -> Result2<'
             .label(policy.name.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
     }
-    legend(&mut chart)
+    legend(&mut chart, SeriesLabelPosition::LowerRight)
 }
 
 fn draw_belief<'a>(area: &Area<'a>, picture: &Picture, x_max: f64) -> Result2<'a> {
@@ -214,7 +214,7 @@ fn draw_belief<'a>(area: &Area<'a>, picture: &Picture, x_max: f64) -> Result2<'a
         .draw_series(LineSeries::new(belief.mean.iter().copied(), style))?
         .label("posterior mean")
         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
-    legend(&mut chart)
+    legend(&mut chart, SeriesLabelPosition::LowerRight)
 }
 
 fn draw_retries<'a>(area: &Area<'a>, picture: &Picture, x_max: f64) -> Result2<'a> {
@@ -245,18 +245,21 @@ fn draw_retries<'a>(area: &Area<'a>, picture: &Picture, x_max: f64) -> Result2<'
             .label(policy.name.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
     }
-    legend(&mut chart)
+    legend(&mut chart, SeriesLabelPosition::UpperRight)
 }
 
+/// Draws the legend at `position`: where the lines leave room (rates near 1
+/// leave the lower right free, retry counts near 0 the upper right).
 fn legend<'a, 'b>(
     chart: &mut ChartContext<'b, SVGBackend<'a>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    position: SeriesLabelPosition,
 ) -> Result2<'a>
 where
     'a: 'b,
 {
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(position)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.3))
         .label_font(("sans-serif", 12))
