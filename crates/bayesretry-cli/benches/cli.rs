@@ -1,12 +1,16 @@
-//! Speed of the `bayesretry` subcommands' hot paths, in-process.
+//! Speed of the `bayesretry` subcommands, in-process.
 //!
-//! `replay` is bounded by its outcome reader: this measures reading ten million
-//! outcomes (20 MB of `1 0 ...`) from memory, the target being under 2 s
-//! for the whole command.
+//! - `replay` is bounded by its outcome reader: reading ten million outcomes
+//!   (20 MB of `1 0 ...`) from memory.
+//! - `simulate --n 1000000`: the whole command (three policies over a million
+//!   simulated calls, on two threads when the machine has them), output to a
+//!   buffer.
+//!
+//! The targets for the whole commands are 2 s each.
 
 use core::hint::black_box;
 
-use bayesretry_cli::read_outcomes;
+use bayesretry_cli::{Exit, read_outcomes, run};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 /// Ten million outcomes, a pseudo-random mix of successes and failures.
@@ -34,5 +38,21 @@ fn replay(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, replay);
+fn simulate(c: &mut Criterion) {
+    let mut group = c.benchmark_group("simulate");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(1_000_000));
+    group.bench_function("outage/1M calls", |b| {
+        b.iter(|| {
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let args = ["bayesretry", "simulate", "--n", "1000000", "--seed", "1"];
+            let exit = run(black_box(args), &mut out, &mut err);
+            assert_eq!(exit, Exit::Ok, "{}", String::from_utf8_lossy(&err));
+            out
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, replay, simulate);
 criterion_main!(benches);

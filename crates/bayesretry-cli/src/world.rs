@@ -170,6 +170,12 @@ impl World {
         }
     }
 
+    /// Whether an attempt's outcome depends only on its call, its number and its
+    /// time — not on other calls' attempts, as S3's shared token bucket makes it.
+    pub(crate) const fn calls_are_independent(&self) -> bool {
+        !matches!(self.kind, Kind::RateLimited)
+    }
+
     /// A server for one policy's run: the state the attempts change (S3's
     /// bucket) starts afresh for each policy.
     pub(crate) fn server(&self) -> Server<'_> {
