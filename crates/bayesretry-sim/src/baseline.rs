@@ -460,9 +460,9 @@ impl Rule for BaselineRule {
                 while withdrawals.front().is_some_and(|&t| t < cutoff) {
                     withdrawals.pop_front();
                 }
-                let balance = (FINAGLE_MIN_PER_SEC * 10.0 + FINAGLE_PERCENT * deposits.len() as f64)
-                    .floor()
-                    - withdrawals.len() as f64;
+                let balance =
+                    (FINAGLE_MIN_PER_SEC * 10.0 + FINAGLE_PERCENT * deposits.len() as f64).floor()
+                        - withdrawals.len() as f64;
                 if balance < 1.0 {
                     return None;
                 }
@@ -479,5 +479,80 @@ impl Rule for BaselineRule {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::panic, reason = "a test fails by panicking")]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_count_breaker_opens_probes_and_closes() {
+        let config = BreakerConfig::SCALED;
+        let mut b = CountBreaker::default();
+        // 9 failures: below the minimum of 10 calls, still closed
+        for t in 0..9 {
+            assert!(b.admit(config, t));
+            b.record(config, false, t);
+        }
+        assert!(b.admit(config, 9));
+        b.record(config, false, 9);
+        // 10 of 10 failed: open for 10 s
+        assert!(!b.admit(config, 10));
+        assert!(!b.admit(config, 10 * SECOND + 8));
+        // half-open: 3 trial calls, the 4th refused
+        let t = 10 * SECOND + 10;
+        assert!(b.admit(config, t) && b.admit(config, t) && b.admit(config, t));
+        assert!(!b.admit(config, t));
+        for _ in 0..3 {
+            b.record(config, true, t);
+        }
+        assert!(b.admit(config, t + 1) && b.admit(config, t + 1));
+    }
+
+    #[test]
+    fn the_aws_quota_charges_timeouts_double_and_refunds_on_success() {
+        let mut rule = Baseline::B3.rule(1, 1, 4);
+        let env = Environment::new(crate::Scenario::S1, 1);
+        let call = env.calls()[0];
+        let mut state = CallState {
+            call,
+            attempts: 1,
+            last: Failure::Timeout,
+            now_us: 0,
+            fail_weight: 1.0,
+            scratch: 0.0,
+        };
+        assert!(rule.retry(&env, &mut state).is_some());
+        let Kind::Aws { bucket } = rule.kind else {
+            panic!("not the quota");
+        };
+        assert_eq!(bucket, 490.0);
+        state.attempts = 2;
+        rule.record(&mut state, true, 1);
+        let Kind::Aws { bucket } = rule.kind else {
+            panic!("not the quota");
+        };
+        assert_eq!(bucket, 500.0);
+    }
+
+    #[test]
+    fn full_jitter_stays_under_its_cap() {
+        let mut s = PolicyStream::new(1, "B2");
+        for n in 1..10 {
+            let cap = (100_000_u64 << (n - 1)).min(SECOND);
+            for _ in 0..100 {
+                assert!(full_jitter_us(&mut s, n) <= cap);
+            }
+        }
+        let ra = Failure::RateLimited429 {
+            retry_after_s: Some(3),
+        };
+        assert_eq!(honour_retry_after(100, ra), 3 * SECOND);
+        let far = Failure::RateLimited429 {
+            retry_after_s: Some(60),
+        };
+        assert_eq!(honour_retry_after(100, far), 100 + 5 * SECOND);
     }
 }

@@ -33,6 +33,16 @@ pub struct BayesConfig {
     /// Whether the breaker and the posteriors are keyed by shard as well as
     /// endpoint (the call attribute S8 splits on).
     pub shard_keys: bool,
+    /// The prior of a context never seen, as (alpha, beta) (`None`: Beta(1, 1)).
+    pub prior: Option<(f64, f64)>,
+    /// The breaker opens when the credible upper bound of an endpoint's success
+    /// rate falls below this (`None`: the breaker's default, 0.05).
+    pub open_below: Option<f64>,
+    /// How stale the class-level evidence may get, ms (`None`: the store's default).
+    pub class_refresh_ms: Option<u64>,
+    /// The backoff as (base, cap) in ms, full jitter (`None`: the policy's
+    /// default, 500 ms doubling to 30 s).
+    pub backoff_ms: Option<(u64, u64)>,
 }
 
 impl BayesConfig {
@@ -45,7 +55,34 @@ impl BayesConfig {
             half_life_ms: None,
             max_cooldown_ms: None,
             shard_keys: false,
+            prior: None,
+            open_below: None,
+            class_refresh_ms: None,
+            backoff_ms: None,
         }
+    }
+
+    /// The adjusted configuration (reported as `BR-G+`, `BR-T+`, `BR-L+`): the
+    /// default with the changes listed in docs/BENCHMARKS.md.
+    pub fn tuned(strategy: Strategy, value: f64, max_attempts: u32) -> BayesConfig {
+        let mut c = BayesConfig::new(strategy, value, max_attempts);
+        c.prior = Some((0.5, 2.0));
+        c.class_refresh_ms = Some(0);
+        c.backoff_ms = Some((100, 1_000));
+        let break_even = if value > 0.0 { 1.0 / value } else { 0.5 };
+        c.open_below = Some(break_even.clamp(0.05, 0.5));
+        c
+    }
+
+    /// Whether anything differs from the default configuration.
+    pub fn is_adjusted(&self) -> bool {
+        self.half_life_ms.is_some()
+            || self.max_cooldown_ms.is_some()
+            || self.shard_keys
+            || self.prior.is_some()
+            || self.open_below.is_some()
+            || self.class_refresh_ms.is_some()
+            || self.backoff_ms.is_some()
     }
 
     /// The id in reports: BR-G, BR-T, BR-L, with `+` for an adjusted configuration.
@@ -55,7 +92,7 @@ impl BayesConfig {
             Strategy::Lookahead => "BR-L",
             _ => "BR-G",
         };
-        if self.half_life_ms.is_some() || self.max_cooldown_ms.is_some() || self.shard_keys {
+        if self.is_adjusted() {
             format!("{base}+")
         } else {
             base.to_owned()
@@ -81,6 +118,15 @@ impl BayesConfig {
         if let Some(ms) = self.half_life_ms.and_then(core::num::NonZeroU64::new) {
             store = store.with_half_life(HalfLife::from_ms(ms));
         }
+        if let Some(ms) = self.class_refresh_ms {
+            store = store.with_class_refresh_ms(ms);
+        }
+        if let Some((a, b)) = self.prior {
+            // an invalid prior keeps the uniform one; the dumped parameters show it
+            let prior = bayesretry_store::Beta::new(a, b)
+                .unwrap_or_else(|_| bayesretry_store::Beta::uniform());
+            store = store.with_prior(prior);
+        }
         let sleeper_line = timeline.clone();
         let mut builder = RetryPolicy::builder()
             .with_strategy(self.strategy)
@@ -89,12 +135,24 @@ impl BayesConfig {
             .with_max_elapsed(Duration::from_micros(DEADLINE_US))
             .with_store_config(store)
             .with_seed(stream.seed());
-        if let Some(ms) = self.max_cooldown_ms {
-            builder = builder.with_breaker(
-                bayesretry_breaker::Config::new()
-                    .with_max_cooldown_ms(ms)
-                    .with_cooldown_ms(ms.min(10_000)),
+        if let Some((base, cap)) = self.backoff_ms {
+            builder = builder.with_backoff(
+                bayesretry_backoff::Config::new()
+                    .with_base_delay(Duration::from_millis(base))
+                    .with_max_delay(Duration::from_millis(cap)),
             );
+        }
+        if self.max_cooldown_ms.is_some() || self.open_below.is_some() {
+            let mut breaker = bayesretry_breaker::Config::new();
+            if let Some(ms) = self.max_cooldown_ms {
+                breaker = breaker
+                    .with_max_cooldown_ms(ms)
+                    .with_cooldown_ms(ms.min(10_000));
+            }
+            if let Some(p) = self.open_below {
+                breaker = breaker.with_open_below(p);
+            }
+            builder = builder.with_breaker(breaker);
         }
         let parameters = format!("{builder:?}; shard_keys: {}", self.shard_keys);
         let policy = builder

@@ -231,7 +231,13 @@ impl Environment {
     /// informative failures so far (those outside any outage), and the class of
     /// the last failure. What the oracles know: d(t), s(t), the outage windows
     /// and the class-to-q map, not the draws.
-    pub fn true_q(&self, call: &CallSpec, fail_weight: f64, last: Option<Failure>, t_us: u64) -> f64 {
+    pub fn true_q(
+        &self,
+        call: &CallSpec,
+        fail_weight: f64,
+        last: Option<Failure>,
+        t_us: u64,
+    ) -> f64 {
         let profile = self.profile(call.endpoint);
         let horizon = self.scenario.horizon_us();
         match profile {
@@ -280,7 +286,10 @@ impl Environment {
                     .borrow()
                     .get(usize::from(call.endpoint))
                     .copied()
-                    .unwrap_or(Bucket { tokens: 0.0, at_us: 0 });
+                    .unwrap_or(Bucket {
+                        tokens: 0.0,
+                        at_us: 0,
+                    });
                 bucket.refill(t_us);
                 bucket.tokens >= 1.0
                     && self.luck.unit(call.id, attempt, Purpose::Success) < profile.success(t_us, 0)

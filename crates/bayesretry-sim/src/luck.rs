@@ -81,7 +81,10 @@ impl Luck {
     /// A uniform number in [0, 1) for this call, attempt (0 for per-call draws)
     /// and purpose.
     pub fn unit(&self, call: u64, attempt: u32, purpose: Purpose) -> f64 {
-        let key = fold(fold(fold(self.key, call), u64::from(attempt)), purpose.code());
+        let key = fold(
+            fold(fold(self.key, call), u64::from(attempt)),
+            purpose.code(),
+        );
         unit_of(key)
     }
 }
@@ -133,7 +136,10 @@ mod tests {
     fn the_same_key_gives_the_same_value_and_neighbours_differ() {
         let luck = Luck::new(1, 2);
         let a = luck.unit(7, 1, Purpose::Success);
-        assert_eq!(a.to_bits(), Luck::new(1, 2).unit(7, 1, Purpose::Success).to_bits());
+        assert_eq!(
+            a.to_bits(),
+            Luck::new(1, 2).unit(7, 1, Purpose::Success).to_bits()
+        );
         assert_ne!(a, luck.unit(7, 2, Purpose::Success));
         assert_ne!(a, luck.unit(8, 1, Purpose::Success));
         assert_ne!(a, luck.unit(7, 1, Purpose::Class));

@@ -99,9 +99,10 @@ impl Rule for OracleRule {
         let retry = match self.oracle {
             Oracle::Clairvoyant => {
                 // some attempt still allowed will succeed
-                let ok = (next..=self.max_attempts.min(64))
-                    .any(|a| env.would_succeed(&call, a, at));
-                self.predicted = Some(if ok { 1.0 } else { 0.0 });
+                let ok =
+                    (next..=self.max_attempts.min(64)).any(|a| env.would_succeed(&call, a, at));
+                let first = env.would_succeed(&call, next, at);
+                self.predicted = Some(if first { 1.0 } else { 0.0 });
                 ok
             }
             Oracle::Myopic => {

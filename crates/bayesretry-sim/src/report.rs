@@ -56,16 +56,19 @@ impl Interval {
         if self.n < 2 {
             return format!("{:.*}", decimals, self.mean);
         }
-        format!("{:.*} ± {:.*}", decimals, self.mean, decimals, self.half_width)
+        format!(
+            "{:.*} ± {:.*}",
+            decimals, self.mean, decimals, self.half_width
+        )
     }
 }
 
 /// The two-sided 95 % quantile of Student's t with `df` degrees of freedom.
 fn t95(df: usize) -> f64 {
     const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
     ];
     TABLE.get(df.saturating_sub(1)).copied().unwrap_or(1.96)
 }
@@ -80,9 +83,7 @@ fn select<'a>(
     results
         .iter()
         .filter(|r| {
-            r.scenario == scenario
-                && r.policy == policy
-                && r.value_ratio.is_none_or(|v| v == value)
+            r.scenario == scenario && r.policy == policy && r.value_ratio.is_none_or(|v| v == value)
         })
         .collect()
 }
@@ -169,7 +170,8 @@ pub fn scenario_markdown(results: &[RunResult], scenario: &str) -> String {
         Some(v)
     };
     for p in policy_ids(results, scenario) {
-        let s = |f: &dyn Fn(&RunResult, &Metrics) -> Option<f64>| stat(results, scenario, &p, None, f);
+        let s =
+            |f: &dyn Fn(&RunResult, &Metrics) -> Option<f64>| stat(results, scenario, &p, None, f);
         let _ = writeln!(
             md,
             "| {p} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -189,7 +191,10 @@ pub fn scenario_markdown(results: &[RunResult], scenario: &str) -> String {
     }
     md.push('\n');
     net_value_table(&mut md, results, scenario, None);
-    if let Some(r) = results.iter().find(|r| r.scenario == scenario && !r.endpoints.is_empty()) {
+    if let Some(r) = results
+        .iter()
+        .find(|r| r.scenario == scenario && !r.endpoints.is_empty())
+    {
         let names: Vec<String> = r.endpoints.iter().map(|(n, _)| n.clone()).collect();
         for name in names {
             let _ = writeln!(md, "#### {scenario}, endpoint {name}\n");
@@ -207,7 +212,12 @@ pub fn scenario_markdown(results: &[RunResult], scenario: &str) -> String {
                     s(&p, &|_, m| Some(m.success_rate)).cell(4),
                     s(&p, &|_, m| Some(m.amplification)).cell(3),
                     s(&p, &|_, m| m.time_to_detect_s).cell(1),
-                    s(&p, &|r, _| if name == "S5" { r.time_to_recover_s } else { None }).cell(1),
+                    s(&p, &|r, _| if name == "S5" {
+                        r.time_to_recover_s
+                    } else {
+                        None
+                    })
+                    .cell(1),
                 );
             }
             md.push('\n');
@@ -218,7 +228,10 @@ pub fn scenario_markdown(results: &[RunResult], scenario: &str) -> String {
 }
 
 fn net_value_table(md: &mut String, results: &[RunResult], scenario: &str, endpoint: Option<&str>) {
-    let _ = write!(md, "Net value per 1000 calls (V·S − c·A, c = 1), mean over seeds:\n\n| policy |");
+    let _ = write!(
+        md,
+        "Net value per 1000 calls (V·S − c·A, c = 1), mean over seeds:\n\n| policy |"
+    );
     for v in VALUE_RATIOS {
         let _ = write!(md, " V/c {v} |");
     }
@@ -239,6 +252,7 @@ fn net_value_table(md: &mut String, results: &[RunResult], scenario: &str, endpo
         md.push('\n');
     }
     md.push('\n');
+    crossover_table(md, results, scenario, endpoint);
     let _ = write!(
         md,
         "Regret to the DP oracle per 1000 calls (learning = myopic − policy, myopia = DP − myopic), and as a share of DP − B0:\n\n| policy |"
@@ -251,7 +265,10 @@ fn net_value_table(md: &mut String, results: &[RunResult], scenario: &str, endpo
         md.push_str("---|");
     }
     md.push('\n');
-    for p in policy_ids(results, scenario).into_iter().filter(|p| p.starts_with("BR")) {
+    for p in policy_ids(results, scenario)
+        .into_iter()
+        .filter(|p| p.starts_with("BR"))
+    {
         let _ = write!(md, "| {p} |");
         for v in VALUE_RATIOS {
             let dp = net_values(results, scenario, "DP", v, endpoint);
@@ -262,8 +279,63 @@ fn net_value_table(md: &mut String, results: &[RunResult], scenario: &str, endpo
             let learning = Interval::of(&paired(&my, &me)).mean;
             let myopia = Interval::of(&paired(&dp, &my)).mean;
             let gap = Interval::of(&paired(&dp, &b0)).mean;
-            let share = if gap.abs() > 1e-9 { format!("{:.1} %", 100.0 * regret / gap) } else { "–".to_owned() };
+            let share = if gap.abs() > 1e-9 {
+                format!("{:.1} %", 100.0 * regret / gap)
+            } else {
+                "–".to_owned()
+            };
             let _ = write!(md, " {regret:.0} ({learning:.0} / {myopia:.0}; {share}) |");
+        }
+        md.push('\n');
+    }
+    md.push('\n');
+}
+
+/// The crossover V/c of each BayesRetry strategy against each baseline: the
+/// smallest V/c of the sweep from which the strategy's mean net value is at
+/// least the baseline's at every higher V/c ("never" if it is behind at 200).
+fn crossover_table(md: &mut String, results: &[RunResult], scenario: &str, endpoint: Option<&str>) {
+    let ours: Vec<String> = policy_ids(results, scenario)
+        .into_iter()
+        .filter(|p| p.starts_with("BR"))
+        .collect();
+    let baselines = baseline_ids(results, scenario);
+    let _ = write!(
+        md,
+        "Crossover V/c (BayesRetry at least level from this V/c up):\n\n| policy |"
+    );
+    for b in &baselines {
+        let _ = write!(md, " {b} |");
+    }
+    md.push_str("\n|---|");
+    for _ in &baselines {
+        md.push_str("---|");
+    }
+    md.push('\n');
+    let mean = |p: &str, v: f64| -> f64 {
+        let xs: Vec<f64> = net_values(results, scenario, p, v, endpoint)
+            .into_iter()
+            .map(|x| x.1)
+            .collect();
+        Interval::of(&xs).mean
+    };
+    for p in &ours {
+        let _ = write!(md, "| {p} |");
+        for b in &baselines {
+            let mut cross: Option<f64> = None;
+            for v in VALUE_RATIOS.iter().rev() {
+                if mean(p, *v) >= mean(b, *v) {
+                    cross = Some(*v);
+                } else {
+                    break;
+                }
+            }
+            match cross {
+                Some(v) => {
+                    let _ = write!(md, " {v} |");
+                }
+                None => md.push_str(" never |"),
+            }
         }
         md.push('\n');
     }
@@ -293,9 +365,21 @@ pub fn goals(results: &[RunResult], policy: &str) -> Vec<Goal> {
         let mut regret_ok = true;
         let mut regret_detail = Vec::new();
         for v in VALUE_RATIOS {
-            let me = Interval::of(&net_values(results, "S0", policy, v, None).iter().map(|x| x.1).collect::<Vec<_>>()).mean;
+            let me = Interval::of(
+                &net_values(results, "S0", policy, v, None)
+                    .iter()
+                    .map(|x| x.1)
+                    .collect::<Vec<_>>(),
+            )
+            .mean;
             for b in baseline_ids(results, "S0") {
-                let theirs = Interval::of(&net_values(results, "S0", &b, v, None).iter().map(|x| x.1).collect::<Vec<_>>()).mean;
+                let theirs = Interval::of(
+                    &net_values(results, "S0", &b, v, None)
+                        .iter()
+                        .map(|x| x.1)
+                        .collect::<Vec<_>>(),
+                )
+                .mean;
                 if theirs > me {
                     worst.push(format!("{b} at V/c {v}: {theirs:.0} > {me:.0}"));
                 }
@@ -314,7 +398,11 @@ pub fn goals(results: &[RunResult], policy: &str) -> Vec<Goal> {
         out.push(Goal {
             goal: format!("S0: {policy} net value ≥ every baseline at every V/c"),
             met: worst.is_empty(),
-            detail: if worst.is_empty() { "holds at all 8 V/c".to_owned() } else { worst.join("; ") },
+            detail: if worst.is_empty() {
+                "holds at all 8 V/c".to_owned()
+            } else {
+                worst.join("; ")
+            },
         });
         out.push(Goal {
             goal: format!("S0: {policy} regret to DP ≤ 10 % of (DP − B0)"),
@@ -324,7 +412,9 @@ pub fn goals(results: &[RunResult], policy: &str) -> Vec<Goal> {
     }
     for scenario in ["S3"] {
         if results.iter().any(|r| r.scenario == scenario) {
-            let c = stat(results, scenario, policy, None, |_, m| Some(m.retry_after_compliance()));
+            let c = stat(results, scenario, policy, None, |_, m| {
+                Some(m.retry_after_compliance())
+            });
             out.push(Goal {
                 goal: format!("{scenario}: {policy} Retry-After compliance 0"),
                 met: c.mean == 0.0,
@@ -359,11 +449,17 @@ pub fn goals(results: &[RunResult], policy: &str) -> Vec<Goal> {
         });
     }
     if results.iter().any(|r| r.scenario == "S8") {
-        let mine = stat(results, "S8", policy, None, |_, m| Some(m.collateral_failures as f64)).mean;
+        let mine = stat(results, "S8", policy, None, |_, m| {
+            Some(m.collateral_failures as f64)
+        })
+        .mean;
         let mut detail = vec![format!("{policy} {mine:.1}")];
         let mut met = true;
         for b in ["B5", "B7", "B7s"] {
-            let theirs = stat(results, "S8", b, None, |_, m| Some(m.collateral_failures as f64)).mean;
+            let theirs = stat(results, "S8", b, None, |_, m| {
+                Some(m.collateral_failures as f64)
+            })
+            .mean;
             detail.push(format!("{b} {theirs:.1}"));
             if mine >= theirs && !(mine == 0.0 && theirs == 0.0) {
                 met = false;
@@ -382,7 +478,13 @@ pub fn goals(results: &[RunResult], policy: &str) -> Vec<Goal> {
 pub fn goals_markdown(goals: &[Goal]) -> String {
     let mut md = String::new();
     for g in goals {
-        let _ = writeln!(md, "- {} — **{}** ({})", g.goal, if g.met { "met" } else { "not met" }, g.detail);
+        let _ = writeln!(
+            md,
+            "- {} — **{}** ({})",
+            g.goal,
+            if g.met { "met" } else { "not met" },
+            g.detail
+        );
     }
     md
 }
@@ -398,7 +500,13 @@ pub fn write_all(dir: &Path, results: &[RunResult]) -> io::Result<()> {
     std::fs::create_dir_all(&runs)?;
     for r in results {
         let v = r.value_ratio.map_or_else(String::new, |v| format!("_v{v}"));
-        let name = format!("{}_{}{}_seed{}.json", r.scenario, r.policy.replace('+', "plus"), v, r.seed);
+        let name = format!(
+            "{}_{}{}_seed{}.json",
+            r.scenario,
+            r.policy.replace('+', "plus"),
+            v,
+            r.seed
+        );
         let text = serde_json::to_string_pretty(r).map_err(io::Error::other)?;
         std::fs::write(runs.join(name), text)?;
     }
@@ -411,7 +519,11 @@ pub fn write_all(dir: &Path, results: &[RunResult]) -> io::Result<()> {
     for s in scenarios {
         std::fs::write(dir.join(format!("{s}.md")), scenario_markdown(results, s))?;
     }
-    std::fs::write(dir.join("goals.md"), goals_markdown(&goals(results, "BR-G")))?;
+    let mut text = goals_markdown(&goals(results, "BR-G"));
+    if results.iter().any(|r| r.policy == "BR-G+") {
+        text.push_str(&goals_markdown(&goals(results, "BR-G+")));
+    }
+    std::fs::write(dir.join("goals.md"), text)?;
     Ok(())
 }
 

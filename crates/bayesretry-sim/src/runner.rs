@@ -86,9 +86,28 @@ pub struct RunResult {
     pub events: u64,
 }
 
+/// Every policy of the suite for a pass with this attempt cap, and the adjusted
+/// greedy BayesRetry (`BR-G+`) with `tuned`.
+pub fn policies_with(max_attempts: u32, tuned: bool) -> Vec<PolicySpec> {
+    let mut out = policies(max_attempts);
+    if tuned {
+        for v in VALUE_RATIOS {
+            out.push(PolicySpec::Bayes(BayesConfig::tuned(
+                Strategy::Greedy,
+                v,
+                max_attempts,
+            )));
+        }
+    }
+    out
+}
+
 /// Every policy of the suite for a pass with this attempt cap.
 pub fn policies(max_attempts: u32) -> Vec<PolicySpec> {
-    let mut out: Vec<PolicySpec> = Baseline::ALL.into_iter().map(PolicySpec::Baseline).collect();
+    let mut out: Vec<PolicySpec> = Baseline::ALL
+        .into_iter()
+        .map(PolicySpec::Baseline)
+        .collect();
     out.push(PolicySpec::Oracle(Oracle::Clairvoyant, REFERENCE_VALUE));
     for v in VALUE_RATIOS {
         out.push(PolicySpec::Oracle(Oracle::Dp, v));
@@ -120,11 +139,28 @@ pub fn run(
     seed: u64,
     max_attempts: u32,
 ) -> Result<RunResult, bayesretry_policy::Error> {
+    run_with_log(scenario, spec, seed, max_attempts).map(|(result, _)| result)
+}
+
+/// [`run`], also returning the raw log: every call's record, and the times of
+/// every retry and refusal.
+///
+/// # Errors
+///
+/// The policy builder's error, for a BayesRetry configuration it rejects.
+pub fn run_with_log(
+    scenario: Scenario,
+    spec: &PolicySpec,
+    seed: u64,
+    max_attempts: u32,
+) -> Result<(RunResult, RunLog), bayesretry_policy::Error> {
     let env = Environment::new(scenario, seed);
     let timeline = Timeline::new();
     let log = RefCell::new(RunLog::new(env.calls().len()));
     let arrivals: Vec<u64> = env.calls().iter().map(|c| c.arrival_us).collect();
-    let max_events = (env.calls().len() as u64).saturating_mul(40).saturating_add(1_000);
+    let max_events = (env.calls().len() as u64)
+        .saturating_mul(40)
+        .saturating_add(1_000);
     let calls = env.calls();
     let parameters;
     let events = match spec {
@@ -157,12 +193,17 @@ pub fn run(
     log.events = events;
     let horizon = scenario.horizon_us();
     let endpoints = scenario.endpoints();
-    let healthy = |r: &crate::trace::CallRecord| scenario == Scenario::S8 && r.shard != S8_DOWN_SHARD;
+    let healthy =
+        |r: &crate::trace::CallRecord| scenario == Scenario::S8 && r.shard != S8_DOWN_SHARD;
     let single_outage = endpoints.first().and_then(|e| outage_of(e.1, horizon));
     let pooled = metrics::compute(
         &log,
         |_| true,
-        if endpoints.len() == 1 { single_outage } else { None },
+        if endpoints.len() == 1 {
+            single_outage
+        } else {
+            None
+        },
         max_attempts,
         healthy,
     );
@@ -183,10 +224,13 @@ pub fn run(
                 recovery_bins = metrics::success_by_second(&log, |r| r.endpoint == ep);
             }
         }
-    } else if endpoints.first().is_some_and(|e| matches!(e.1, Profile::Outage)) {
+    } else if endpoints
+        .first()
+        .is_some_and(|e| matches!(e.1, Profile::Outage))
+    {
         recovery_bins = metrics::success_by_second(&log, |_| true);
     }
-    Ok(RunResult {
+    let result = RunResult {
         scenario: scenario.id(),
         policy: spec.id(),
         seed,
@@ -198,7 +242,8 @@ pub fn run(
         time_to_recover_s: None,
         recovery_bins,
         events: log.events,
-    })
+    };
+    Ok((result, log))
 }
 
 fn run_rule(
@@ -244,7 +289,11 @@ pub fn run_seed(
         if !reference.is_empty() {
             let end_s = usize::try_from(S5_OUTAGE.1 / SECOND).unwrap_or(300);
             for r in &mut out {
-                r.time_to_recover_s = Some(metrics::time_to_recover(&r.recovery_bins, &reference, end_s));
+                r.time_to_recover_s = Some(metrics::time_to_recover(
+                    &r.recovery_bins,
+                    &reference,
+                    end_s,
+                ));
             }
         }
     }

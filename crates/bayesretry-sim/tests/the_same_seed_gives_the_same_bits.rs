@@ -3,9 +3,7 @@
 //! the same calls.
 #![allow(clippy::panic, reason = "a test fails by panicking")]
 
-use bayesretry_sim::{
-    BayesConfig, Baseline, Environment, PolicySpec, Scenario, Strategy, run,
-};
+use bayesretry_sim::{Baseline, BayesConfig, Environment, PolicySpec, Scenario, Strategy, run};
 
 fn json(scenario: Scenario, spec: &PolicySpec, seed: u64) -> String {
     let r = run(scenario, spec, seed, 4).unwrap_or_else(|e| panic!("run failed: {e}"));
@@ -32,6 +30,9 @@ fn every_policy_faces_the_same_stream() {
     let b = Environment::new(Scenario::S2, 5);
     assert_eq!(a.calls(), b.calls());
     let call = a.calls()[10];
-    assert_eq!(a.attempt(&call, 2, 1_000_000), b.attempt(&call, 2, 1_000_000));
+    assert_eq!(
+        a.attempt(&call, 2, 1_000_000),
+        b.attempt(&call, 2, 1_000_000)
+    );
     assert_ne!(a.calls(), Environment::new(Scenario::S2, 6).calls());
 }

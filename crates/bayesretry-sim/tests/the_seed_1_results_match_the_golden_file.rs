@@ -14,8 +14,8 @@ fn seed_1_reproduces_the_committed_results_exactly() {
         .into_iter()
         .filter(|p| p.value().is_none_or(|v| v == REFERENCE_VALUE))
         .collect();
-    let results = suite(&Scenario::ALL, &[1], &specs, 4, 2)
-        .unwrap_or_else(|e| panic!("suite failed: {e}"));
+    let results =
+        suite(&Scenario::ALL, &[1], &specs, 4, 2).unwrap_or_else(|e| panic!("suite failed: {e}"));
     let text = golden(&results);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/seed1.jsonl");
     if std::env::var_os("BAYESRETRY_BLESS").is_some() {
@@ -27,5 +27,9 @@ fn seed_1_reproduces_the_committed_results_exactly() {
     for (i, (got, want)) in text.lines().zip(expected.lines()).enumerate() {
         assert_eq!(got, want, "line {} of {path:?} differs", i + 1);
     }
-    assert_eq!(text.lines().count(), expected.lines().count(), "line count differs");
+    assert_eq!(
+        text.lines().count(),
+        expected.lines().count(),
+        "line count differs"
+    );
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use bayesretry_sim::{Scenario, goals, goals_markdown, policies, suite, write_all};
+use bayesretry_sim::{Scenario, goals, goals_markdown, policies_with, suite, write_all};
 use clap::Parser;
 
 /// Runs the decision-quality benchmark of BayesRetry.
@@ -27,6 +27,9 @@ struct Args {
     /// Threads (parallel over seeds).
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    /// Also run the adjusted greedy BayesRetry, BR-G+.
+    #[arg(long)]
+    tuned: bool,
     /// Directory for the JSON and Markdown files (nothing written without it).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -50,7 +53,7 @@ fn main() -> ExitCode {
         out
     };
     let seeds: Vec<u64> = (args.first_seed..args.first_seed.saturating_add(args.seeds)).collect();
-    let specs = policies(args.max_attempts);
+    let specs = policies_with(args.max_attempts, args.tuned);
     let start = Instant::now();
     let results = match suite(&scenarios, &seeds, &specs, args.max_attempts, args.threads) {
         Ok(r) => r,
@@ -69,6 +72,9 @@ fn main() -> ExitCode {
         elapsed.as_secs_f64()
     );
     print!("{}", goals_markdown(&goals(&results, "BR-G")));
+    if args.tuned {
+        print!("{}", goals_markdown(&goals(&results, "BR-G+")));
+    }
     if let Some(dir) = &args.out {
         if let Err(e) = write_all(dir, &results) {
             eprintln!("bench-sim: writing {}: {e}", dir.display());
