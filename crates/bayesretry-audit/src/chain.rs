@@ -27,10 +27,21 @@ impl Checker {
 
     /// Checks the next entry: its sequence number `seq`, its canonical form and
     /// the hash stored with it.
+    pub(crate) fn step(&mut self, seq: u64, canonical: &[u8], stored: &Hash) -> Result<(), Broken> {
+        self.step_with(seq, stored, |prev| Hash::chain(prev, canonical))
+    }
+
+    /// Checks the next entry: its sequence number `seq`, the hash stored with it,
+    /// and the hash `hash` computes from the previous one.
     ///
     /// The sequence number is checked first: a missing or moved entry then
-    /// reads as what it is rather than as a hash mismatch.
-    pub(crate) fn step(&mut self, seq: u64, canonical: &[u8], stored: &Hash) -> Result<(), Broken> {
+    /// reads as what it is rather than as a hash mismatch, and costs no hashing.
+    pub(crate) fn step_with(
+        &mut self,
+        seq: u64,
+        stored: &Hash,
+        hash: impl FnOnce(&Hash) -> Hash,
+    ) -> Result<(), Broken> {
         let index = self.next;
         if seq != index {
             return Err(Broken::new(
@@ -41,7 +52,7 @@ impl Checker {
                 },
             ));
         }
-        let computed = Hash::chain(&self.prev, canonical);
+        let computed = hash(&self.prev);
         if computed != *stored {
             return Err(Broken::new(
                 index,

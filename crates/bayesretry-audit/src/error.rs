@@ -57,7 +57,10 @@ impl fmt::Display for Break {
                 write!(f, "sequence number {found} where {expected} was due")
             }
             Break::Hash { stored, computed } => {
-                write!(f, "stored hash {stored} but the content hashes to {computed}")
+                write!(
+                    f,
+                    "stored hash {stored} but the content hashes to {computed}"
+                )
             }
             Break::Truncated { entries, sealed } => {
                 write!(f, "{entries} entries but the seal commits to {sealed}")

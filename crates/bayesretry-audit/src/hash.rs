@@ -61,6 +61,17 @@ impl Hash {
         Hash(hasher.finalize().into())
     }
 
+    /// [`chain`](Hash::chain) over a canonical form given in two pieces (the
+    /// verifier hashes a line's bytes up to its hash field, then the closing
+    /// brace, without copying them together).
+    pub(crate) fn chain_pieces(prev: &Hash, first: &[u8], second: &[u8]) -> Hash {
+        let mut hasher = Sha256::new();
+        hasher.update(prev.0);
+        hasher.update(first);
+        hasher.update(second);
+        Hash(hasher.finalize().into())
+    }
+
     /// Writes the 64 lowercase hexadecimal digits into `out`.
     pub(crate) fn write_hex(&self, out: &mut Vec<u8>) {
         for byte in self.0 {

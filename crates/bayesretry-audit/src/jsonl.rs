@@ -166,8 +166,11 @@ impl<W: Durable> JsonlWriter<W> {
     ///
     /// A record whose line would be longer than the verifier's bound (64 KiB) is
     /// refused with [`Error::RecordTooLong`], and the log is left as it was. After
-    /// an I/O error the writer is poisoned: every later append fails with
-    /// [`Error::Poisoned`], since the file may end in a partial line.
+    /// an I/O error the writer is poisoned: every later call fails with
+    /// [`Error::Poisoned`], since the file may end in a partial line. An error
+    /// while syncing the entry just appended (or while writing out buffered
+    /// ones) leaves those entries in the writer's [`seal`](JsonlWriter::seal)
+    /// without saying whether they reached the file: reopen it to find out.
     pub fn append(&mut self, record: &Record) -> Result<Hash, Error> {
         if self.poisoned {
             return Err(Error::Poisoned);

@@ -10,6 +10,7 @@ mod hash;
 mod jsonl;
 mod log;
 mod record;
+mod scan;
 mod seal;
 mod trail;
 mod verify;

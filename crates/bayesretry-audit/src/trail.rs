@@ -1,11 +1,12 @@
 //! [`AuditTrail`]: a background writer fed by an [`AuditObserver`], so that a
 //! policy's decisions are logged without hashing or I/O on the call's path.
 
+use alloc::sync::Arc;
 use core::fmt;
 use core::num::NonZeroUsize;
 use core::sync::atomic::{AtomicU64, Ordering};
-use alloc::sync::Arc;
-use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use core::time::Duration;
+use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError, TrySendError};
 use std::thread::{self, JoinHandle};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -81,19 +82,55 @@ impl Clock for UnixClock {
     }
 }
 
+/// Endpoint names up to this many bytes travel inside the message.
+const INLINE_NAME: usize = 56;
+
+/// An endpoint name on its way to the writer: copied into the message when it
+/// is short (the usual case), so that the call's thread does not allocate and
+/// the writer's thread does not free what another thread allocated.
+enum Name {
+    Inline { len: u8, bytes: [u8; INLINE_NAME] },
+    Heap(Box<str>),
+}
+
+impl Name {
+    fn new(name: &str) -> Name {
+        let mut bytes = [0u8; INLINE_NAME];
+        match (bytes.get_mut(..name.len()), u8::try_from(name.len())) {
+            (Some(prefix), Ok(len)) => {
+                prefix.copy_from_slice(name.as_bytes());
+                Name::Inline { len, bytes }
+            }
+            _ => Name::Heap(name.into()),
+        }
+    }
+
+    fn into_string(self) -> String {
+        match self {
+            Name::Inline { len, bytes } => {
+                // a whole `str` was copied, so the bytes are UTF-8
+                String::from_utf8_lossy(bytes.get(..usize::from(len)).unwrap_or_default())
+                    .into_owned()
+            }
+            Name::Heap(name) => name.into(),
+        }
+    }
+}
+
 /// What travels from the observer to the writer: a record in its cheapest form
-/// (the class and the decision are `Copy`; only the endpoint is copied).
+/// (the class and the decision are `Copy`; the endpoint is copied, without
+/// allocating when short).
 enum Message {
     Decision {
         time_ms: u64,
-        endpoint: Box<str>,
+        endpoint: Name,
         attempt: u32,
         class: ErrorClass,
         decision: Decision,
     },
     Outcome {
         time_ms: u64,
-        endpoint: Box<str>,
+        endpoint: Name,
         attempt: u32,
         class: ErrorClass,
         success: bool,
@@ -141,6 +178,13 @@ impl fmt::Debug for AuditObserver {
 }
 
 impl AuditObserver {
+    /// Records dropped so far by this observer and every other of its trail:
+    /// the same count as [`AuditTrail::dropped`], readable from a clone kept
+    /// after the trail is gone.
+    pub fn dropped(&self) -> u64 {
+        self.counters.dropped.load(Ordering::Relaxed)
+    }
+
     fn offer(&self, message: Message) {
         match self.sender.try_send(message) {
             Ok(()) => {}
@@ -155,7 +199,7 @@ impl Observer for AuditObserver {
     fn on_decision(&self, decision: &Decision, ctx: &Context<'_>) {
         self.offer(Message::Decision {
             time_ms: self.clock.now_ms(),
-            endpoint: ctx.endpoint().into(),
+            endpoint: Name::new(ctx.endpoint()),
             attempt: ctx.attempt(),
             class: ctx.error_class(),
             decision: *decision,
@@ -165,7 +209,7 @@ impl Observer for AuditObserver {
     fn on_observe(&self, ctx: &Context<'_>, success: bool) {
         self.offer(Message::Outcome {
             time_ms: self.clock.now_ms(),
-            endpoint: ctx.endpoint().into(),
+            endpoint: Name::new(ctx.endpoint()),
             attempt: ctx.attempt(),
             class: ctx.error_class(),
             success,
@@ -182,6 +226,12 @@ impl Observer for AuditObserver {
 /// refused, and on [`finish`](AuditTrail::finish) stops the thread and gives the
 /// sink back. Dropping the trail stops the thread too (flushing the sink) but
 /// loses the sink and any error.
+///
+/// The thread polls its queue (every 1 to 10 ms when it is empty) instead of
+/// sleeping until woken, so that offering a record never costs the call a
+/// system call to wake it; a record reaches the sink within about 10 ms, and
+/// the sink is flushed (for a file: written to the operating system) each time
+/// the queue runs dry.
 ///
 /// # Default
 ///
@@ -330,7 +380,21 @@ impl<S: Sink> Drop for AuditTrail<S> {
     }
 }
 
+/// The writer's first wait on an empty queue.
+const MIN_IDLE: Duration = Duration::from_millis(1);
+/// The writer's longest wait on an empty queue: with the default capacity, a
+/// burst of up to about 1.6 million records a second after a quiet spell is
+/// absorbed without a drop.
+const MAX_IDLE: Duration = Duration::from_millis(10);
+
 /// The writer thread's state.
+///
+/// The writer polls its queue rather than blocking on it: a thread blocked on
+/// a channel must be woken by the sender, a system call on the call's path for
+/// every record; a polling writer leaves the sender a plain enqueue. It waits
+/// 1 ms when the queue runs dry, doubling up to 10 ms while it stays dry, so
+/// that an idle trail costs about a hundred wake-ups a second and a record
+/// reaches the sink within 10 ms.
 struct Writer<S> {
     sink: S,
     counters: Arc<Counters>,
@@ -343,9 +407,32 @@ struct Writer<S> {
 impl<S: Sink> Writer<S> {
     /// Appends until told to stop, or until every sender is gone.
     fn run(mut self, receiver: &Receiver<Message>) -> Result<S, Error> {
-        // each turn takes one message; the loop ends when the channel closes or
-        // a Stop arrives
-        while let Ok(message) = receiver.recv() {
+        let mut idle = MIN_IDLE;
+        let mut drained = true;
+        // each turn takes one message or waits; the loop ends when the channel
+        // closes or a Stop arrives
+        loop {
+            let message = match receiver.try_recv() {
+                Ok(message) => {
+                    idle = MIN_IDLE;
+                    drained = false;
+                    message
+                }
+                Err(TryRecvError::Empty) => {
+                    if !drained {
+                        // the queue ran dry: hand what was written to the
+                        // destination before waiting
+                        self.log_drops();
+                        let flushed = self.sink.flush();
+                        self.note(flushed);
+                        drained = true;
+                    }
+                    thread::sleep(idle);
+                    idle = (idle * 2).min(MAX_IDLE);
+                    continue;
+                }
+                Err(TryRecvError::Disconnected) => break,
+            };
             let record = match message {
                 Message::Decision {
                     time_ms,
@@ -356,7 +443,7 @@ impl<S: Sink> Writer<S> {
                 } => Record::new(
                     time_ms,
                     Event::Decision {
-                        endpoint: endpoint.into(),
+                        endpoint: endpoint.into_string(),
                         attempt,
                         error_class: class_name(class),
                         retry: decision.retry(),
@@ -374,7 +461,7 @@ impl<S: Sink> Writer<S> {
                 } => Record::new(
                     time_ms,
                     Event::Outcome {
-                        endpoint: endpoint.into(),
+                        endpoint: endpoint.into_string(),
                         attempt,
                         error_class: class_name(class),
                         success,

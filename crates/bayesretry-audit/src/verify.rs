@@ -12,6 +12,7 @@ use crate::canonical::{self, EventView, View};
 use crate::chain::Checker;
 use crate::error::Error;
 use crate::hash::{Hash, hex_digit};
+use crate::scan::{Scanned, scan};
 use crate::seal::Seal;
 
 /// The longest line, newline excluded, that a [`JsonlWriter`](crate::JsonlWriter)
@@ -163,10 +164,35 @@ impl Verifier {
     }
 }
 
-/// Parses one line (without its newline), rebuilds its canonical form into
-/// `canonical`, checks that the line is exactly that form with its hash, and
-/// steps the chain.
+/// Checks one line (without its newline): that it is an entry in canonical form
+/// with its hash, and that it continues the chain. A line the fast scanner
+/// recognises is hashed in place; any other is parsed as JSON and its canonical
+/// form rebuilt into `canonical`, to say what is wrong with it.
 fn check_line(
+    line: &[u8],
+    number: u64,
+    canonical: &mut Vec<u8>,
+    checker: &mut Checker,
+) -> Result<(), Error> {
+    let broken = |broken| Error::Broken {
+        line: number,
+        broken,
+    };
+    if let Some(Scanned { seq, body, hash }) = scan(line) {
+        // the line up to its hash field, and `}`: the canonical form
+        let before_hash = line.get(..body).unwrap_or_default();
+        return checker
+            .step_with(seq, &hash, |prev| {
+                Hash::chain_pieces(prev, before_hash, b"}")
+            })
+            .map_err(broken);
+    }
+    slow_check_line(line, number, canonical, checker)
+}
+
+/// The slow path of [`check_line`], for lines the scanner did not recognise:
+/// parses the line as JSON, to name what is wrong with it.
+fn slow_check_line(
     line: &[u8],
     number: u64,
     canonical: &mut Vec<u8>,
@@ -285,7 +311,7 @@ fn f64_bits(text: &str) -> Option<u64> {
     if bytes.len() != 16 {
         return None;
     }
-    bytes
-        .iter()
-        .try_fold(0u64, |bits, &c| Some((bits << 4) | u64::from(hex_digit(c)?)))
+    bytes.iter().try_fold(0u64, |bits, &c| {
+        Some((bits << 4) | u64::from(hex_digit(c)?))
+    })
 }

@@ -50,6 +50,13 @@ pub mod policy {
     pub use bayesretry_policy::*;
 }
 
+/// The SHA-256 hash-chained decision log: verifier, seals, and an observer that
+/// logs every decision of a `RetryPolicy` (`bayesretry-audit`; feature `audit`).
+#[cfg(feature = "audit")]
+pub mod audit {
+    pub use bayesretry_audit::*;
+}
+
 pub use bayesretry_beta::Beta;
 pub use bayesretry_cost::CostModel;
 pub use bayesretry_decision::{Decision, DecisionEngine, Reason, Situation, Strategy};
