@@ -8,7 +8,7 @@ use std::sync::{Mutex, PoisonError};
 use std::thread;
 
 use bayesretry_sim::{
-    Interval, RunResult, Scenario, VALUE_RATIOS, goals, goals_markdown, policies, run_seed,
+    Interval, RunResult, Scenario, VALUE_RATIOS, goals, goals_markdown, policies_with, run_seed,
     scenario_markdown,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -31,7 +31,7 @@ pub(crate) fn run_bench(args: &BenchArgs, out: &mut Output<'_>) -> Result<(), Er
     } else {
         args.scenario.clone()
     };
-    let results = run_suite(&scenarios, args.seeds, args.max_attempts)?;
+    let results = run_suite(&scenarios, args.seeds, args.max_attempts, args.tuned)?;
     if let Some(dir) = &args.plot {
         plot_all(dir, &scenarios, &results)?;
     }
@@ -47,6 +47,15 @@ pub(crate) fn run_bench(args: &BenchArgs, out: &mut Output<'_>) -> Result<(), Er
         text.push_str("Goals for BR-G, BayesRetry's default (greedy):\n\n");
         text.push_str(&goals_markdown(&checked));
     }
+    let adjusted = if args.tuned {
+        goals(&results, "BR-G+")
+    } else {
+        Vec::new()
+    };
+    if !adjusted.is_empty() {
+        text.push_str("\nGoals for BR-G+, the adjusted configuration:\n\n");
+        text.push_str(&goals_markdown(&adjusted));
+    }
     out.text(&text)
 }
 
@@ -60,8 +69,9 @@ fn run_suite(
     scenarios: &[Scenario],
     seeds: u64,
     max_attempts: u32,
+    tuned: bool,
 ) -> Result<Vec<RunResult>, Error> {
-    let specs = policies(max_attempts);
+    let specs = policies_with(max_attempts, tuned);
     let jobs: Vec<(Scenario, u64)> = scenarios
         .iter()
         .flat_map(|&s| (1..=seeds).map(move |seed| (s, seed)))

@@ -58,7 +58,15 @@ fn one_scenario_and_seed_prints_the_tables_and_draws_the_sweep() {
 #[test]
 fn json_holds_one_result_per_policy_and_seed() {
     let run = bayesretry(
-        &["bench", "--scenario", "S4", "--seeds", "2", "--json"],
+        &[
+            "bench",
+            "--scenario",
+            "S4",
+            "--seeds",
+            "2",
+            "--json",
+            "--tuned",
+        ],
         b"",
     );
     assert_eq!(run.code, 0, "{run:#?}");
@@ -74,6 +82,10 @@ fn json_holds_one_result_per_policy_and_seed() {
         .unwrap();
     // nothing ever succeeds on a hard-down endpoint
     assert_eq!(greedy["pooled"]["successes"], 0);
+    assert!(
+        results.iter().any(|r| r["policy"] == "BR-G+"),
+        "--tuned adds BR-G+"
+    );
 }
 
 #[test]
