@@ -85,8 +85,9 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 ///    budget then refuses, the call stops with [`RetryError::BudgetExhausted`]
 ///    and `on_exhausted` sees that. The policy's observer
 ///    ([`Observer::on_decision`](crate::Observer::on_decision)) is told once per
-///    failure, after the budget, of the decision the call acts on: a retry the
-///    budget refuses reaches it as that stop, never as a retry.
+///    failure, after the veto and the budget, of the decision the call acts on:
+///    a retry the budget refuses reaches it as that stop, a vetoed one as a stop
+///    with [`Reason::Vetoed`], never as a retry.
 /// 4. `on_exhausted(error)`: once, when the call gives up after a retryable
 ///    failure (not for a permanent error or a cancellation).
 ///
@@ -386,7 +387,12 @@ impl<'a> Attempts<'a> {
                 .and_then(|h| h.veto.as_mut())
                 .is_some_and(|hook| !hook(&info));
         let mut decision = decision;
-        if decision.retry() && !vetoed {
+        if vetoed {
+            // the observer and the log see the stop that happens, not the retry
+            // the engine proposed
+            decision = Decision::stop(Reason::Vetoed);
+        }
+        if decision.retry() {
             // charged only now that the retry is really made: a veto spends nothing
             if let Some(budget) = &inner.budget {
                 if budget.try_spend(now_ms, 1).is_err() {
@@ -402,7 +408,7 @@ impl<'a> Attempts<'a> {
             endpoint = self.endpoint,
             attempt = self.attempt,
             error_class = %class,
-            retry = decision.retry() && !vetoed,
+            retry = decision.retry(),
             reason = %decision.reason(),
             vetoed,
             probability = decision.probability(),
@@ -411,7 +417,7 @@ impl<'a> Attempts<'a> {
             "retry decision"
         );
         let attempts = self.attempt;
-        if decision.retry() && !vetoed {
+        if decision.retry() {
             return Step::Retry(delay, err);
         }
         let stop = match (err, decision.reason()) {

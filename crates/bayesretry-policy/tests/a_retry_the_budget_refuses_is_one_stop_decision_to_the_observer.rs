@@ -1,6 +1,7 @@
 //! When every check passes but the retry budget then refuses the retry, the
 //! observer sees one decision for that failure — the stop the call really
-//! made — and not a retry that never happened followed by the stop.
+//! made — and not a retry that never happened followed by the stop. A retry the
+//! caller vetoes is likewise one stop, with the reason `Vetoed`.
 
 #![allow(
     clippy::unwrap_used,
@@ -98,4 +99,27 @@ fn a_retry_the_budget_allows_is_seen_once_as_a_retry() {
     assert_eq!(answer.ok(), Some(2));
     let seen = decisions.0.lock().unwrap().clone();
     assert_eq!(seen, [(Reason::Fixed, true)]);
+}
+
+#[test]
+fn a_vetoed_retry_is_seen_once_as_a_vetoed_stop() {
+    let decisions = Decisions::default();
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(3)
+        .with_virtual_time(VirtualSleeper::new(ManualClock::new(0)))
+        .with_observer(decisions.clone())
+        .build()
+        .unwrap();
+
+    let vetoed = policy
+        .call("api")
+        .should_retry(|_| false)
+        .run_blocking(|_| Err::<u32, _>(HttpStatus(503)));
+    assert!(
+        matches!(vetoed, Err(RetryError::Stopped { attempts: 1, .. })),
+        "{vetoed:?}"
+    );
+    let seen = decisions.0.lock().unwrap().clone();
+    assert_eq!(seen, [(Reason::Vetoed, false)]);
 }
