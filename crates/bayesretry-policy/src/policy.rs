@@ -35,12 +35,15 @@ pub const MAX_UNCOUNTED_FAILURES: u32 = 16;
 /// The half-life of the evidence of the breaker a [`Builder`] gives each
 /// endpoint by default: outcomes older than a few of these barely count.
 pub const DEFAULT_BREAKER_HALF_LIFE: Duration = Duration::from_secs(10);
+/// The longest the breaker a [`Builder`] gives each endpoint by default stays
+/// open before it lets a probe through: its first cooldown, and every later one.
+pub const DEFAULT_BREAKER_MAX_COOLDOWN: Duration = Duration::from_secs(10);
 /// The range the default breaker's `open_below` is clamped to (see
 /// [`default_breaker`]).
 pub const DEFAULT_OPEN_BELOW_RANGE: (f64, f64) = (0.05, 0.5);
 
 /// The breaker a [`Builder`] gives each endpoint unless told otherwise, for the
-/// policy's cost model: `bayesretry_breaker::Config::new()` with two changes.
+/// policy's cost model: `bayesretry_breaker::Config::new()` with three changes.
 ///
 /// - `open_below` is the cost model's break-even probability `c / V`, clamped to
 ///   [`DEFAULT_OPEN_BELOW_RANGE`]: the breaker opens once the endpoint's success
@@ -54,6 +57,11 @@ pub const DEFAULT_OPEN_BELOW_RANGE: (f64, f64) = (0.05, 0.5);
 ///   without decay, minutes of healthy traffic stand behind the posterior and an
 ///   overload or outage cannot move its upper bound for a long time; with it,
 ///   the breaker reads the last half-minute or so.
+/// - the cooldown stays at 10 s ([`DEFAULT_BREAKER_MAX_COOLDOWN`]) instead of
+///   doubling to 5 minutes after each failed probe: a breaker whose evidence
+///   fades opens in every long outage, and a doubled cooldown would keep
+///   refusing calls for minutes after the endpoint came back. One probe every
+///   10 s on an endpoint that stays down costs little.
 ///
 /// ```
 /// use bayesretry_cost::CostModel;
@@ -61,6 +69,7 @@ pub const DEFAULT_OPEN_BELOW_RANGE: (f64, f64) = (0.05, 0.5);
 /// let breaker = default_breaker(&CostModel::new(10.0, 1.0).unwrap());
 /// assert_eq!(breaker.open_below(), 0.1);
 /// assert_eq!(breaker.half_life_ms(), Some(10_000));
+/// assert_eq!(breaker.max_cooldown_ms(), 10_000);
 /// // clamped: a success worth 1000 attempts still opens below 5 %
 /// assert_eq!(default_breaker(&CostModel::new(1000.0, 1.0).unwrap()).open_below(), 0.05);
 /// ```
@@ -68,10 +77,13 @@ pub fn default_breaker(cost_model: &CostModel) -> bayesretry_breaker::Config {
     let (low, high) = DEFAULT_OPEN_BELOW_RANGE;
     // finite: a cost model's success value is finite and above zero
     let open_below = cost_model.break_even_probability().clamp(low, high);
-    let half_life_ms = u64::try_from(DEFAULT_BREAKER_HALF_LIFE.as_millis()).unwrap_or(u64::MAX);
+    let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+    let cooldown_ms = millis(DEFAULT_BREAKER_MAX_COOLDOWN);
     bayesretry_breaker::Config::new()
         .with_open_below(open_below)
-        .with_half_life_ms(half_life_ms)
+        .with_half_life_ms(millis(DEFAULT_BREAKER_HALF_LIFE))
+        .with_cooldown_ms(cooldown_ms)
+        .with_max_cooldown_ms(cooldown_ms)
 }
 
 /// Decides, after each failed attempt, whether another one is worth it, and runs
@@ -366,23 +378,27 @@ impl RetryPolicy {
 ///   honoured, a longer one stops the call;
 /// - a breaker per endpoint, [`default_breaker`] for the cost model: the
 ///   breaker crate's defaults (95 % credible upper bound, at least 10 outcomes,
-///   10 s cooldown doubling to 5 min, one probe) except that it opens when the
-///   endpoint's success rate is credibly below the break-even `c / V` (0.1 with
-///   the default cost model; clamped to 0.05–0.5), and that its evidence halves
-///   every [`DEFAULT_BREAKER_HALF_LIFE`] = 10 s. Why: an endpoint that succeeds
-///   less often than break-even loses value on *every* attempt, the first one
-///   included, and only the breaker can decline a first attempt; with the
-///   breaker crate's own 0.05 the policy kept calling endpoints it knew did not
-///   pay. And without decay, after minutes of healthy traffic thousands of
-///   successes pin the bound high, so an overload (where timed-out work keeps the
-///   queue full) or an outage takes minutes to open the breaker, and an
-///   overloaded server stays overloaded after its trigger has passed; with a
-///   10 s half-life the breaker reads roughly the last half-minute, opens within
-///   seconds of failures taking over and lets the backlog drain. The decision
-///   benchmark (docs/BENCHMARKS.md, `bayesretry-sim`) measured both on 60
-///   seeds: net value at V/c 2 on a mixed stream, and no metastable cell in
-///   the retry-storm sweep, with no refused call to a healthy shard. A breaker
-///   set with [`with_breaker`](Builder::with_breaker) is used as given, and
+///   one probe) with three changes. It opens when the endpoint's success rate is
+///   credibly below the break-even `c / V` (0.1 with the default cost model;
+///   clamped to 0.05–0.5), its evidence halves every
+///   [`DEFAULT_BREAKER_HALF_LIFE`] = 10 s, and its cooldown stays at 10 s. Why:
+///   an endpoint that succeeds less often than break-even loses value on
+///   *every* attempt, the first one included, and only the breaker can decline
+///   a first attempt; with the breaker crate's own 0.05 the policy kept calling
+///   endpoints it knew did not pay. Without decay, after minutes of healthy
+///   traffic thousands of successes pin the bound high, so an overload (where
+///   abandoned work keeps the queue full) cannot open the breaker for minutes
+///   and the server stays overloaded after the trigger has passed; with a 10 s
+///   half-life the breaker reads roughly the last half-minute, opens within
+///   seconds of failures taking over, and lets the backlog drain. Because it
+///   now opens in every long outage, its cooldown does not double: a 5-minute
+///   cooldown would refuse calls long after the endpoint came back. The price:
+///   after an outage ends, calls are refused for up to one cooldown (about 12 s
+///   until the success rate is back, against 1 s without a breaker), and an
+///   endpoint that sees fewer than a few calls a second gathers too little
+///   recent evidence to open at 0.05. The decision benchmark
+///   (docs/BENCHMARKS.md, `bayesretry-sim`) has the figures. A breaker set with
+///   [`with_breaker`](Builder::with_breaker) is used as given, and
 ///   [`without_breaker`](Builder::without_breaker) turns it off;
 /// - no budget;
 /// - [`SystemClock`], [`TokioSleeper`](crate::TokioSleeper) (with the `tokio`
