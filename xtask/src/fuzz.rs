@@ -11,7 +11,12 @@
 use crate::step::Step;
 
 /// Every target of `fuzz/Cargo.toml`, in the order they run.
-pub(crate) const TARGETS: &[&str] = &["special_functions", "snapshot_json"];
+pub(crate) const TARGETS: &[&str] = &[
+    "special_functions",
+    "snapshot_json",
+    "audit_verify",
+    "replay_outcomes",
+];
 
 /// How long CI runs each target.
 pub(crate) const SMOKE_SECONDS: u32 = 30;

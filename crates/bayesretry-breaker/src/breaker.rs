@@ -268,9 +268,51 @@ impl Breaker {
         }
     }
 
+    /// Hands back the slot of a probe that ended without an outcome about the
+    /// endpoint — a permanent error such as a 404, which says nothing on
+    /// whether the endpoint is back, or a call given up before it was made.
+    ///
+    /// Half-open, the breaker hands out at most
+    /// [`max_probes`](crate::Config::max_probes) probes per round and waits
+    /// for their results; a probe that never reports would hold its slot until
+    /// the round is given up, a cooldown later, and every call meanwhile is
+    /// refused. Releasing it lets the next call probe at once. Closed or open,
+    /// this does nothing.
+    ///
+    /// ```
+    /// use bayesretry_breaker::{Admission, Config, State};
+    ///
+    /// let mut breaker = Config::new().build().unwrap();
+    /// for t in 0..100 {
+    ///     let _ = breaker.record(t, false);
+    /// }
+    /// let State::Open { until_ms: half_open_at } = breaker.state() else {
+    ///     panic!("a hundred failures open the breaker");
+    /// };
+    /// assert!(matches!(breaker.check(half_open_at), Admission::Probe { .. }));
+    /// assert!(!breaker.check(half_open_at).is_allowed()); // the one probe is out
+    /// breaker.release_probe();
+    /// assert!(matches!(breaker.check(half_open_at), Admission::Probe { .. }));
+    /// ```
+    pub fn release_probe(&mut self) {
+        if let State::HalfOpen {
+            since_ms,
+            probes,
+            successes,
+        } = self.state
+        {
+            self.state = State::HalfOpen {
+                since_ms,
+                probes: probes.saturating_sub(1),
+                successes,
+            };
+        }
+    }
+
     /// Adds `count` successes to the evidence, as evidence only: no probe result,
     /// no transition. Used for successes counted without the lock (no half-life,
-    /// so no time is needed).
+    /// so no time is needed). Only the shared breaker counts so.
+    #[cfg(feature = "std")]
     pub(crate) fn absorb_successes(&mut self, count: u64) {
         self.evidence.observe_successes(count);
     }

@@ -80,6 +80,7 @@ impl Evidence {
     }
 
     /// Adds `count` successes at once (saturating at `f64::MAX`).
+    #[cfg(feature = "std")]
     pub(crate) fn observe_successes(&mut self, count: u64) {
         self.successes = (self.successes + count as f64).min(f64::MAX);
     }

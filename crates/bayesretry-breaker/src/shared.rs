@@ -139,6 +139,14 @@ impl SharedBreaker {
         false
     }
 
+    /// Hands back the slot of a probe that ended without an outcome; see
+    /// [`Breaker::release_probe`]. Takes the lock only when half-open.
+    pub fn release_probe(&self) {
+        if self.gate.load(Ordering::Acquire) == GATE_LOCKED {
+            self.update(Breaker::release_probe);
+        }
+    }
+
     /// Closes the breaker and forgets its evidence; see [`Breaker::reset`].
     pub fn reset(&self, now_ms: u64) {
         self.update(|breaker| breaker.reset(now_ms));

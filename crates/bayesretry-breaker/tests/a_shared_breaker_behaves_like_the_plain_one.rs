@@ -112,3 +112,36 @@ fn a_closed_breaker_reads_no_time_and_loses_no_success() {
     });
     assert!(read);
 }
+
+#[test]
+fn a_released_probe_slot_is_handed_out_again_by_both() {
+    let shared = SharedBreaker::new(config().build().unwrap());
+    let mut plain = config().build().unwrap();
+    // closed: releasing changes nothing
+    shared.release_probe();
+    plain.release_probe();
+    assert_eq!(shared.snapshot(), plain);
+    for t in 0..100 {
+        assert_eq!(shared.record(t, false), plain.record(t, false));
+    }
+    let State::Open { until_ms } = plain.state() else {
+        panic!("a hundred failures open the breaker");
+    };
+    // half-open: every probe slot handed out, then one released
+    for _ in 0..3 {
+        assert_eq!(shared.check(until_ms), plain.check(until_ms));
+    }
+    assert!(!shared.check(until_ms).is_allowed());
+    assert!(!plain.check(until_ms).is_allowed());
+    shared.release_probe();
+    plain.release_probe();
+    assert_eq!(shared.snapshot(), plain);
+    assert_eq!(
+        shared.check(until_ms),
+        Admission::Probe { half_opened: false }
+    );
+    assert_eq!(
+        plain.check(until_ms),
+        Admission::Probe { half_opened: false }
+    );
+}

@@ -30,6 +30,11 @@ pub enum Reason {
     /// Every hard check passed and the caller retries on a fixed count, without
     /// reading a posterior (classic mode): retry. See [`Decision::retry_fixed`].
     Fixed,
+    /// The engine would have retried, but the caller's own veto (the run loop's
+    /// `should_retry` hook) stopped it. The engine never gives this reason; the
+    /// run loop reports it, so an observer or an audit log sees the stop that
+    /// really happened.
+    Vetoed,
 }
 
 impl Reason {
@@ -57,6 +62,7 @@ impl fmt::Display for Reason {
             Reason::PermanentError => "permanent error",
             Reason::RetryAfterBeyondLimit => "retry-after beyond limit",
             Reason::Fixed => "fixed count, every check passed",
+            Reason::Vetoed => "vetoed by the caller",
         })
     }
 }

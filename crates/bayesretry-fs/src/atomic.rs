@@ -10,12 +10,16 @@ use crate::identity::FileId;
 /// Options that create files readable and writable by their owner only
 /// (mode 0600 on Unix; the process's umask can only remove bits from it).
 pub(crate) fn create_options() -> OpenOptions {
-    let mut options = OpenOptions::new();
+    // Rebound rather than `let mut`, which would be an unused `mut` (a
+    // warning, an error under `-D warnings`) where there is no mode to set.
+    let options = OpenOptions::new();
     #[cfg(unix)]
-    {
+    let options = {
         use std::os::unix::fs::OpenOptionsExt;
+        let mut options = options;
         options.mode(0o600);
-    }
+        options
+    };
     options
 }
 
@@ -55,7 +59,11 @@ pub(crate) fn rotate_backup(
     if fs::hard_link(primary, backup_temp).is_err() {
         fs::copy(primary, backup_temp).map_err(|e| Error::io("copy to the backup", primary, e))?;
         restrict(backup_temp)?;
-        File::open(backup_temp)
+        // Opened for writing: Windows flushes a file's buffers only through a
+        // handle with write access (a read-only one is refused).
+        OpenOptions::new()
+            .write(true)
+            .open(backup_temp)
             .and_then(|file| file.sync_all())
             .map_err(|e| Error::io("fsync", backup_temp, e))?;
     }

@@ -203,7 +203,9 @@ impl FileStore {
     ///
     /// [`Error::FutureVersion`] (and nothing written) if the file holds a
     /// snapshot of a newer format, which a save by an older release must not
-    /// destroy; [`Error::Io`] if a step fails, in which case the file and its
+    /// destroy; [`Error::Io`] (and nothing written) if the file exists but
+    /// cannot be read, so it could not be kept as the backup; [`Error::Io`] if
+    /// a step fails, in which case the file and its
     /// backup are as they were or hold complete snapshots.
     pub fn save(&self, snapshot: &Snapshot) -> Result<(), Error> {
         let json = snapshot.to_json();
@@ -219,20 +221,29 @@ impl FileStore {
     /// Merging keeps, per (context, writer), the entry with the larger
     /// sequence number: it is commutative, associative and idempotent, so
     /// processes saving in any order, any number of times, lose no evidence
-    /// and count none twice. If the file cannot be read the backup is merged
-    /// instead (and the bad file is not rotated into the backup); the returned
-    /// [`Merged::origin`] says so.
+    /// and count none twice. If the file is missing or bad (empty, truncated,
+    /// not JSON, the wrong schema) the backup is merged instead (and the bad
+    /// file is not rotated into the backup); the returned [`Merged::origin`]
+    /// says so.
     ///
     /// # Errors
     ///
-    /// [`Error::FutureVersion`] if the file is of a newer format and
-    /// [`Error::Unrecoverable`] if neither the file nor the backup can be read:
-    /// in both cases nothing is written, since writing would lose evidence.
-    /// [`Error::Io`] as for [`save`](FileStore::save).
+    /// [`Error::FutureVersion`] if the file is of a newer format,
+    /// [`Error::Io`] if it exists but cannot be read (it is not known to be
+    /// bad), and [`Error::Unrecoverable`] if neither the file nor the backup
+    /// can be read: in these cases nothing is written, since writing would
+    /// lose evidence. [`Error::Io`] as for [`save`](FileStore::save).
     pub fn save_merged(&self, snapshot: &Snapshot) -> Result<Merged, Error> {
         let _lock = SaveLock::acquire(&self.lock)?;
         let (mut on_disk, mut origin) = self.read_with_fallback()?;
-        if matches!(origin.primary_error, Some(Error::FutureVersion { .. })) {
+        // A newer format must not be destroyed, and a file that could not be
+        // read (permissions, too many open files, a failing disk) may well be
+        // good, holding evidence the backup lacks: only a missing or bad file
+        // is replaced by the backup's merge.
+        if matches!(
+            origin.primary_error,
+            Some(Error::FutureVersion { .. } | Error::Io { .. })
+        ) {
             if let Some(error) = origin.primary_error.take() {
                 return Err(error);
             }
@@ -294,6 +305,8 @@ impl FileStore {
     /// # Errors
     ///
     /// [`Error::FutureVersion`]: the file must not be overwritten.
+    /// [`Error::Io`]: the file cannot be read, so whether it is good is not
+    /// known, and replacing it without keeping it could lose it.
     fn primary_is_good(&self) -> Result<bool, Error> {
         let metadata = match fs::metadata(&self.primary) {
             Ok(metadata) => metadata,
@@ -308,7 +321,7 @@ impl FileStore {
                 self.remember(loaded.id);
                 Ok(true)
             }
-            Err(error @ Error::FutureVersion { .. }) => Err(error),
+            Err(error @ (Error::FutureVersion { .. } | Error::Io { .. })) => Err(error),
             Err(_) => Ok(false),
         }
     }

@@ -2,7 +2,7 @@
 
 use core::fmt;
 use std::fs::File;
-use std::io::Read;
+use std::io::{self, Read};
 use std::path::Path;
 
 use bayesretry_store::Snapshot;
@@ -29,8 +29,18 @@ pub(crate) struct Loaded {
 pub(crate) fn read_file(path: &Path) -> Result<Loaded, Error> {
     let mut file = File::open(path).map_err(|e| Error::io("read", path, e))?;
     let metadata = file.metadata().map_err(|e| Error::io("read", path, e))?;
-    let capacity = usize::try_from(metadata.len()).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(capacity);
+    // The length is only a hint, and a file's to claim: a sparse file of
+    // terabytes would make `Vec::with_capacity` abort the process. A failed
+    // reservation is an error like any failed read.
+    let capacity = usize::try_from(metadata.len()).unwrap_or(usize::MAX);
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(capacity).map_err(|e| {
+        Error::io(
+            "read",
+            path,
+            io::Error::new(io::ErrorKind::OutOfMemory, e.to_string()),
+        )
+    })?;
     file.read_to_end(&mut bytes)
         .map_err(|e| Error::io("read", path, e))?;
     let (snapshot, migrated_from) = parse(path, &bytes)?;

@@ -83,11 +83,19 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 ///    when the retry is really going to be made: a vetoed retry spends nothing.
 ///    So the decision the hooks see is the engine's, before the budget; if the
 ///    budget then refuses, the call stops with [`RetryError::BudgetExhausted`]
-///    and `on_exhausted` sees that.
+///    and `on_exhausted` sees that. The policy's observer
+///    ([`Observer::on_decision`](crate::Observer::on_decision)) is told once per
+///    failure, after the veto and the budget, of the decision the call acts on:
+///    a retry the budget refuses reaches it as that stop, a vetoed one as a stop
+///    with [`Reason::Vetoed`], never as a retry.
 /// 4. `on_exhausted(error)`: once, when the call gives up after a retryable
 ///    failure (not for a permanent error or a cancellation).
 ///
-/// A permanent error ends the call before any hook runs.
+/// A permanent error ends the call before any hook runs. It is not a failure
+/// of the endpoint, so the breaker does not count it; if the attempt was a
+/// half-open breaker's probe, the probe's slot is handed back
+/// ([`SharedBreaker::release_probe`](bayesretry_breaker::SharedBreaker::release_probe)),
+/// so the next call may probe at once.
 #[must_use = "a call does nothing until run"]
 pub struct Call<'a, E> {
     policy: &'a RetryPolicy,
@@ -216,6 +224,8 @@ struct Attempts<'a> {
     counted: u32,
     /// The context of the last failure, whose next attempt is pending.
     previous: Option<(u32, ErrorClass)>,
+    /// Whether the attempt under way is a half-open breaker's probe.
+    probe: bool,
 }
 
 impl<'a> Attempts<'a> {
@@ -237,6 +247,7 @@ impl<'a> Attempts<'a> {
             attempt: 0,
             counted: 0,
             previous: None,
+            probe: false,
         }
     }
 
@@ -248,12 +259,16 @@ impl<'a> Attempts<'a> {
         let inner = self.inner;
         if let Some(state) = &self.state {
             let mut now = None;
-            if let bayesretry_breaker::Admission::Rejected { until_ms } = state
+            match state
                 .breaker
                 .check_with(|| *now.get_or_insert_with(|| inner.now_ms()))
             {
-                let now_ms = now.unwrap_or_else(|| inner.now_ms());
-                return Err(Some(Duration::from_millis(until_ms.saturating_sub(now_ms))));
+                bayesretry_breaker::Admission::Rejected { until_ms } => {
+                    let now_ms = now.unwrap_or_else(|| inner.now_ms());
+                    return Err(Some(Duration::from_millis(until_ms.saturating_sub(now_ms))));
+                }
+                bayesretry_breaker::Admission::Probe { .. } => self.probe = true,
+                _ => self.probe = false,
             }
         }
         if self.attempt == 0 {
@@ -295,6 +310,11 @@ impl<'a> Attempts<'a> {
         let (class, err) = match (classification.error_class(), err) {
             (Some(class), err) => (class, err),
             (None, Some(err)) => {
+                // A permanent error says nothing about whether the endpoint
+                // is back: a probe's slot is handed back, not spent.
+                if let (true, Some(state)) = (self.probe, &self.state) {
+                    state.breaker.release_probe();
+                }
                 if let Some((attempt, class)) = self.previous.take() {
                     inner.observe(&Context::new(self.endpoint, attempt, class), false, now_ms);
                 }
@@ -342,10 +362,11 @@ impl<'a> Attempts<'a> {
             situation = situation.with_deadline_ms(deadline_ms);
         }
         let hard_cap = inner.max_attempts.saturating_add(MAX_UNCOUNTED_FAILURES);
+        // The observer is told below, once, of the decision the call acts on.
         let decision = if self.attempt >= hard_cap {
-            inner.stop(Reason::MaxAttempts, &ctx)
+            Decision::stop(Reason::MaxAttempts)
         } else {
-            inner.decide(&ctx, &situation, now_ms)
+            inner.judge(&ctx, &situation, now_ms)
         };
 
         let info = FailedAttempt {
@@ -366,22 +387,28 @@ impl<'a> Attempts<'a> {
                 .and_then(|h| h.veto.as_mut())
                 .is_some_and(|hook| !hook(&info));
         let mut decision = decision;
-        if decision.retry() && !vetoed {
+        if vetoed {
+            // the observer and the log see the stop that happens, not the retry
+            // the engine proposed
+            decision = Decision::stop(Reason::Vetoed);
+        }
+        if decision.retry() {
             // charged only now that the retry is really made: a veto spends nothing
             if let Some(budget) = &inner.budget {
                 if budget.try_spend(now_ms, 1).is_err() {
                     // every hard check passed, so the budget is the first to stop it
-                    decision = inner.stop(Reason::BudgetExhausted, &ctx);
+                    decision = Decision::stop(Reason::BudgetExhausted);
                 }
             }
         }
+        inner.report(&decision, &ctx);
         #[cfg(feature = "tracing")]
         tracing::event!(
             tracing::Level::DEBUG,
             endpoint = self.endpoint,
             attempt = self.attempt,
             error_class = %class,
-            retry = decision.retry() && !vetoed,
+            retry = decision.retry(),
             reason = %decision.reason(),
             vetoed,
             probability = decision.probability(),
@@ -390,7 +417,7 @@ impl<'a> Attempts<'a> {
             "retry decision"
         );
         let attempts = self.attempt;
-        if decision.retry() && !vetoed {
+        if decision.retry() {
             return Step::Retry(delay, err);
         }
         let stop = match (err, decision.reason()) {

@@ -39,7 +39,13 @@ struct Shared {
 #[derive(Debug, Default)]
 struct State {
     reason: Option<String>,
-    wakers: Vec<Waker>,
+    /// The wakers of the pending [`Cancelled`] futures, by registration. A
+    /// future takes its own out when dropped, so a token that lives as long as
+    /// the program (one shutdown signal for every call) holds only the wakers
+    /// of the calls waiting now, not one for every sleep it ever ended.
+    wakers: Vec<(u64, Waker)>,
+    /// The next registration number.
+    next: u64,
 }
 
 impl CancelToken {
@@ -60,7 +66,7 @@ impl CancelToken {
             core::mem::take(&mut state.wakers)
         };
         self.inner.cancelled.notify_all();
-        for waker in wakers {
+        for (_, waker) in wakers {
             waker.wake();
         }
     }
@@ -102,7 +108,10 @@ impl CancelToken {
 
     /// A future that completes with the reason when the token is cancelled.
     pub fn cancelled(&self) -> Cancelled<'_> {
-        Cancelled { token: self }
+        Cancelled {
+            token: self,
+            registered: None,
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -118,19 +127,94 @@ impl CancelToken {
 #[must_use = "futures do nothing unless polled"]
 pub struct Cancelled<'a> {
     token: &'a CancelToken,
+    /// This future's registration among the token's wakers, once polled.
+    registered: Option<u64>,
 }
 
 impl Future for Cancelled<'_> {
     type Output = String;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<String> {
-        let mut state = self.token.lock();
+        let this = self.get_mut();
+        let mut state = this.token.lock();
         if let Some(reason) = &state.reason {
             return Poll::Ready(reason.clone());
         }
-        if !state.wakers.iter().any(|w| w.will_wake(cx.waker())) {
-            state.wakers.push(cx.waker().clone());
+        let current = this
+            .registered
+            .and_then(|id| state.wakers.iter_mut().find(|(at, _)| *at == id));
+        match current {
+            Some((_, waker)) => waker.clone_from(cx.waker()),
+            None => {
+                let id = state.next;
+                state.next = state.next.wrapping_add(1);
+                state.wakers.push((id, cx.waker().clone()));
+                this.registered = Some(id);
+            }
         }
         Poll::Pending
+    }
+}
+
+impl Drop for Cancelled<'_> {
+    /// Takes this future's waker out of the token: a call whose sleep ended
+    /// without a cancellation leaves nothing behind.
+    fn drop(&mut self) {
+        if let Some(id) = self.registered {
+            let mut state = self.token.lock();
+            if let Some(at) = state.wakers.iter().position(|(at, _)| *at == id) {
+                drop(state.wakers.swap_remove(at));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::sync::Arc;
+    use alloc::task::Wake;
+    use core::future::Future;
+    use core::pin::pin;
+    use core::task::{Context, Poll, Waker};
+
+    use super::CancelToken;
+
+    /// A waker of its own, so that no two are alike.
+    struct Task;
+
+    impl Wake for Task {
+        fn wake(self: Arc<Self>) {}
+    }
+
+    #[test]
+    fn a_long_lived_token_keeps_only_the_wakers_of_pending_futures() {
+        let token = CancelToken::new();
+        for _ in 0..1_000 {
+            let waker = Waker::from(Arc::new(Task));
+            let mut cx = Context::from_waker(&waker);
+            let mut cancelled = pin!(token.cancelled());
+            assert!(cancelled.as_mut().poll(&mut cx).is_pending());
+            // polled again, by another task: still one registration
+            let other = Waker::from(Arc::new(Task));
+            assert!(
+                cancelled
+                    .as_mut()
+                    .poll(&mut Context::from_waker(&other))
+                    .is_pending()
+            );
+            assert_eq!(token.lock().wakers.len(), 1);
+        }
+        assert_eq!(token.lock().wakers.len(), 0);
+
+        // a pending future is still woken, and sees the reason
+        let waker = Waker::from(Arc::new(Task));
+        let mut cx = Context::from_waker(&waker);
+        let mut cancelled = pin!(token.cancelled());
+        assert!(cancelled.as_mut().poll(&mut cx).is_pending());
+        token.cancel("stop");
+        assert_eq!(
+            cancelled.as_mut().poll(&mut cx),
+            Poll::Ready(String::from("stop"))
+        );
     }
 }

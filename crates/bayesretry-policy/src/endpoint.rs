@@ -55,13 +55,17 @@ impl EndpointState {
 ///
 /// A name whose slot another name owns goes to the overflow tier, a map behind
 /// a mutex, bounded at `OVERFLOW_MAX` names: when it is full, one entry is let
-/// go (its breaker starts over if the name comes back). A handle
-/// ([`Endpoint`]) finds its state once and keeps it, so even an overflow name
-/// pays for the lock only when the handle is made.
+/// go — an arbitrary one, not the least recently used — and its breaker starts
+/// over if the name comes back. A handle ([`Endpoint`]) finds its state once
+/// and keeps it, so an overflow name pays for the lock only when the handle is
+/// made — until the map lets its entry go: from then on every call through
+/// that handle looks the name up again, under the lock.
 ///
-/// A name owns its slot or its overflow entry for good (slots are never
-/// freed, and a name goes to the overflow map only when its slot is owned by
-/// another name), so a name always finds the same state.
+/// A name owns its slot for good (slots are never freed, and a name goes to
+/// the overflow map only when its slot is owned by another name), so a front
+/// name always finds the same state. An overflow name finds the same state
+/// until its entry is let go, then a fresh one. No name ever finds another
+/// name's state.
 pub(crate) struct Endpoints {
     template: Breaker,
     hasher: foldhash::fast::FixedState,

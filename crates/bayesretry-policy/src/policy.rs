@@ -9,7 +9,7 @@ use bayesretry_backoff::{Backoff, Jitter};
 use bayesretry_breaker::State;
 use bayesretry_budget::Budget;
 use bayesretry_cost::CostModel;
-use bayesretry_decision::{Decision, DecisionEngine, Reason, Situation, Strategy};
+use bayesretry_decision::{Decision, DecisionEngine, Situation, Strategy};
 use bayesretry_store::{Context, HalfLife, MemoryStore, PosteriorStore, StoreConfig};
 
 use crate::call::{Call, Classifier, Retried};
@@ -135,7 +135,16 @@ impl Inner {
     /// number is drawn only for a Thompson draw), on the fixed count in classic
     /// mode.
     pub(crate) fn decide(&self, ctx: &Context<'_>, situation: &Situation, now_ms: u64) -> Decision {
-        let decision = if !self.learning {
+        let decision = self.judge(ctx, situation, now_ms);
+        self.report(&decision, ctx);
+        decision
+    }
+
+    /// [`decide`](Inner::decide) without telling the observer: for the run
+    /// loop, which may still turn the verdict into a stop (the budget refuses)
+    /// and reports only the decision it acts on.
+    pub(crate) fn judge(&self, ctx: &Context<'_>, situation: &Situation, now_ms: u64) -> Decision {
+        if !self.learning {
             self.engine.decide_fixed(ctx.attempt(), situation, now_ms)
         } else if self.engine.config().strategy() == Strategy::Thompson {
             let u = self.rng.next_unit();
@@ -143,21 +152,14 @@ impl Inner {
                 .decide_with_uniform(&self.store, ctx, situation, now_ms, u)
         } else {
             self.engine.decide(&self.store, ctx, situation, now_ms)
-        };
-        if let Some(observer) = &self.observer {
-            contained(|| observer.on_decision(&decision, ctx));
         }
-        decision
     }
 
-    /// A stop the loop makes on its own account (past its hard cap, or refused
-    /// by the budget), reported like any other decision; the store is not read.
-    pub(crate) fn stop(&self, reason: Reason, ctx: &Context<'_>) -> Decision {
-        let decision = Decision::stop(reason);
+    /// Tells the observer of the decision taken for `ctx`.
+    pub(crate) fn report(&self, decision: &Decision, ctx: &Context<'_>) {
         if let Some(observer) = &self.observer {
-            contained(|| observer.on_decision(&decision, ctx));
+            contained(|| observer.on_decision(decision, ctx));
         }
-        decision
     }
 
     /// Folds the outcome of the attempt after `ctx` into the store (when learning).

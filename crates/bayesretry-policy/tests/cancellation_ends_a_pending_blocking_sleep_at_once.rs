@@ -1,9 +1,12 @@
-//! A cancellation from another thread ends a pending 60-second blocking sleep of
+//! A cancellation from another thread ends a pending one-hour blocking sleep of
 //! `run_blocking` at once, with the reason and the last error.
 //!
-//! The call runs on the real thread sleeper; the test waits for the call to end
-//! (it would take the whole minute if the sleep could not be interrupted) and
-//! checks what it returned, never how long it took.
+//! The call sleeps on the real thread sleeper, through a wrapper that fails the
+//! test if the loop ever sleeps without its token (an uninterruptible sleep).
+//! The test waits for the call to end and checks what it returned, never how
+//! long it took; the sleep is an hour, not a minute, so that a sleep the
+//! cancellation could not end would hang the test for all to see rather than
+//! pass a minute late.
 
 #![allow(
     clippy::unwrap_used,
@@ -16,7 +19,24 @@ use std::sync::mpsc;
 use std::thread;
 
 use bayesretry_backoff::{Config, Jitter};
-use bayesretry_policy::{CancelToken, HttpStatus, RetryError, RetryPolicy};
+use bayesretry_policy::{
+    BlockingSleeper, CancelToken, HttpStatus, RetryError, RetryPolicy, ThreadSleeper,
+};
+
+const AN_HOUR: Duration = Duration::from_secs(3_600);
+
+/// The thread sleeper, allowed to sleep only where a cancellation can end it.
+struct OnlyCancellable;
+
+impl BlockingSleeper for OnlyCancellable {
+    fn sleep_blocking(&self, delay: Duration) {
+        panic!("the loop slept {delay:?} where a cancellation cannot end it");
+    }
+
+    fn sleep_blocking_cancellable(&self, delay: Duration, cancel: &CancelToken) {
+        ThreadSleeper.sleep_blocking_cancellable(delay, cancel);
+    }
+}
 
 #[test]
 fn a_cancellation_from_another_thread_ends_the_blocking_sleep() {
@@ -24,10 +44,11 @@ fn a_cancellation_from_another_thread_ends_the_blocking_sleep() {
         .classic()
         .with_backoff(
             Config::new()
-                .with_base_delay(Duration::from_secs(60))
-                .with_max_delay(Duration::from_secs(60))
+                .with_base_delay(AN_HOUR)
+                .with_max_delay(AN_HOUR)
                 .with_jitter(Jitter::None),
         )
+        .with_blocking_sleeper(OnlyCancellable)
         .build()
         .unwrap();
     let token = CancelToken::new();
@@ -35,7 +56,7 @@ fn a_cancellation_from_another_thread_ends_the_blocking_sleep() {
     let (failed_tx, failed_rx) = mpsc::channel();
 
     let cancelling = thread::spawn(move || {
-        // the call has failed once and is about to sleep 60 s
+        // the call has failed once and is about to sleep an hour
         failed_rx.recv().unwrap();
         canceller.cancel("shutting down");
     });
@@ -44,7 +65,7 @@ fn a_cancellation_from_another_thread_ends_the_blocking_sleep() {
         .call("slow")
         .with_cancel(token)
         .on_failed_attempt(move |info| {
-            assert_eq!(info.next_delay, Some(Duration::from_secs(60)));
+            assert_eq!(info.next_delay, Some(AN_HOUR));
             failed_tx.send(()).unwrap();
         })
         .run_blocking(|_| {

@@ -50,6 +50,22 @@ pub mod policy {
     pub use bayesretry_policy::*;
 }
 
+/// The SHA-256 hash-chained decision log: verifier, seals, and an observer that
+/// logs every decision of a `RetryPolicy` (`bayesretry-audit`; feature `audit`).
+///
+/// ```
+/// use bayesretry::audit::{AuditLog, Event, Record};
+///
+/// let mut log = AuditLog::new();
+/// log.append(Record::new(1_764_460_800_000, Event::Dropped { count: 2 }));
+/// let seal = log.seal(); // keep it elsewhere
+/// assert_eq!(log.verify_against(&seal), Ok(()));
+/// ```
+#[cfg(feature = "audit")]
+pub mod audit {
+    pub use bayesretry_audit::*;
+}
+
 /// The durable snapshot file (`bayesretry-fs`; feature `fs`).
 #[cfg(feature = "fs")]
 pub mod fs {

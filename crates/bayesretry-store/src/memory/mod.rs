@@ -96,7 +96,13 @@ struct Padded(Mutex<Shard>);
 /// (per shard, so it keeps growing when a context is forgotten and comes back)
 /// and, after a `merge` (with `serde`), other writers' evidence, one
 /// entry each. A context's evidence is the sum over writers, each decayed from
-/// its own last update.
+/// its own last update. That sum is kept, not taken on each read: a context
+/// holding other writers' evidence keeps their sum and that sum combined with
+/// its own, brought up to date by every merge and observe that changes either
+/// (exponential decay lets a sum of evidences stamped at different moments be
+/// held as one stamped total). A read of such a context therefore costs what a
+/// read of a context with one writer does, and returns the same bits as
+/// summing at read time would.
 pub struct MemoryStore {
     config: StoreConfig,
     params: Params,

@@ -4,16 +4,16 @@
 //! parents: the (endpoint, class) groups, and this shard's share of each class.
 //! All of an endpoint's state is in one shard, so an observe takes one lock.
 //!
-//! Slot indices (`u32`) link the tables: a context names its group and class by
-//! index, a group its name and class. Every index stored in a live slot points
-//! at a live slot of the right table; the code keeps that invariant at each
-//! insertion and removal, which is what makes the plain indexing below safe.
+//! Slot indices (`u32`) link the tables: a context names its group, its class
+//! and (when it holds other writers' evidence) its remote set by index, a group
+//! its name and class. Every index stored in a live slot points at a live slot
+//! of the right table; the code keeps that invariant at each insertion and
+//! removal, which is what makes the plain indexing below safe.
 
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::mem::size_of;
 use core::sync::atomic::{AtomicUsize, Ordering};
-use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use bayesretry_beta::Beta;
@@ -92,8 +92,9 @@ pub(crate) struct ContextSlot {
     newer: u32,
     /// The context updated just before this one (towards the tail).
     older: u32,
-    /// Whether other writers' evidence is kept for this context.
-    remote: bool,
+    /// Where other writers' evidence for this context is kept, in the
+    /// shard's remote sets; [`NIL`] while it holds only this store's own.
+    remote: u32,
 }
 
 /// An (endpoint, class) group: the running sum of its contexts' evidence.
@@ -137,17 +138,32 @@ impl WriterEntry {
     }
 }
 
-/// Other writers' evidence for one context, sorted by writer, and its sum.
+/// Other writers' evidence for one context, sorted by writer, with two sums
+/// kept current so that a read costs the same as for a context with no other
+/// writer: no per-read summing, no second decay factor.
+///
+/// Invariant: `sum` is the fold of `writers` in writer order, and `combined`
+/// is `decay.combine(local, sum)` for the owning context's `local`. Every
+/// write to either refreshes `combined` from them, so a read returns exactly
+/// (bit for bit) what combining at read time would give.
 #[derive(Debug, Default)]
 struct RemoteSet {
     writers: Vec<(WriterId, WriterEntry)>,
     sum: Stamped,
+    /// The context's whole evidence: its own `local` combined with `sum`.
+    combined: Stamped,
 }
 
-#[cfg(feature = "serde")]
 impl RemoteSet {
+    /// Brings `combined` up to date with `local` and `sum`.
+    #[inline]
+    fn recombine(&mut self, local: Stamped, decay: &Decay) {
+        self.combined = decay.combine(local, self.sum);
+    }
+
     /// The sum over writers, in writer order, so the same set always sums the
     /// same way whatever order it was merged in.
+    #[cfg(feature = "serde")]
     fn resum(&mut self, decay: &Decay) {
         self.sum = self
             .writers
@@ -184,7 +200,11 @@ pub(crate) struct Shard {
     head: u32,
     /// The least recently updated context, the next to go.
     tail: u32,
-    remote: HashMap<u32, RemoteSet>,
+    /// Other writers' evidence, for the contexts that have some; indexed by
+    /// [`ContextSlot::remote`].
+    remotes: Vec<RemoteSet>,
+    /// Slots of `remotes` free for reuse (their writers cleared).
+    free_remotes: Vec<u32>,
     seq: u64,
     /// How many classes the board holds.
     board_len: Arc<AtomicUsize>,
@@ -206,7 +226,8 @@ impl Shard {
             index: HashTable::new(),
             head: NIL,
             tail: NIL,
-            remote: HashMap::new(),
+            remotes: Vec::new(),
+            free_remotes: Vec::new(),
             seq: 0,
         }
     }
@@ -270,14 +291,15 @@ impl Shard {
 
     // ----- reads -------------------------------------------------------------
 
-    /// A context's own evidence, stamped: this store's plus other writers'.
-    fn contribution(&self, at: u32, decay: &Decay) -> Stamped {
+    /// A context's own evidence, stamped: this store's plus other writers',
+    /// as kept combined in its remote set.
+    #[inline]
+    fn contribution(&self, at: u32) -> Stamped {
         let slot = &self.slots[at as usize];
-        if !slot.remote {
+        if slot.remote == NIL {
             return slot.local;
         }
-        let remote = self.remote.get(&at).map_or(Stamped::EMPTY, |r| r.sum);
-        decay.combine(slot.local, remote)
+        self.remotes[slot.remote as usize].combined
     }
 
     /// The evidence of a class in every shard as of `now_ms`, refreshing this
@@ -335,7 +357,7 @@ impl Shard {
     #[inline]
     fn read_known(&mut self, at: u32, p: &Params, now_ms: u64) -> (Evidence, Evidence) {
         let mut fader = Fader::new(&p.decay, now_ms);
-        let own = fader.fade(self.contribution(at, &p.decay));
+        let own = fader.fade(self.contribution(at));
         if !p.hierarchical {
             return (Evidence::NONE, own);
         }
@@ -362,7 +384,10 @@ impl Shard {
         let slot = &mut self.slots[at as usize];
         slot.local = p.decay.fold(slot.local, now_ms, evidence);
         slot.seq = seq;
-        let (group, class) = (slot.group, slot.class);
+        let (group, class, local, remote) = (slot.group, slot.class, slot.local, slot.remote);
+        if remote != NIL {
+            self.remotes[remote as usize].recombine(local, &p.decay);
+        }
         let g = &mut self.groups[group as usize];
         g.sum = p.decay.fold(g.sum, now_ms, evidence);
         self.touch_class(class, |partial| p.decay.fold(partial, now_ms, evidence));
@@ -382,7 +407,7 @@ impl Shard {
         now_ms: u64,
     ) {
         let at = self.find_or_insert(key, p, board, now_ms);
-        let before = self.contribution(at, &p.decay);
+        let before = self.contribution(at);
         if writer == p.writer {
             let slot = &mut self.slots[at as usize];
             let held = WriterEntry {
@@ -394,9 +419,15 @@ impl Shard {
             }
             slot.local = entry.stamped;
             slot.seq = entry.seq;
+            let (local, remote) = (slot.local, slot.remote);
             self.seq = self.seq.max(entry.seq);
+            if remote != NIL {
+                self.remotes[remote as usize].recombine(local, &p.decay);
+            }
         } else {
-            let set = self.remote.entry(at).or_default();
+            let remote = self.remote_set(at);
+            let local = self.slots[at as usize].local;
+            let set = &mut self.remotes[remote as usize];
             match set.writers.binary_search_by_key(&writer, |(w, _)| *w) {
                 Ok(i) => {
                     if !entry.beats(&set.writers[i].1) {
@@ -407,9 +438,9 @@ impl Shard {
                 Err(i) => set.writers.insert(i, (writer, entry)),
             }
             set.resum(&p.decay);
-            self.slots[at as usize].remote = true;
+            set.recombine(local, &p.decay);
         }
-        let after = self.contribution(at, &p.decay);
+        let after = self.contribution(at);
         let slot = self.slots[at as usize];
         let g = &mut self.groups[slot.group as usize];
         g.sum = p.decay.combine(p.decay.remove(g.sum, before), after);
@@ -417,6 +448,28 @@ impl Shard {
             p.decay.combine(p.decay.remove(partial, before), after)
         });
         self.promote(at);
+    }
+
+    /// The remote set of the context at `at`, made (empty, `combined` equal
+    /// to the context's own evidence) if it has none.
+    #[cfg(feature = "serde")]
+    fn remote_set(&mut self, at: u32) -> u32 {
+        let held = self.slots[at as usize].remote;
+        if held != NIL {
+            return held;
+        }
+        let remote = match self.free_remotes.pop() {
+            Some(free) => free,
+            None => {
+                self.remotes.push(RemoteSet::default());
+                (self.remotes.len() - 1) as u32
+            }
+        };
+        let set = &mut self.remotes[remote as usize];
+        set.sum = Stamped::EMPTY;
+        set.combined = self.slots[at as usize].local;
+        self.slots[at as usize].remote = remote;
+        remote
     }
 
     /// Applies `change` to this shard's share of a class, and posts it for the
@@ -467,7 +520,7 @@ impl Shard {
             group,
             newer: NIL,
             older: NIL,
-            remote: false,
+            remote: NIL,
         };
         let at = match reuse {
             Some(at) => {
@@ -579,7 +632,7 @@ impl Shard {
         if at == NIL {
             return None;
         }
-        let gone = self.contribution(at, &p.decay);
+        let gone = self.contribution(at);
         let slot = self.slots[at as usize];
         // Out of the index while its name is still interned (the hash needs it).
         let hash = slot_hash(p.seed, &slot, &self.classes, &self.names);
@@ -587,7 +640,10 @@ impl Shard {
             entry.remove();
         }
         self.unlink(at);
-        self.remote.remove(&at);
+        if slot.remote != NIL {
+            self.remotes[slot.remote as usize].writers.clear();
+            self.free_remotes.push(slot.remote);
+        }
 
         let g = &mut self.groups[slot.group as usize];
         g.contexts -= 1;
@@ -657,7 +713,7 @@ impl Shard {
     /// Every (context, writer) entry this shard holds.
     #[cfg(feature = "serde")]
     pub(crate) fn list(&self, writer: WriterId, mut each: impl FnMut(Listed<'_>)) {
-        for (at, slot) in self.slots.iter().enumerate() {
+        for slot in &self.slots {
             let endpoint = self.names.get(slot.name);
             let class = &self.classes[slot.class as usize].class;
             if slot.seq != 0 {
@@ -672,7 +728,7 @@ impl Shard {
                     },
                 });
             }
-            if let Some(set) = self.remote.get(&(at as u32)) {
+            if let Some(set) = self.remotes.get(slot.remote as usize) {
                 for &(writer, entry) in &set.writers {
                     each(Listed {
                         endpoint,
@@ -688,10 +744,11 @@ impl Shard {
 
     /// Heap bytes held, as (everything, of which endpoint names).
     pub(crate) fn heap_bytes(&self) -> (usize, usize) {
-        let remote: usize = self.remote.capacity() * (size_of::<(u32, RemoteSet)>() + 1)
+        let remote: usize = self.remotes.capacity() * size_of::<RemoteSet>()
+            + self.free_remotes.capacity() * size_of::<u32>()
             + self
-                .remote
-                .values()
+                .remotes
+                .iter()
                 .map(|r| r.writers.capacity() * size_of::<(WriterId, WriterEntry)>())
                 .sum::<usize>();
         let total = self.names.heap_bytes()
@@ -789,5 +846,92 @@ mod tests {
     #[test]
     fn a_context_slot_is_64_bytes() {
         assert_eq!(size_of::<ContextSlot>(), 64);
+    }
+
+    /// Observes and merges from several writers, in an order that mixes them,
+    /// on a shard small enough to evict: after every step each live context's
+    /// remote set holds the writer-order sum of its writers and that sum
+    /// combined with the context's own evidence, bit for bit; no two contexts
+    /// share a set, and no live context's set is on the free list.
+    #[cfg(feature = "serde")]
+    #[test]
+    fn remote_sets_keep_their_sums_exact_through_observes_merges_and_evictions() {
+        use alloc::format;
+        use core::num::NonZeroU64;
+        use std::sync::Mutex;
+
+        use bayesretry_beta::Beta;
+        use bayesretry_decay::{Decay, Evidence, HalfLife, Stamped};
+
+        use super::{Board, Key, NIL, Params, Shard, WriterEntry};
+        use crate::class::ClassRef;
+        use crate::error_class::ErrorClass;
+        use crate::writer::WriterId;
+
+        let decay = Decay::new(HalfLife::from_ms(NonZeroU64::new(700).unwrap()));
+        let p = Params {
+            seed: 3,
+            decay,
+            prior: Beta::uniform(),
+            hierarchical: true,
+            max_borrowed: 10.0,
+            refresh_ms: 0,
+            writer: WriterId::new(1),
+        };
+        let board = Board::new(1);
+        let mut shard = Shard::new(0, 5, board.len_counter());
+        let board = Mutex::new(board);
+        let names: [alloc::string::String; 4] = core::array::from_fn(|i| format!("e{i}"));
+        let (mut checked, mut freed) = (0, false);
+        for step in 0..400_u64 {
+            let mix = step.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+            let name = &names[(mix % 4) as usize];
+            let key = Key::new(
+                p.seed,
+                name,
+                (mix / 4 % 3) as u32 + 1,
+                ClassRef::Builtin(ErrorClass::Timeout),
+            );
+            let now_ms = step * 37 % 1_000 + step;
+            let writer = WriterId::new(mix / 12 % 4 + 1);
+            if mix % 5 == 0 {
+                shard.observe(key, Evidence::outcome(mix % 2 == 0), &p, &board, now_ms);
+            } else {
+                let entry = WriterEntry {
+                    seq: step / 3 + 1,
+                    stamped: Stamped::new(
+                        Evidence::new((mix % 7) as f64, (mix % 3) as f64).unwrap(),
+                        now_ms.saturating_sub(mix % 300),
+                    ),
+                };
+                shard.merge(key, writer, entry, &p, &board, now_ms);
+            }
+            freed |= !shard.free_remotes.is_empty();
+            let mut seen = alloc::vec::Vec::new();
+            for slot in &shard.slots {
+                if slot.remote == NIL {
+                    continue;
+                }
+                assert!(!seen.contains(&slot.remote), "a set shared at step {step}");
+                assert!(
+                    !shard.free_remotes.contains(&slot.remote),
+                    "a live set freed"
+                );
+                seen.push(slot.remote);
+                let set = &shard.remotes[slot.remote as usize];
+                let sum = set
+                    .writers
+                    .iter()
+                    .fold(Stamped::EMPTY, |sum, (_, e)| decay.combine(sum, e.stamped));
+                assert_eq!(set.sum, sum, "step {step}");
+                assert_eq!(set.combined, decay.combine(slot.local, sum), "step {step}");
+                checked += 1;
+            }
+        }
+        assert!(freed, "evictions freed sets");
+        assert!(
+            checked > 400,
+            "contexts with other writers were checked: {checked}"
+        );
     }
 }

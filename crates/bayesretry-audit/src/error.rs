@@ -1,0 +1,247 @@
+//! The crate's errors: [`Broken`] (a chain that does not verify, and [`Break`],
+//! why), [`Error`] (reading, writing and verifying files, the background writer)
+//! and [`ParseError`] (a hash or a seal given as text).
+
+use core::fmt;
+use std::io;
+
+use crate::hash::Hash;
+
+/// Why an entry breaks the chain.
+///
+/// Which of these a tampering shows up as: an edited entry is a
+/// [`Hash`](Break::Hash) mismatch at that entry; a deleted, inserted or moved
+/// entry is a [`Sequence`](Break::Sequence) mismatch at the first position that
+/// changed; entries removed from the end are [`Truncated`](Break::Truncated)
+/// and a log rewritten from some point on with every hash recomputed is a
+/// [`Seal`](Break::Seal) mismatch — those two only when checked against a
+/// [`Seal`](crate::Seal) kept elsewhere.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Break {
+    /// The entry's sequence number is not its position in the log.
+    Sequence {
+        /// The position.
+        expected: u64,
+        /// The number the entry carries.
+        found: u64,
+    },
+    /// The stored hash is not SHA-256 over the previous hash and the entry's
+    /// canonical form: the entry, or the hash stored with it, was changed.
+    Hash {
+        /// The hash stored with the entry.
+        stored: Hash,
+        /// The hash its content and the previous hash give.
+        computed: Hash,
+    },
+    /// The log has fewer entries than the seal commits to.
+    Truncated {
+        /// Entries in the log.
+        entries: u64,
+        /// Entries the seal commits to.
+        sealed: u64,
+    },
+    /// The entry the seal commits to has another hash: the log was rewritten.
+    Seal {
+        /// The hash in the seal.
+        sealed: Hash,
+        /// The hash of the entry at the seal's position.
+        found: Hash,
+    },
+}
+
+impl fmt::Display for Break {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Break::Sequence { expected, found } => {
+                write!(f, "sequence number {found} where {expected} was due")
+            }
+            Break::Hash { stored, computed } => {
+                write!(
+                    f,
+                    "stored hash {stored} but the content hashes to {computed}"
+                )
+            }
+            Break::Truncated { entries, sealed } => {
+                write!(f, "{entries} entries but the seal commits to {sealed}")
+            }
+            Break::Seal { sealed, found } => {
+                write!(f, "hash {found} where the seal has {sealed}")
+            }
+        }
+    }
+}
+
+/// A log that does not verify: the index (0-based) of the first broken entry,
+/// and why it is broken.
+///
+/// For [`Break::Truncated`] the index is the first missing entry, which is the
+/// number of entries the log still has.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Broken {
+    index: u64,
+    why: Break,
+}
+
+impl Broken {
+    /// Entry `index` is broken for `why`.
+    pub const fn new(index: u64, why: Break) -> Broken {
+        Broken { index, why }
+    }
+
+    /// The index (0-based) of the first broken entry.
+    pub const fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// Why it is broken.
+    pub const fn why(&self) -> &Break {
+        &self.why
+    }
+}
+
+impl fmt::Display for Broken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "entry {}: {}", self.index, self.why)
+    }
+}
+
+impl core::error::Error for Broken {}
+
+/// A hash or a seal given as text that is not one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseError {
+    /// Not 64 lowercase hexadecimal digits.
+    Hash(String),
+    /// Not `<entries>:<hash>`.
+    Seal(String),
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::Hash(text) => {
+                write!(f, "hash {text:?} is not 64 lowercase hexadecimal digits")
+            }
+            ParseError::Seal(text) => {
+                write!(f, "seal {text:?} is not `<entries>:<64 hex digits>`")
+            }
+        }
+    }
+}
+
+impl core::error::Error for ParseError {}
+
+/// What can go wrong reading, writing or verifying a log file, or in the
+/// background writer of an [`AuditTrail`](crate::AuditTrail).
+///
+/// Line numbers are 1-based, as an editor shows them; line `n` holds entry `n - 1`.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file could not be opened, read, written or synced.
+    Io(io::Error),
+    /// A line is longer than the verifier's bound.
+    LineTooLong {
+        /// The line.
+        line: u64,
+        /// The bound, in bytes.
+        limit: usize,
+    },
+    /// The last line has no newline: the writer stopped in the middle of it (a
+    /// crash), or the file was cut.
+    IncompleteLine {
+        /// The line.
+        line: u64,
+    },
+    /// A line is not an entry: not JSON, a missing or unknown field, a field of
+    /// the wrong type, an event with the fields of another.
+    Malformed {
+        /// The line.
+        line: u64,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A line holds an entry, but not byte for byte in its canonical form (keys
+    /// reordered, spaces added, another escape or number spelling).
+    NotCanonical {
+        /// The line.
+        line: u64,
+    },
+    /// A line's `v` is a canonical form this version does not know.
+    UnsupportedVersion {
+        /// The line.
+        line: u64,
+        /// Its `v`.
+        version: u64,
+    },
+    /// The entries parse but the chain is broken.
+    Broken {
+        /// The line of the broken entry (for a truncation: the first missing line).
+        line: u64,
+        /// Which entry and why.
+        broken: Broken,
+    },
+    /// A record whose line would be longer than the bound a verifier reads.
+    RecordTooLong {
+        /// The length of its line, in bytes.
+        len: usize,
+        /// The bound.
+        limit: usize,
+    },
+    /// A write failed earlier, so the file may end in a partial line: the writer
+    /// refuses to append after it. Reopen the file to find out.
+    Poisoned,
+    /// The background writer failed earlier with this error (shown as text:
+    /// the error itself is returned by [`AuditTrail::finish`](crate::AuditTrail::finish)).
+    Writer(String),
+    /// The background writer has stopped: its thread ended or panicked.
+    WriterGone,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Io(err) => write!(f, "audit log i/o: {err}"),
+            Error::LineTooLong { line, limit } => {
+                write!(f, "line {line} is longer than {limit} bytes")
+            }
+            Error::IncompleteLine { line } => {
+                write!(f, "line {line} has no newline: the file ends inside it")
+            }
+            Error::Malformed { line, problem } => {
+                write!(f, "line {line} is not an audit entry: {problem}")
+            }
+            Error::NotCanonical { line } => {
+                write!(f, "line {line} is not in canonical form")
+            }
+            Error::UnsupportedVersion { line, version } => {
+                write!(f, "line {line} has version {version}; only 1 is known")
+            }
+            Error::Broken { line, broken } => write!(f, "line {line}: {broken}"),
+            Error::RecordTooLong { len, limit } => {
+                write!(f, "record line of {len} bytes is longer than {limit}")
+            }
+            Error::Poisoned => f.write_str("an earlier write failed; the writer refuses more"),
+            Error::Writer(message) => write!(f, "the audit writer failed earlier: {message}"),
+            Error::WriterGone => f.write_str("the audit writer has stopped"),
+        }
+    }
+}
+
+impl core::error::Error for Error {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Error::Io(err) => Some(err),
+            Error::Broken { broken, .. } => Some(broken),
+            _ => None,
+        }
+    }
+}
+
+impl From<io::Error> for Error {
+    fn from(err: io::Error) -> Error {
+        Error::Io(err)
+    }
+}

@@ -1,0 +1,251 @@
+//! [`JsonlWriter`]: appends a hash-chained log to a JSON Lines file, with a
+//! chosen [`Fsync`] policy.
+
+use core::num::NonZeroU32;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::canonical;
+use crate::error::Error;
+use crate::hash::Hash;
+use crate::record::Record;
+use crate::seal::Seal;
+use crate::verify::{MAX_LINE_LEN, Verifier};
+
+/// When a [`JsonlWriter`] asks the operating system to put its lines on disk
+/// (`fsync`, as `File::sync_data`).
+///
+/// Writing a line hands it to the operating system, which keeps it in memory for
+/// a while: a crash of the process loses nothing that was written, a crash of the
+/// machine or a power cut may lose the last seconds. An fsync closes that window
+/// for what was written before it, at the price of a disk round trip (from tens
+/// of microseconds on an NVMe drive to milliseconds on a spinning disk or a
+/// network volume). Whatever is lost is lost from the end: the chain of what
+/// remains still verifies, and a seal taken later than the last fsync shows the
+/// loss as a truncation.
+///
+/// # Default
+///
+/// [`Fsync::Every`] 64 entries: at most 64 entries at risk, one fsync per 64.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Fsync {
+    /// Lines are buffered in the process and written when the buffer fills, on
+    /// [`flush`](JsonlWriter::flush), [`sync`](JsonlWriter::sync) and drop; the
+    /// operating system decides when they reach the disk. The fastest.
+    Never,
+    /// Each line is written and synced before [`append`](JsonlWriter::append)
+    /// returns. Nothing acknowledged is ever lost; one disk round trip per entry.
+    EveryEntry,
+    /// Lines are buffered; every `n`-th entry, they are written and synced.
+    Every(NonZeroU32),
+}
+
+impl Default for Fsync {
+    fn default() -> Fsync {
+        Fsync::Every(NonZeroU32::new(64).unwrap_or(NonZeroU32::MIN))
+    }
+}
+
+/// A destination for log lines that can make what was written durable: a
+/// [`File`], or for tests and benches a `Vec<u8>` or [`io::Sink`], for which
+/// syncing does nothing.
+pub trait Durable: Write {
+    /// Makes every byte written so far durable (for a file: `fsync`).
+    fn sync(&mut self) -> io::Result<()>;
+}
+
+impl Durable for File {
+    fn sync(&mut self) -> io::Result<()> {
+        self.sync_data()
+    }
+}
+
+impl Durable for Vec<u8> {
+    fn sync(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Durable for io::Sink {
+    fn sync(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Appends records to a log in the JSON Lines format of `docs/SPEC.md` ("Audit
+/// log"): one entry per line, its canonical form with its hash as a last field.
+///
+/// The writer keeps the head of the chain in memory: each append is one SHA-256
+/// and one buffered write. [`open`](JsonlWriter::open) verifies an existing file
+/// before appending to it, so that a new entry never extends a broken chain.
+///
+/// One writer per file: two writers appending to the same file would interleave
+/// two chains, which the verifier reports as broken.
+///
+/// ```
+/// use bayesretry_audit::{Event, Fsync, JsonlWriter, Record, Verifier};
+///
+/// let mut writer = JsonlWriter::new(Vec::new(), Fsync::Never);
+/// writer.append(&Record::new(1, Event::Dropped { count: 2 }))?;
+/// writer.append(&Record::new(2, Event::Dropped { count: 5 }))?;
+/// let seal = writer.seal();
+/// let bytes = writer.into_inner()?;
+///
+/// let checked = Verifier::new().with_seal(seal).verify_reader(bytes.as_slice())?;
+/// assert_eq!(checked, seal);
+/// assert_eq!(checked.entries(), 2);
+/// # Ok::<(), bayesretry_audit::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct JsonlWriter<W: Durable = File> {
+    out: BufWriter<W>,
+    path: Option<PathBuf>,
+    fsync: Fsync,
+    next_seq: u64,
+    head: Hash,
+    /// Entries appended since the last sync.
+    unsynced: u32,
+    /// A write failed: the destination may end in a partial line.
+    poisoned: bool,
+    /// Reused for each line.
+    line: Vec<u8>,
+}
+
+impl JsonlWriter<File> {
+    /// Opens the log at `path` for appending, creating it if it does not exist.
+    ///
+    /// An existing file is verified first, in constant memory (see [`Verifier`]),
+    /// and the writer continues its chain. A file that does not verify — a
+    /// broken chain, a malformed line, a last line cut short by a crash — is an
+    /// error: appending to it would bury the damage under valid entries.
+    pub fn open(path: impl AsRef<Path>, fsync: Fsync) -> Result<JsonlWriter<File>, Error> {
+        let path = path.as_ref();
+        let file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(path)?;
+        // reads start at the beginning even in append mode; writes go to the end
+        let seal = Verifier::new().verify_reader(BufReader::new(&file))?;
+        let mut writer = JsonlWriter::resume(file, seal, fsync);
+        writer.path = Some(path.to_owned());
+        Ok(writer)
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+}
+
+impl<W: Durable> JsonlWriter<W> {
+    /// A writer of a new log into `out`, which must be empty: the first entry
+    /// written is entry 0.
+    pub fn new(out: W, fsync: Fsync) -> JsonlWriter<W> {
+        JsonlWriter::resume(out, Seal::new(0, Hash::GENESIS), fsync)
+    }
+
+    /// A writer that continues, in `out`, a log whose verified end is `seal`: the
+    /// next entry is number `seal.entries()`, chained to `seal.head()`.
+    pub fn resume(out: W, seal: Seal, fsync: Fsync) -> JsonlWriter<W> {
+        JsonlWriter {
+            out: BufWriter::with_capacity(64 * 1024, out),
+            path: None,
+            fsync,
+            next_seq: seal.entries(),
+            head: seal.head(),
+            unsynced: 0,
+            poisoned: false,
+            line: Vec::with_capacity(512),
+        }
+    }
+
+    /// Appends `record` as the next entry; returns its hash.
+    ///
+    /// A record whose line would be longer than the verifier's bound (64 KiB) is
+    /// refused with [`Error::RecordTooLong`], and the log is left as it was. After
+    /// an I/O error the writer is poisoned: every later call fails with
+    /// [`Error::Poisoned`], since the file may end in a partial line. An error
+    /// while syncing the entry just appended (or while writing out buffered
+    /// ones) leaves those entries in the writer's [`seal`](JsonlWriter::seal)
+    /// without saying whether they reached the file: reopen it to find out.
+    pub fn append(&mut self, record: &Record) -> Result<Hash, Error> {
+        if self.poisoned {
+            return Err(Error::Poisoned);
+        }
+        self.line.clear();
+        canonical::write(self.next_seq, &record.view(), &mut self.line);
+        let hash = Hash::chain(&self.head, &self.line);
+        // the canonical form ends with `}`: the hash goes in before it
+        self.line.pop();
+        self.line.extend_from_slice(b",\"hash\":\"");
+        hash.write_hex(&mut self.line);
+        self.line.extend_from_slice(b"\"}");
+        if self.line.len() > MAX_LINE_LEN {
+            return Err(Error::RecordTooLong {
+                len: self.line.len(),
+                limit: MAX_LINE_LEN,
+            });
+        }
+        self.line.push(b'\n');
+        if let Err(err) = self.out.write_all(&self.line) {
+            self.poisoned = true;
+            return Err(err.into());
+        }
+        self.next_seq = self.next_seq.saturating_add(1);
+        self.head = hash;
+        self.unsynced = self.unsynced.saturating_add(1);
+        let due = match self.fsync {
+            Fsync::Never => false,
+            Fsync::EveryEntry => true,
+            Fsync::Every(n) => self.unsynced >= n.get(),
+        };
+        if due {
+            self.sync()?;
+        }
+        Ok(hash)
+    }
+
+    /// Hands every buffered line to the operating system (no fsync).
+    pub fn flush(&mut self) -> Result<(), Error> {
+        if self.poisoned {
+            return Err(Error::Poisoned);
+        }
+        self.out.flush().map_err(|err| {
+            self.poisoned = true;
+            err.into()
+        })
+    }
+
+    /// Writes every buffered line and makes the file durable (fsync), whatever
+    /// the [`Fsync`] policy.
+    pub fn sync(&mut self) -> Result<(), Error> {
+        self.flush()?;
+        self.out.get_mut().sync().map_err(|err| {
+            self.poisoned = true;
+            Error::from(err)
+        })?;
+        self.unsynced = 0;
+        Ok(())
+    }
+
+    /// The seal of what was appended so far: entries and head hash.
+    pub const fn seal(&self) -> Seal {
+        Seal::new(self.next_seq, self.head)
+    }
+
+    /// The fsync policy.
+    pub const fn fsync(&self) -> Fsync {
+        self.fsync
+    }
+
+    /// Flushes and gives back the destination.
+    pub fn into_inner(mut self) -> Result<W, Error> {
+        self.flush()?;
+        self.out
+            .into_inner()
+            .map_err(|err| Error::Io(err.into_error()))
+    }
+}

@@ -1,0 +1,528 @@
+//! [`AuditTrail`]: a background writer fed by an [`AuditObserver`], so that a
+//! policy's decisions are logged without hashing or I/O on the call's path.
+
+use alloc::sync::Arc;
+use core::fmt;
+use core::num::NonZeroUsize;
+use core::sync::atomic::{AtomicU64, Ordering};
+use core::time::Duration;
+use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError, TrySendError};
+use std::thread::{self, JoinHandle};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use bayesretry_decision::Decision;
+use bayesretry_policy::{Clock, Observer};
+use bayesretry_store::{Context, ErrorClass};
+
+use crate::error::Error;
+use crate::jsonl::{Durable, JsonlWriter};
+use crate::log::AuditLog;
+use crate::record::{Event, Record, class_name, reason_name};
+use crate::seal::Seal;
+
+/// Where an [`AuditTrail`] writes: an [`AuditLog`] in memory or a
+/// [`JsonlWriter`].
+pub trait Sink: Send + 'static {
+    /// Appends `record` as the next entry.
+    fn append(&mut self, record: &Record) -> Result<(), Error>;
+
+    /// Hands what was appended to its destination (for a file: written, and
+    /// synced as its [`Fsync`](crate::Fsync) policy says).
+    fn flush(&mut self) -> Result<(), Error>;
+
+    /// The seal of what was appended so far.
+    fn seal(&self) -> Seal;
+}
+
+impl Sink for AuditLog {
+    fn append(&mut self, record: &Record) -> Result<(), Error> {
+        AuditLog::append(self, record.clone());
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+
+    fn seal(&self) -> Seal {
+        AuditLog::seal(self)
+    }
+}
+
+impl<W: Durable + Send + 'static> Sink for JsonlWriter<W> {
+    fn append(&mut self, record: &Record) -> Result<(), Error> {
+        JsonlWriter::append(self, record).map(drop)
+    }
+
+    fn flush(&mut self) -> Result<(), Error> {
+        JsonlWriter::flush(self)
+    }
+
+    fn seal(&self) -> Seal {
+        JsonlWriter::seal(self)
+    }
+}
+
+/// Wall-clock time: milliseconds since the Unix epoch, from [`SystemTime`].
+///
+/// The time an audit entry carries is meant for people and other systems to
+/// line up with their own records, so it is wall-clock time, unlike the
+/// policy's monotonic [`SystemClock`](bayesretry_policy::SystemClock). A clock
+/// set before 1970 reads 0.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UnixClock;
+
+impl Clock for UnixClock {
+    fn now_ms(&self) -> u64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| {
+                u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+            })
+    }
+}
+
+/// Endpoint names up to this many bytes travel inside the message.
+const INLINE_NAME: usize = 56;
+
+/// An endpoint name on its way to the writer: copied into the message when it
+/// is short (the usual case), so that the call's thread does not allocate and
+/// the writer's thread does not free what another thread allocated.
+enum Name {
+    Inline { len: u8, bytes: [u8; INLINE_NAME] },
+    Heap(Box<str>),
+}
+
+impl Name {
+    fn new(name: &str) -> Name {
+        let mut bytes = [0u8; INLINE_NAME];
+        match (bytes.get_mut(..name.len()), u8::try_from(name.len())) {
+            (Some(prefix), Ok(len)) => {
+                prefix.copy_from_slice(name.as_bytes());
+                Name::Inline { len, bytes }
+            }
+            _ => Name::Heap(name.into()),
+        }
+    }
+
+    fn into_string(self) -> String {
+        match self {
+            Name::Inline { len, bytes } => {
+                // a whole `str` was copied, so the bytes are UTF-8
+                String::from_utf8_lossy(bytes.get(..usize::from(len)).unwrap_or_default())
+                    .into_owned()
+            }
+            Name::Heap(name) => name.into(),
+        }
+    }
+}
+
+/// What travels from the observer to the writer: a record in its cheapest form
+/// (the class and the decision are `Copy`; the endpoint is copied, without
+/// allocating when short).
+enum Message {
+    Decision {
+        time_ms: u64,
+        endpoint: Name,
+        attempt: u32,
+        class: ErrorClass,
+        decision: Decision,
+    },
+    Outcome {
+        time_ms: u64,
+        endpoint: Name,
+        attempt: u32,
+        class: ErrorClass,
+        success: bool,
+    },
+    /// Flush, and answer with the seal (or the first error so far).
+    Sync(SyncSender<Result<Seal, Error>>),
+    /// Flush and stop.
+    Stop,
+}
+
+/// What the observers and the handle share.
+#[derive(Debug, Default)]
+struct Counters {
+    /// Records lost: the queue was full, or the writer had stopped.
+    dropped: AtomicU64,
+    /// Records the sink appended.
+    written: AtomicU64,
+    /// Records the sink refused (an I/O error, a record too long).
+    failed: AtomicU64,
+}
+
+/// The [`Observer`] of an [`AuditTrail`]: hand it to
+/// `RetryPolicy::builder().with_observer(..)`.
+///
+/// Each decision and outcome becomes a small message (the endpoint copied, the
+/// rest plain values) offered to a bounded queue with `try_send`: it never
+/// blocks, never hashes and never touches a file. When the queue is full the
+/// record is dropped and counted ([`AuditTrail::dropped`]), and the writer
+/// records the loss in the log itself as a [`Event::Dropped`] entry: a call is
+/// never slowed down to keep its audit, and the log never hides that it is
+/// incomplete.
+#[derive(Clone)]
+pub struct AuditObserver {
+    sender: SyncSender<Message>,
+    counters: Arc<Counters>,
+    clock: Arc<dyn Clock>,
+}
+
+impl fmt::Debug for AuditObserver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuditObserver")
+            .field("dropped", &self.counters.dropped.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl AuditObserver {
+    /// Records dropped so far by this observer and every other of its trail:
+    /// the same count as [`AuditTrail::dropped`], readable from a clone kept
+    /// after the trail is gone.
+    pub fn dropped(&self) -> u64 {
+        self.counters.dropped.load(Ordering::Relaxed)
+    }
+
+    fn offer(&self, message: Message) {
+        match self.sender.try_send(message) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+                self.counters.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+impl Observer for AuditObserver {
+    fn on_decision(&self, decision: &Decision, ctx: &Context<'_>) {
+        self.offer(Message::Decision {
+            time_ms: self.clock.now_ms(),
+            endpoint: Name::new(ctx.endpoint()),
+            attempt: ctx.attempt(),
+            class: ctx.error_class(),
+            decision: *decision,
+        });
+    }
+
+    fn on_observe(&self, ctx: &Context<'_>, success: bool) {
+        self.offer(Message::Outcome {
+            time_ms: self.clock.now_ms(),
+            endpoint: Name::new(ctx.endpoint()),
+            attempt: ctx.attempt(),
+            class: ctx.error_class(),
+            success,
+        });
+    }
+}
+
+/// A hash-chained log of a policy's decisions and outcomes, written by a
+/// background thread.
+///
+/// [`observer`](AuditTrail::observer) gives the policy's end; the trail is the
+/// writer's end: it owns the thread and the [`Sink`] (an in-memory
+/// [`AuditLog`] or a [`JsonlWriter`]), counts what was written, dropped or
+/// refused, and on [`finish`](AuditTrail::finish) stops the thread and gives the
+/// sink back. Dropping the trail stops the thread too (flushing the sink) but
+/// loses the sink and any error.
+///
+/// The thread polls its queue (every 1 to 10 ms when it is empty) instead of
+/// sleeping until woken, so that offering a record never costs the call a
+/// system call to wake it; a record reaches the sink within about 10 ms, and
+/// the sink is flushed (for a file: written to the operating system) each time
+/// the queue runs dry.
+///
+/// # Default
+///
+/// A queue of [`DEFAULT_CAPACITY`] records; times from [`UnixClock`].
+///
+/// ```
+/// use bayesretry_audit::{AuditLog, AuditTrail, Event};
+/// use bayesretry_policy::{HttpStatus, RetryPolicy, VirtualSleeper};
+///
+/// let trail = AuditTrail::spawn(AuditLog::new())?;
+/// let policy = RetryPolicy::builder()
+///     .with_observer(trail.observer()) // the one line of setup
+///     .with_sleeper(VirtualSleeper::default())
+///     .build()?;
+///
+/// // the first attempt fails with a 503, the second succeeds
+/// let answer = policy.run_blocking("provider", |attempt| {
+///     if attempt == 1 { Err(HttpStatus(503)) } else { Ok(attempt) }
+/// });
+/// assert_eq!(answer.ok(), Some(2));
+///
+/// let log = trail.finish()?;
+/// assert_eq!(log.verify(), Ok(()));
+/// assert!(log.entries().iter().any(|e| matches!(e.record().event(), Event::Decision { retry: true, .. })));
+/// assert!(log.entries().iter().any(|e| matches!(e.record().event(), Event::Outcome { success: true, .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct AuditTrail<S: Sink> {
+    sender: SyncSender<Message>,
+    counters: Arc<Counters>,
+    clock: Arc<dyn Clock>,
+    thread: Option<JoinHandle<Result<S, Error>>>,
+}
+
+impl<S: Sink> fmt::Debug for AuditTrail<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuditTrail")
+            .field("written", &self.written())
+            .field("dropped", &self.dropped())
+            .field("failed", &self.failed())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The queue length of an [`AuditTrail`] unless set: records that may wait for
+/// the writer before the next is dropped.
+pub const DEFAULT_CAPACITY: NonZeroUsize = match NonZeroUsize::new(16 * 1024) {
+    Some(n) => n,
+    None => NonZeroUsize::MIN,
+};
+
+impl<S: Sink> AuditTrail<S> {
+    /// Starts the writer thread over `sink`, with the default queue length and
+    /// the wall clock.
+    pub fn spawn(sink: S) -> Result<AuditTrail<S>, Error> {
+        AuditTrail::spawn_with(sink, DEFAULT_CAPACITY, UnixClock)
+    }
+
+    /// Starts the writer thread over `sink`, with a queue of `capacity` records
+    /// and `clock` for the time of each record.
+    pub fn spawn_with(
+        sink: S,
+        capacity: NonZeroUsize,
+        clock: impl Clock,
+    ) -> Result<AuditTrail<S>, Error> {
+        let (sender, receiver) = mpsc::sync_channel(capacity.get());
+        let counters = Arc::new(Counters::default());
+        let clock: Arc<dyn Clock> = Arc::new(clock);
+        let writer = Writer {
+            sink,
+            counters: Arc::clone(&counters),
+            clock: Arc::clone(&clock),
+            logged_drops: 0,
+            first_error: None,
+        };
+        let thread = thread::Builder::new()
+            .name("bayesretry-audit".into())
+            .spawn(move || writer.run(&receiver))?;
+        Ok(AuditTrail {
+            sender,
+            counters,
+            clock,
+            thread: Some(thread),
+        })
+    }
+
+    /// The observer to give the policy. Clones feed the same writer, so one
+    /// trail can audit several policies.
+    pub fn observer(&self) -> AuditObserver {
+        AuditObserver {
+            sender: self.sender.clone(),
+            counters: Arc::clone(&self.counters),
+            clock: Arc::clone(&self.clock),
+        }
+    }
+
+    /// Records dropped so far: offered while the queue was full, or after the
+    /// writer stopped. Each is also counted in a [`Event::Dropped`] entry of the
+    /// log, once the writer gets to it.
+    pub fn dropped(&self) -> u64 {
+        self.counters.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Records the sink has appended so far (the `dropped` entries included).
+    pub fn written(&self) -> u64 {
+        self.counters.written.load(Ordering::Relaxed)
+    }
+
+    /// Records the sink refused so far (an I/O error, a record too long).
+    pub fn failed(&self) -> u64 {
+        self.counters.failed.load(Ordering::Relaxed)
+    }
+
+    /// Waits until the writer has appended every record queued before this
+    /// call, flushes the sink, and returns its seal. Blocks: not for the call
+    /// path.
+    ///
+    /// An error if the sink failed at any point (its text; the error itself
+    /// comes with [`finish`](AuditTrail::finish)), or if the writer stopped.
+    pub fn sync(&self) -> Result<Seal, Error> {
+        let (reply, answer) = mpsc::sync_channel(1);
+        self.sender
+            .send(Message::Sync(reply))
+            .map_err(|_| Error::WriterGone)?;
+        answer.recv().map_err(|_| Error::WriterGone)?
+    }
+
+    /// Appends what is queued, flushes, stops the writer and gives the sink back
+    /// — or the first error the sink met. Records offered after this are
+    /// dropped (and counted).
+    pub fn finish(mut self) -> Result<S, Error> {
+        self.stop().unwrap_or(Err(Error::WriterGone))
+    }
+
+    fn stop(&mut self) -> Option<Result<S, Error>> {
+        let thread = self.thread.take()?;
+        // a blocking send: the writer drains the queue, so there is room soon
+        let _ = self.sender.send(Message::Stop);
+        thread.join().ok()
+    }
+}
+
+impl<S: Sink> Drop for AuditTrail<S> {
+    fn drop(&mut self) {
+        let _ = self.stop();
+    }
+}
+
+/// The writer's first wait on an empty queue.
+const MIN_IDLE: Duration = Duration::from_millis(1);
+/// The writer's longest wait on an empty queue: with the default capacity, a
+/// burst of up to about 1.6 million records a second after a quiet spell is
+/// absorbed without a drop.
+const MAX_IDLE: Duration = Duration::from_millis(10);
+
+/// The writer thread's state.
+///
+/// The writer polls its queue rather than blocking on it: a thread blocked on
+/// a channel must be woken by the sender, a system call on the call's path for
+/// every record; a polling writer leaves the sender a plain enqueue. It waits
+/// 1 ms when the queue runs dry, doubling up to 10 ms while it stays dry, so
+/// that an idle trail costs about a hundred wake-ups a second and a record
+/// reaches the sink within 10 ms.
+struct Writer<S> {
+    sink: S,
+    counters: Arc<Counters>,
+    clock: Arc<dyn Clock>,
+    /// Drops already recorded in the log.
+    logged_drops: u64,
+    first_error: Option<Error>,
+}
+
+impl<S: Sink> Writer<S> {
+    /// Appends until told to stop, or until every sender is gone.
+    fn run(mut self, receiver: &Receiver<Message>) -> Result<S, Error> {
+        let mut idle = MIN_IDLE;
+        let mut drained = true;
+        // each turn takes one message or waits; the loop ends when the channel
+        // closes or a Stop arrives
+        loop {
+            let message = match receiver.try_recv() {
+                Ok(message) => {
+                    idle = MIN_IDLE;
+                    drained = false;
+                    message
+                }
+                Err(TryRecvError::Empty) => {
+                    if !drained {
+                        // the queue ran dry: hand what was written to the
+                        // destination before waiting
+                        self.log_drops();
+                        let flushed = self.sink.flush();
+                        self.note(flushed);
+                        drained = true;
+                    }
+                    thread::sleep(idle);
+                    idle = (idle * 2).min(MAX_IDLE);
+                    continue;
+                }
+                Err(TryRecvError::Disconnected) => break,
+            };
+            let record = match message {
+                Message::Decision {
+                    time_ms,
+                    endpoint,
+                    attempt,
+                    class,
+                    decision,
+                } => Record::new(
+                    time_ms,
+                    Event::Decision {
+                        endpoint: endpoint.into_string(),
+                        attempt,
+                        error_class: class_name(class),
+                        retry: decision.retry(),
+                        probability: decision.probability(),
+                        expected_value: decision.expected_value(),
+                        reason: reason_name(decision.reason()).to_owned(),
+                    },
+                ),
+                Message::Outcome {
+                    time_ms,
+                    endpoint,
+                    attempt,
+                    class,
+                    success,
+                } => Record::new(
+                    time_ms,
+                    Event::Outcome {
+                        endpoint: endpoint.into_string(),
+                        attempt,
+                        error_class: class_name(class),
+                        success,
+                    },
+                ),
+                Message::Sync(reply) => {
+                    self.log_drops();
+                    let flushed = self.sink.flush();
+                    self.note(flushed);
+                    let answer = match &self.first_error {
+                        None => Ok(self.sink.seal()),
+                        Some(err) => Err(Error::Writer(err.to_string())),
+                    };
+                    let _ = reply.send(answer);
+                    continue;
+                }
+                Message::Stop => break,
+            };
+            self.log_drops();
+            let appended = self.sink.append(&record);
+            self.count(appended);
+        }
+        self.log_drops();
+        let flushed = self.sink.flush();
+        self.note(flushed);
+        match self.first_error {
+            None => Ok(self.sink),
+            Some(err) => Err(err),
+        }
+    }
+
+    /// Appends a `dropped` entry for the drops not yet in the log.
+    fn log_drops(&mut self) {
+        let dropped = self.counters.dropped.load(Ordering::Relaxed);
+        if dropped > self.logged_drops {
+            let record = Record::new(
+                self.clock.now_ms(),
+                Event::Dropped {
+                    count: dropped - self.logged_drops,
+                },
+            );
+            self.logged_drops = dropped;
+            let appended = self.sink.append(&record);
+            self.count(appended);
+        }
+    }
+
+    fn count(&mut self, appended: Result<(), Error>) {
+        let counter = if appended.is_ok() {
+            &self.counters.written
+        } else {
+            &self.counters.failed
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        self.note(appended);
+    }
+
+    /// Keeps the first error.
+    fn note(&mut self, result: Result<(), Error>) {
+        if let Err(err) = result {
+            self.first_error.get_or_insert(err);
+        }
+    }
+}

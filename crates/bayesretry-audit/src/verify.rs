@@ -1,0 +1,317 @@
+//! [`Verifier`]: checks a JSON Lines log of any size in constant memory.
+
+use alloc::borrow::Cow;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+use crate::canonical::{self, EventView, View};
+use crate::chain::Checker;
+use crate::error::Error;
+use crate::hash::{Hash, hex_digit};
+use crate::scan::{Scanned, scan};
+use crate::seal::Seal;
+
+/// The longest line, newline excluded, that a [`JsonlWriter`](crate::JsonlWriter)
+/// writes and a default [`Verifier`] reads: 64 KiB.
+pub const MAX_LINE_LEN: usize = 64 * 1024;
+
+/// The length of `,"hash":"` + 64 hex digits + `"}`: what a line has beyond the
+/// canonical form without its closing brace.
+const HASH_SUFFIX_LEN: usize = 9 + 64 + 2;
+
+/// Checks a log file line by line: that each line is an entry in canonical form,
+/// that the chain holds, and optionally that the log still holds what a [`Seal`]
+/// commits to.
+///
+/// Memory stays constant whatever the size of the file: one line is held at a
+/// time, and a line longer than the bound ([`MAX_LINE_LEN`] unless changed) is
+/// an error rather than a reason to allocate more. Every failure names its line.
+///
+/// # Default
+///
+/// No seal; lines of at most [`MAX_LINE_LEN`] bytes.
+///
+/// ```
+/// use bayesretry_audit::{Error, Event, Fsync, JsonlWriter, Record, Verifier};
+///
+/// let mut writer = JsonlWriter::new(Vec::new(), Fsync::Never);
+/// for count in 0..3 {
+///     writer.append(&Record::new(count, Event::Dropped { count }))?;
+/// }
+/// let good = writer.into_inner()?;
+/// assert_eq!(Verifier::new().verify_reader(good.as_slice())?.entries(), 3);
+///
+/// // change a count on line 2 and the verifier points at it
+/// let text = String::from_utf8(good).unwrap_or_default();
+/// let forged = text.replacen("\"count\":1", "\"count\":7", 1);
+/// let err = Verifier::new().verify_reader(forged.as_bytes()).unwrap_err();
+/// assert!(matches!(err, Error::Broken { line: 2, .. }));
+/// # Ok::<(), bayesretry_audit::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Verifier {
+    seal: Option<Seal>,
+    max_line_len: usize,
+}
+
+impl Default for Verifier {
+    fn default() -> Verifier {
+        Verifier::new()
+    }
+}
+
+/// One line of the file, parsed: every field of every event, those of the other
+/// events absent. Strings are borrowed from the line unless they hold escapes.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line<'a> {
+    v: u64,
+    seq: u64,
+    time_ms: u64,
+    #[serde(borrow)]
+    event: Cow<'a, str>,
+    #[serde(borrow, default)]
+    endpoint: Option<Cow<'a, str>>,
+    #[serde(default)]
+    attempt: Option<u32>,
+    #[serde(borrow, default)]
+    class: Option<Cow<'a, str>>,
+    #[serde(default)]
+    retry: Option<bool>,
+    #[serde(borrow, default)]
+    p: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    ev: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    reason: Option<Cow<'a, str>>,
+    #[serde(default)]
+    success: Option<bool>,
+    #[serde(default)]
+    count: Option<u64>,
+    /// Required, but read from the line's bytes, where it must stand exactly.
+    #[serde(rename = "hash")]
+    _hash: IgnoredAny,
+}
+
+impl Verifier {
+    /// A verifier with no seal and the default line bound.
+    pub const fn new() -> Verifier {
+        Verifier {
+            seal: None,
+            max_line_len: MAX_LINE_LEN,
+        }
+    }
+
+    /// Also checks the log against `seal`: it must still hold the entries the
+    /// seal commits to, the last of them with the sealed hash. Entries after
+    /// them are checked as part of the chain.
+    pub const fn with_seal(mut self, seal: Seal) -> Verifier {
+        self.seal = Some(seal);
+        self
+    }
+
+    /// The longest line accepted, newline excluded (at least 1 byte).
+    pub const fn with_max_line_len(mut self, max_line_len: usize) -> Verifier {
+        self.max_line_len = if max_line_len == 0 { 1 } else { max_line_len };
+        self
+    }
+
+    /// Verifies the log file at `path`; returns its seal (its length and head).
+    pub fn verify_file(&self, path: impl AsRef<Path>) -> Result<Seal, Error> {
+        let file = File::open(path)?;
+        self.verify_reader(BufReader::with_capacity(256 * 1024, file))
+    }
+
+    /// Verifies a log read from `reader`; returns its seal (its length and head).
+    pub fn verify_reader(&self, mut reader: impl BufRead) -> Result<Seal, Error> {
+        let mut checker = Checker::new(self.seal);
+        let mut line = Vec::with_capacity(1024);
+        let mut canonical = Vec::with_capacity(1024);
+        let limit = u64::try_from(self.max_line_len)
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
+        // the loop ends at the end of the reader; each turn consumes a line
+        let mut number: u64 = 0;
+        loop {
+            line.clear();
+            let read = (&mut reader).take(limit).read_until(b'\n', &mut line)?;
+            if read == 0 {
+                break;
+            }
+            number = number.saturating_add(1);
+            match line.last() {
+                Some(b'\n') => {
+                    line.pop();
+                }
+                _ if line.len() > self.max_line_len => {
+                    return Err(Error::LineTooLong {
+                        line: number,
+                        limit: self.max_line_len,
+                    });
+                }
+                _ => return Err(Error::IncompleteLine { line: number }),
+            }
+            check_line(&line, number, &mut canonical, &mut checker)?;
+        }
+        checker.finish().map_err(|broken| Error::Broken {
+            line: broken.index().saturating_add(1),
+            broken,
+        })
+    }
+}
+
+/// Checks one line (without its newline): that it is an entry in canonical form
+/// with its hash, and that it continues the chain. A line the fast scanner
+/// recognises is hashed in place; any other is parsed as JSON and its canonical
+/// form rebuilt into `canonical`, to say what is wrong with it.
+fn check_line(
+    line: &[u8],
+    number: u64,
+    canonical: &mut Vec<u8>,
+    checker: &mut Checker,
+) -> Result<(), Error> {
+    let broken = |broken| Error::Broken {
+        line: number,
+        broken,
+    };
+    if let Some(Scanned { seq, body, hash }) = scan(line) {
+        // the line up to its hash field, and `}`: the canonical form
+        let before_hash = line.get(..body).unwrap_or_default();
+        return checker
+            .step_with(seq, &hash, |prev| {
+                Hash::chain_pieces(prev, before_hash, b"}")
+            })
+            .map_err(broken);
+    }
+    slow_check_line(line, number, canonical, checker)
+}
+
+/// The slow path of [`check_line`], for lines the scanner did not recognise:
+/// parses the line as JSON, to name what is wrong with it.
+fn slow_check_line(
+    line: &[u8],
+    number: u64,
+    canonical: &mut Vec<u8>,
+    checker: &mut Checker,
+) -> Result<(), Error> {
+    let malformed = |problem: String| Error::Malformed {
+        line: number,
+        problem,
+    };
+    let parsed: Line<'_> =
+        serde_json::from_slice(line).map_err(|err| malformed(err.to_string()))?;
+    if parsed.v != canonical::VERSION {
+        return Err(Error::UnsupportedVersion {
+            line: number,
+            version: parsed.v,
+        });
+    }
+    let event = event_view(&parsed).map_err(|problem| malformed(problem.to_owned()))?;
+    canonical.clear();
+    canonical::write(
+        parsed.seq,
+        &View {
+            time_ms: parsed.time_ms,
+            event,
+        },
+        canonical,
+    );
+    // the line must be the canonical form with `,"hash":"<hex>"` before its `}`
+    let body = canonical.len().saturating_sub(1);
+    let in_form = line.len() == body + HASH_SUFFIX_LEN
+        && line.get(..body) == canonical.get(..body)
+        && line.get(body..body + 9) == Some(b",\"hash\":\"".as_slice())
+        && line.get(body + 73..) == Some(b"\"}".as_slice());
+    if !in_form {
+        return Err(Error::NotCanonical { line: number });
+    }
+    let stored = line
+        .get(body + 9..body + 73)
+        .and_then(Hash::from_hex)
+        .ok_or(Error::NotCanonical { line: number })?;
+    checker
+        .step(parsed.seq, canonical, &stored)
+        .map_err(|broken| Error::Broken {
+            line: number,
+            broken,
+        })
+}
+
+/// The event of a parsed line, with exactly the fields its kind has.
+fn event_view<'a>(line: &'a Line<'a>) -> Result<EventView<'a>, &'static str> {
+    let call = || -> Result<(&'a str, u32, &'a str), &'static str> {
+        match (&line.endpoint, line.attempt, &line.class) {
+            (Some(endpoint), Some(attempt), Some(class)) => Ok((endpoint, attempt, class)),
+            _ => Err("a decision or an outcome needs endpoint, attempt and class"),
+        }
+    };
+    match line.event.as_ref() {
+        "decision" => {
+            if line.success.is_some() || line.count.is_some() {
+                return Err("a decision has no success or count");
+            }
+            let (endpoint, attempt, class) = call()?;
+            match (line.retry, &line.p, &line.ev, &line.reason) {
+                (Some(retry), Some(p), Some(ev), Some(reason)) => Ok(EventView::Decision {
+                    endpoint,
+                    attempt,
+                    class,
+                    retry,
+                    p_bits: f64_bits(p).ok_or("p is not 16 lowercase hex digits")?,
+                    ev_bits: f64_bits(ev).ok_or("ev is not 16 lowercase hex digits")?,
+                    reason,
+                }),
+                _ => Err("a decision needs retry, p, ev and reason"),
+            }
+        }
+        "outcome" => {
+            if line.retry.is_some()
+                || line.p.is_some()
+                || line.ev.is_some()
+                || line.reason.is_some()
+                || line.count.is_some()
+            {
+                return Err("an outcome has no retry, p, ev, reason or count");
+            }
+            let (endpoint, attempt, class) = call()?;
+            let success = line.success.ok_or("an outcome needs success")?;
+            Ok(EventView::Outcome {
+                endpoint,
+                attempt,
+                class,
+                success,
+            })
+        }
+        "dropped" => {
+            if line.endpoint.is_some()
+                || line.attempt.is_some()
+                || line.class.is_some()
+                || line.retry.is_some()
+                || line.p.is_some()
+                || line.ev.is_some()
+                || line.reason.is_some()
+                || line.success.is_some()
+            {
+                return Err("a dropped entry has only count");
+            }
+            let count = line.count.ok_or("a dropped entry needs count")?;
+            Ok(EventView::Dropped { count })
+        }
+        _ => Err("event is not decision, outcome or dropped"),
+    }
+}
+
+/// The bit pattern of an `f64` written as 16 lowercase hex digits.
+fn f64_bits(text: &str) -> Option<u64> {
+    let bytes = text.as_bytes();
+    if bytes.len() != 16 {
+        return None;
+    }
+    bytes.iter().try_fold(0u64, |bits, &c| {
+        Some((bits << 4) | u64::from(hex_digit(c)?))
+    })
+}

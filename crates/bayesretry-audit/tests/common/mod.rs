@@ -1,0 +1,73 @@
+//! Helpers shared by the integration tests: a log of varied records.
+
+#![allow(
+    dead_code,
+    reason = "each test file uses its own subset of the helpers"
+)]
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers: a failure must fail the test"
+)]
+
+use bayesretry_audit::{AuditLog, Event, Fsync, JsonlWriter, Record};
+
+/// A record of each kind in turn: mostly decisions, every 5th an outcome, every
+/// 97th a `dropped` entry; fields vary with `i`.
+pub(crate) fn record(i: u64) -> Record {
+    let endpoint = format!("svc-{}", i % 7);
+    let attempt = 1 + (i % 4) as u32;
+    let class = ["http-429", "http-503", "timeout", "quota \"x\"\n"][(i % 4) as usize].to_owned();
+    let event = if i % 97 == 96 {
+        Event::Dropped { count: i }
+    } else if i % 5 == 4 {
+        Event::Outcome {
+            endpoint,
+            attempt,
+            error_class: class,
+            success: i % 2 == 0,
+        }
+    } else {
+        Event::Decision {
+            endpoint,
+            attempt,
+            error_class: class,
+            retry: i % 3 != 0,
+            probability: (i % 100) as f64 / 99.0,
+            expected_value: 2.0 - (i % 13) as f64 / 3.0,
+            reason: if i % 3 != 0 {
+                "positive_expected_value"
+            } else {
+                "negative_expected_value"
+            }
+            .to_owned(),
+        }
+    };
+    Record::new(1_764_460_800_000 + 250 * i, event)
+}
+
+/// A log of `n` records in memory.
+pub(crate) fn memory_log(n: u64) -> AuditLog {
+    let mut log = AuditLog::new();
+    for i in 0..n {
+        log.append(record(i));
+    }
+    log
+}
+
+/// The same log as JSON Lines, split into lines (each with its newline).
+pub(crate) fn file_lines(n: u64) -> Vec<Vec<u8>> {
+    let mut writer = JsonlWriter::new(Vec::new(), Fsync::Never);
+    for i in 0..n {
+        writer.append(&record(i)).unwrap();
+    }
+    let bytes = writer.into_inner().unwrap();
+    bytes
+        .split_inclusive(|&b| b == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+/// The lines joined back into a file.
+pub(crate) fn join(lines: &[Vec<u8>]) -> Vec<u8> {
+    lines.concat()
+}

@@ -1,0 +1,153 @@
+//! [`run`]: parse the command line, run the subcommand, report the outcome.
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::panic;
+use std::process::ExitCode;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+
+use crate::cli::{AuditCommand, Cli, Command};
+use crate::error::Error;
+use crate::exit::Exit;
+use crate::output::Output;
+use crate::{audit, bench, inspect, replay, simulate};
+
+/// Runs `bayesretry` with `args` (the program name first), writing reports to
+/// `stdout` and errors to `stderr`, and returns the exit status.
+///
+/// An error is one line on `stderr`, `error: ` and the message. Help and
+/// `--version` go to `stdout` with status 0; a command line clap rejects gets
+/// status 64 ([`Exit::Usage`]). When `stdout` is closed early (`bayesretry ... |
+/// head`), the run ends quietly with status 0: nobody wants the rest.
+///
+/// ```
+/// use bayesretry_cli::{Exit, run};
+///
+/// let (mut out, mut err) = (Vec::new(), Vec::new());
+/// let exit = run(["bayesretry", "replay", "--prior", "0,1"], &mut out, &mut err);
+/// assert_eq!(exit, Exit::Usage);
+/// let message = String::from_utf8(err).unwrap();
+/// assert!(message.starts_with("error: invalid value '0,1' for '--prior <A,B>'"));
+/// assert_eq!(message.lines().count(), 1);
+/// ```
+pub fn run<I, T>(args: I, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Exit
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => return report_parse_error(&err, stdout, stderr),
+    };
+    let mut out = Output::new("<stdout>", stdout);
+    let result = match &cli.command {
+        Command::Simulate(args) => simulate::run_simulate(args, &mut out),
+        Command::Bench(args) => bench::run_bench(args, &mut out),
+        Command::Replay(args) => replay::run(args, &mut out),
+        Command::Inspect(args) => inspect::run(args, &mut out),
+        Command::Audit(audit) => match &audit.command {
+            AuditCommand::Verify(args) => audit::verify(args, &mut out),
+        },
+    };
+    match result {
+        Ok(()) => Exit::Ok,
+        Err(Error::Write { error, .. }) if error.kind() == io::ErrorKind::BrokenPipe => Exit::Ok,
+        Err(error) => {
+            // Nothing better can be done if stderr itself is gone.
+            let _ = writeln!(stderr, "error: {error}");
+            error.exit()
+        }
+    }
+}
+
+/// The process entry point of the `bayesretry` binary: [`run`] on the process's
+/// arguments and standard streams.
+///
+/// A panic — a bug, since every input error is an [`Error`] — prints one line
+/// naming where it happened, without a backtrace, and exits with status 70
+/// ([`Exit::Internal`]).
+pub fn main() -> ExitCode {
+    panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let message = message.replace('\n', " ");
+        let _ = writeln!(
+            io::stderr(),
+            "error: internal error{place}: {message} (please report this)"
+        );
+    }));
+    let exit = panic::catch_unwind(|| {
+        let mut stdout = io::stdout().lock();
+        let mut stderr = io::stderr();
+        run(std::env::args_os(), &mut stdout, &mut stderr)
+    })
+    .unwrap_or(Exit::Internal);
+    exit.into()
+}
+
+/// Reports what clap found wrong (or the help it was asked for).
+fn report_parse_error(err: &clap::Error, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Exit {
+    let mut rendered = err.render().to_string();
+    if !rendered.ends_with('\n') {
+        rendered.push('\n');
+    }
+    match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = stdout.write_all(rendered.as_bytes());
+            Exit::Ok
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = stderr.write_all(rendered.as_bytes());
+            Exit::Usage
+        }
+        _ => {
+            let _ = writeln!(stderr, "{}", one_line(&rendered));
+            Exit::Usage
+        }
+    }
+}
+
+/// Clap's several-line message as one line: its first line, then the usage.
+fn one_line(rendered: &str) -> String {
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("error: invalid command line");
+    let first = if first.starts_with("error:") {
+        first.to_owned()
+    } else {
+        format!("error: {first}")
+    };
+    match rendered
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("Usage: "))
+    {
+        Some(usage) => format!("{first} (usage: {usage}; see --help)"),
+        None => first,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn clap_messages_become_one_line_with_the_usage() {
+        let rendered = "error: unexpected argument '--foo' found\n\n  tip: ...\n\n\
+                        Usage: bayesretry replay [OPTIONS] [FILE]\n\n\
+                        For more information, try '--help'.\n";
+        assert_eq!(
+            one_line(rendered),
+            "error: unexpected argument '--foo' found \
+             (usage: bayesretry replay [OPTIONS] [FILE]; see --help)"
+        );
+    }
+}

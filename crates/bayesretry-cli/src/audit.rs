@@ -1,0 +1,62 @@
+//! `bayesretry audit verify`: a hash-chained audit log checked line by line.
+
+use std::io::{self, BufReader};
+
+use bayesretry_audit::Verifier;
+
+use crate::cli::VerifyArgs;
+use crate::error::Error;
+use crate::input::{self, STDIN};
+use crate::output::Output;
+
+/// How many bytes a read of the log asks for at a time.
+const BUFFER: usize = 256 * 1024;
+
+/// Runs `audit verify` and writes the verdict to `out`.
+pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Error> {
+    let mut verifier = Verifier::new();
+    if let Some(seal) = args.seal {
+        verifier = verifier.with_seal(seal);
+    }
+    let input = input::open(Some(&args.log))?;
+    let name = input.name;
+    let seal = verifier
+        .verify_reader(BufReader::with_capacity(BUFFER, input.reader))
+        .map_err(|error| Error::Audit {
+            path: name.clone(),
+            error,
+        })?;
+    let sealed = match args.seal {
+        Some(kept) => format!(
+            ", and holds the {} entries of the seal given",
+            kept.entries()
+        ),
+        None => String::new(),
+    };
+    let shown = if name == STDIN {
+        "<stdin>"
+    } else {
+        name.as_str()
+    };
+    out.text(&format!(
+        "{shown}: valid: {} entries, every hash chains{sealed}\nseal: {seal}\n",
+        seal.entries()
+    ))
+}
+
+/// The exit status of a verification error: a broken or malformed log is bad
+/// data, a failed read an I/O error.
+pub(crate) fn exit_of(error: &bayesretry_audit::Error) -> crate::exit::Exit {
+    use crate::exit::Exit;
+    match error {
+        bayesretry_audit::Error::Io(e) if e.kind() == io::ErrorKind::NotFound => Exit::NoInput,
+        bayesretry_audit::Error::Io(_) => Exit::Io,
+        bayesretry_audit::Error::LineTooLong { .. }
+        | bayesretry_audit::Error::IncompleteLine { .. }
+        | bayesretry_audit::Error::Malformed { .. }
+        | bayesretry_audit::Error::NotCanonical { .. }
+        | bayesretry_audit::Error::UnsupportedVersion { .. }
+        | bayesretry_audit::Error::Broken { .. } => Exit::Data,
+        _ => Exit::Internal,
+    }
+}

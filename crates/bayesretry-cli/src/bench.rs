@@ -1,0 +1,198 @@
+//! `bayesretry bench`: the decision-quality suite of `bayesretry-sim`, with its
+//! tables, a progress bar, and a regret plot per scenario.
+
+use core::sync::atomic::{AtomicUsize, Ordering};
+use std::io::IsTerminal;
+use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+use std::thread;
+
+use bayesretry_sim::{
+    Interval, RunResult, Scenario, VALUE_RATIOS, goals, goals_markdown, policies_with, run_seed,
+    scenario_markdown,
+};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::cli::BenchArgs;
+use crate::error::Error;
+use crate::output::{Output, write_json};
+use crate::plot::{Sweep, SweepLine, write_sweep_svg};
+
+/// The scenarios when none is named: every one the simulator runs.
+fn all_scenarios() -> Vec<Scenario> {
+    Scenario::ALL.to_vec()
+}
+
+/// Runs `bench` and writes its tables (or JSON) to `out`, and the plots when
+/// asked.
+pub(crate) fn run_bench(args: &BenchArgs, out: &mut Output<'_>) -> Result<(), Error> {
+    let scenarios = if args.scenario.is_empty() {
+        all_scenarios()
+    } else {
+        args.scenario.clone()
+    };
+    let results = run_suite(&scenarios, args.seeds, args.max_attempts, args.tuned)?;
+    if let Some(dir) = &args.plot {
+        plot_all(dir, &scenarios, &results)?;
+    }
+    if args.json {
+        return write_json(out, &results);
+    }
+    let mut text = String::new();
+    for scenario in &scenarios {
+        text.push_str(&scenario_markdown(&results, scenario.id()));
+    }
+    let checked = goals(&results, "BR-G");
+    if !checked.is_empty() {
+        text.push_str("Goals for BR-G, BayesRetry's default (greedy):\n\n");
+        text.push_str(&goals_markdown(&checked));
+    }
+    let adjusted = if args.tuned {
+        goals(&results, "BR-G+")
+    } else {
+        Vec::new()
+    };
+    if !adjusted.is_empty() {
+        text.push_str("\nGoals for BR-G+, the adjusted configuration:\n\n");
+        text.push_str(&goals_markdown(&adjusted));
+    }
+    out.text(&text)
+}
+
+/// The runs of one (scenario, seed), or why a policy could not be built.
+type SeedRuns = Result<Vec<RunResult>, String>;
+
+/// Every (scenario, seed) through `bayesretry-sim`'s runner, every policy of the
+/// suite each, on as many threads as the machine has, with a progress bar on
+/// stderr when stderr is a terminal.
+fn run_suite(
+    scenarios: &[Scenario],
+    seeds: u64,
+    max_attempts: u32,
+    tuned: bool,
+) -> Result<Vec<RunResult>, Error> {
+    let specs = policies_with(max_attempts, tuned);
+    let jobs: Vec<(Scenario, u64)> = scenarios
+        .iter()
+        .flat_map(|&s| (1..=seeds).map(move |seed| (s, seed)))
+        .collect();
+    let target = if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(Some(jobs.len() as u64), target);
+    if let Ok(style) =
+        ProgressStyle::with_template("{prefix} [{bar:32}] {pos}/{len} scenario-seeds, {eta} left")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_prefix(format!("{} policies", specs.len()));
+    let threads = thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(jobs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<(usize, SeedRuns)>> = Mutex::new(Vec::new());
+    thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                // bounded: each turn takes one of the finite jobs
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(scenario, seed)) = jobs.get(index) else {
+                        break;
+                    };
+                    let result =
+                        run_seed(scenario, &specs, seed, max_attempts).map_err(|e| e.to_string());
+                    bar.inc(1);
+                    done.lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push((index, result));
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let mut done = done.into_inner().unwrap_or_else(PoisonError::into_inner);
+    done.sort_by_key(|(index, _)| *index);
+    let mut results = Vec::new();
+    for (_, result) in done {
+        results.extend(result.map_err(|e| {
+            Error::Internal(format!("bench: a policy of the suite cannot be built: {e}"))
+        })?);
+    }
+    Ok(results)
+}
+
+/// Writes `DIR/<scenario>.svg` for every scenario: regret to the DP oracle
+/// against V/c.
+fn plot_all(dir: &Path, scenarios: &[Scenario], results: &[RunResult]) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|error| Error::Write {
+        path: dir.display().to_string(),
+        error,
+    })?;
+    for scenario in scenarios {
+        let sweep = sweep(results, scenario.id());
+        write_sweep_svg(&dir.join(format!("{}.svg", scenario.id())), &sweep)?;
+    }
+    Ok(())
+}
+
+/// The mean net value per 1000 calls of `policy` on `scenario` at `value`,
+/// over seeds.
+fn net_value(results: &[RunResult], scenario: &str, policy: &str, value: f64) -> Option<f64> {
+    let values: Vec<f64> = results
+        .iter()
+        .filter(|r| {
+            r.scenario == scenario && r.policy == policy && r.value_ratio.is_none_or(|v| v == value)
+        })
+        .map(|r| r.pooled.net_value(value))
+        .collect();
+    let mean = Interval::of(&values).mean;
+    mean.is_finite().then_some(mean)
+}
+
+/// Regret to the DP oracle against V/c, for BayesRetry's strategies and every
+/// baseline of `scenario`.
+fn sweep(results: &[RunResult], scenario: &str) -> Sweep {
+    let mut ids: Vec<&str> = Vec::new();
+    for r in results.iter().filter(|r| r.scenario == scenario) {
+        if !ids.contains(&r.policy.as_str()) {
+            ids.push(&r.policy);
+        }
+    }
+    let line = |id: &str| -> Vec<(f64, f64)> {
+        VALUE_RATIOS
+            .iter()
+            .filter_map(|&v| {
+                let dp = net_value(results, scenario, "DP", v)?;
+                Some((v, dp - net_value(results, scenario, id, v)?))
+            })
+            .collect()
+    };
+    let seeds = results
+        .iter()
+        .filter(|r| r.scenario == scenario && r.policy == "B0")
+        .count();
+    Sweep {
+        title: format!(
+            "bayesretry bench: {scenario}, {seeds} seeds — regret to the DP oracle (lower is better)"
+        ),
+        bayes: ids
+            .iter()
+            .filter(|id| id.starts_with("BR"))
+            .map(|id| SweepLine {
+                name: (*id).to_owned(),
+                points: line(id),
+            })
+            .collect(),
+        baselines: ids
+            .iter()
+            .filter(|id| id.starts_with('B') && !id.starts_with("BR"))
+            .map(|id| SweepLine {
+                name: (*id).to_owned(),
+                points: line(id),
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,385 @@
+//! The command line: subcommands, flags and their checks, with clap's derive.
+
+use std::path::PathBuf;
+
+use bayesretry_audit::Seal;
+use bayesretry_beta::Beta;
+use bayesretry_policy::Strategy;
+use bayesretry_sim::Scenario;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::world::Kind;
+
+/// The `bayesretry` command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "bayesretry",
+    version,
+    about = "Decide whether one more attempt is worth it: simulate and benchmark retry \
+             policies, replay outcomes into a posterior, inspect saved stores, verify audit logs.",
+    long_about = "Decide whether one more attempt is worth it.\n\n\
+                  BayesRetry keeps a Beta posterior over \"the next attempt succeeds\" for\n\
+                  every context and retries while p * value - cost is positive. This tool\n\
+                  runs that machinery from the command line.",
+    after_help = "Examples:\n  \
+                  bayesretry simulate --n 500 --seed 1\n  \
+                  bayesretry bench --scenario S5 --seeds 5\n  \
+                  echo \"1 1 0 1 0 0 0\" | bayesretry replay\n  \
+                  bayesretry inspect store.json --sort mean\n  \
+                  bayesretry audit verify decisions.jsonl\n\n\
+                  Exit status: 0 ok, 64 usage, 65 bad data, 66 missing input,\n\
+                  70 internal error, 74 I/O error.",
+    arg_required_else_help = true,
+    propagate_version = true
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Run the adaptive policy, fixed-3 and no-retry on the same simulated calls.
+    #[command(
+        long_about = "Run BayesRetry's adaptive policy, \"retry 3 times\" and \"never retry\" on\n\
+                      the same simulated calls, with the same luck, and compare them: success\n\
+                      rate, attempts, wasted retries and net value (value x successful calls\n\
+                      - cost x attempts).\n\n\
+                      The default endpoint suffers an outage through the second quarter of the\n\
+                      run, then recovers. Calls arrive at 10 per second on a virtual clock, so\n\
+                      a run of any length takes no real waiting; the same seed always gives the\n\
+                      same numbers. The adaptive policy is the real RetryPolicy, configured as\n\
+                      the decision-quality benchmark (bayesretry-sim) configures it.",
+        after_help = "Examples:\n  \
+                      bayesretry simulate\n  \
+                      bayesretry simulate --n 6000 --seed 7 --scenario flaky --value 50 --cost 1\n  \
+                      bayesretry simulate --n 6000 --plot outage.svg\n  \
+                      bayesretry simulate --scenario hard-down --strategy lookahead --json"
+    )]
+    Simulate(SimulateArgs),
+    /// Run the decision-quality benchmark: every policy, scenario and seed.
+    #[command(
+        long_about = "Run the decision-quality benchmark of bayesretry-sim: every baseline\n\
+                      retry policy, BayesRetry's three strategies and the oracles, on the same\n\
+                      calls with the same luck, over the V/c sweep and SEEDS seeds per scenario.\n\
+                      Prints the tables of docs/BENCHMARKS.md (mean and 95% interval over\n\
+                      seeds) and the goals of the benchmark, met or not.\n\n\
+                      A progress bar shows on stderr when stderr is a terminal.",
+        after_help = "Examples:\n  \
+                      bayesretry bench --scenario S5 --seeds 5\n  \
+                      bayesretry bench --scenario S0 --scenario S3 --tuned --json > results.json\n  \
+                      bayesretry bench --seeds 30 --plot plots/"
+    )]
+    Bench(BenchArgs),
+    /// Fold a stream of outcomes into a posterior and decide the next attempt.
+    #[command(
+        long_about = "Fold a stream of outcomes into a Beta posterior and decide whether one\n\
+                      more attempt is worth making.\n\n\
+                      Outcomes are read from FILE, or standard input when FILE is absent or\n\
+                      '-': 1, ok or true for a success; 0, fail or false for a failure (any\n\
+                      letter case), separated by spaces or newlines. A '#' starts a comment\n\
+                      that runs to the end of the line. The input is streamed: its length\n\
+                      does not matter.",
+        after_help = "Examples:\n  \
+                      echo \"1 1 0 1 0 0 0\" | bayesretry replay\n  \
+                      bayesretry replay outcomes.txt --value 50 --cost 1\n  \
+                      printf 'ok\\nfail\\nfail\\n' | bayesretry replay --prior 2,2 --json"
+    )]
+    Replay(ReplayArgs),
+    /// Show the contexts of a saved store snapshot with their posteriors.
+    #[command(
+        long_about = "Show the contexts of a saved store snapshot (the versioned JSON of\n\
+                      bayesretry-store's Snapshot) with their posterior, 95% interval,\n\
+                      strength and last update.\n\n\
+                      A context's evidence is the sum over the writers that saw it, as of\n\
+                      each writer's last update (no decay is applied), on the prior given\n\
+                      by --prior.",
+        after_help = "Examples:\n  \
+                      bayesretry inspect store.json\n  \
+                      bayesretry inspect store.json --endpoint api.example.com --sort mean\n  \
+                      bayesretry inspect store.json --json"
+    )]
+    Inspect(InspectArgs),
+    /// Check a hash-chained audit log.
+    #[command(after_help = "Examples:\n  \
+                      bayesretry audit verify decisions.jsonl\n  \
+                      bayesretry audit verify decisions.jsonl --seal 1200:<64 hex digits>")]
+    Audit(AuditArgs),
+}
+
+/// `bayesretry audit`.
+#[derive(Debug, Args)]
+#[command(subcommand_required = true, arg_required_else_help = true)]
+pub(crate) struct AuditArgs {
+    #[command(subcommand)]
+    pub(crate) command: AuditCommand,
+}
+
+/// The subcommands of `audit`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum AuditCommand {
+    /// Check every line of a JSON Lines audit log and its hash chain.
+    #[command(
+        long_about = "Check every line of a JSON Lines audit log (written by bayesretry-audit):\n\
+                      each line must be an entry in canonical form whose SHA-256 hash chains\n\
+                      to the previous one. Prints the log's seal when it is valid, or the\n\
+                      first broken line and why (exit status 65).\n\n\
+                      The chain alone cannot show entries cut from the end, or a log rewritten\n\
+                      from some point on with every hash recomputed: keep the seal printed\n\
+                      by an earlier run somewhere else and pass it with --seal.\n\n\
+                      The log is streamed: memory stays constant whatever its size.",
+        after_help = "Examples:\n  \
+                      bayesretry audit verify decisions.jsonl\n  \
+                      bayesretry audit verify decisions.jsonl --seal 1200:<64 hex digits>\n  \
+                      zcat old.jsonl.gz | bayesretry audit verify -"
+    )]
+    Verify(VerifyArgs),
+}
+
+/// `bayesretry audit verify`.
+#[derive(Debug, Args)]
+pub(crate) struct VerifyArgs {
+    /// The log file; standard input when '-'.
+    #[arg(value_name = "LOG.jsonl")]
+    pub(crate) log: PathBuf,
+    /// A seal printed by an earlier verification (`<entries>:<head hash in hex>`): the
+    /// log must still hold those entries, the last with that hash.
+    #[arg(long, value_name = "N:HEX", value_parser = parse_seal)]
+    pub(crate) seal: Option<Seal>,
+}
+
+/// `bayesretry simulate`.
+#[derive(Debug, Args)]
+pub(crate) struct SimulateArgs {
+    /// Calls to simulate (at most 10 000 000).
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub(crate) n: u64,
+    /// The seed of the calls' luck and of the policy's own randomness.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// What the endpoint does.
+    #[arg(long, value_enum, default_value_t = Kind::Outage)]
+    pub(crate) scenario: Kind,
+    #[command(flatten)]
+    pub(crate) costs: CostArgs,
+    /// How the adaptive policy decides: the posterior mean, a Thompson draw, or
+    /// looking ahead over the attempts left.
+    #[arg(long, value_enum, default_value_t = StrategyArg::Greedy)]
+    pub(crate) strategy: StrategyArg,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Also draw the run over time as an SVG: success rate, the adaptive
+    /// policy's belief with its credible band, retries per call.
+    #[arg(long, value_name = "FILE.svg")]
+    pub(crate) plot: Option<PathBuf>,
+}
+
+/// `bayesretry bench`.
+#[derive(Debug, Args)]
+pub(crate) struct BenchArgs {
+    /// A scenario to run, by id (S0 mixed, S1 healthy, S2 flaky, S3 and S3b
+    /// rate-limited, S4 hard-down, S5 outage, S6 degrading, S8 partial) or by
+    /// simulate's names; repeat for several. All of them by default.
+    #[arg(long, value_name = "ID", value_parser = parse_scenario)]
+    pub(crate) scenario: Vec<Scenario>,
+    /// Seeds per scenario (1..=SEEDS).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=1_000))]
+    pub(crate) seeds: u64,
+    /// Attempts in all per call, for every policy (the benchmark's passes are
+    /// 4 and 6).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=10))]
+    pub(crate) max_attempts: u32,
+    /// Also run BR-G+, the adjusted greedy configuration of the benchmark
+    /// (pessimistic prior for unseen contexts, exact class level, backoff,
+    /// breaker at the break-even).
+    #[arg(long)]
+    pub(crate) tuned: bool,
+    /// Print every run's metrics as JSON instead of the tables.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Also draw each scenario's regret to the DP oracle against V/c, as
+    /// DIR/<scenario>.svg.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) plot: Option<PathBuf>,
+}
+
+/// A benchmark scenario by id (`S5`) or by `simulate`'s name (`outage`).
+fn parse_scenario(text: &str) -> Result<Scenario, String> {
+    if let Some(scenario) = Scenario::parse(text) {
+        return Ok(scenario);
+    }
+    Kind::from_str(text, true).map(Kind::scenario).map_err(|_| {
+        let ids: Vec<&str> = Scenario::ALL.iter().map(|s| s.id()).collect();
+        format!(
+            "no scenario {text:?}: expected one of {} or outage, flaky, rate-limited, \
+             hard-down, degrading",
+            ids.join(", ")
+        )
+    })
+}
+
+/// The adaptive policy's strategy, on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum StrategyArg {
+    /// Retry while p * V - c > 0, p the posterior mean.
+    Greedy,
+    /// The same rule with p drawn from the posterior.
+    Thompson,
+    /// Count what the later attempts are worth too.
+    Lookahead,
+}
+
+impl From<StrategyArg> for Strategy {
+    fn from(arg: StrategyArg) -> Strategy {
+        match arg {
+            StrategyArg::Greedy => Strategy::Greedy,
+            StrategyArg::Thompson => Strategy::Thompson,
+            StrategyArg::Lookahead => Strategy::Lookahead,
+        }
+    }
+}
+
+/// `bayesretry replay`.
+#[derive(Debug, Args)]
+pub(crate) struct ReplayArgs {
+    /// The outcomes; standard input when absent or '-'.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) costs: CostArgs,
+    /// The prior Beta(A, B) before any outcome.
+    #[arg(long, value_name = "A,B", default_value = "1,1", value_parser = parse_prior, allow_hyphen_values = true)]
+    pub(crate) prior: Beta,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// What a success is worth and an attempt costs.
+#[derive(Debug, Args, Clone, Copy)]
+pub(crate) struct CostArgs {
+    /// What a success is worth (V), in any unit; finite and > 0.
+    #[arg(long, value_name = "V", default_value = "10", value_parser = parse_value, allow_negative_numbers = true)]
+    pub(crate) value: f64,
+    /// What one attempt costs (c), in the unit of --value; finite and >= 0.
+    #[arg(long, value_name = "C", default_value = "1", value_parser = parse_cost, allow_negative_numbers = true)]
+    pub(crate) cost: f64,
+}
+
+/// `bayesretry inspect`.
+#[derive(Debug, Args)]
+pub(crate) struct InspectArgs {
+    /// The snapshot file.
+    #[arg(value_name = "STORE.json")]
+    pub(crate) store: PathBuf,
+    /// Show only the contexts of this endpoint.
+    #[arg(long, value_name = "E")]
+    pub(crate) endpoint: Option<String>,
+    /// The order of the rows.
+    #[arg(long, value_enum, default_value_t = SortKey::Context)]
+    pub(crate) sort: SortKey,
+    /// The prior every context starts from.
+    #[arg(long, value_name = "A,B", default_value = "1,1", value_parser = parse_prior, allow_hyphen_values = true)]
+    pub(crate) prior: Beta,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// How `inspect` orders its rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SortKey {
+    /// By endpoint, then attempt, then error class.
+    Context,
+    /// Lowest posterior mean first: the contexts least worth retrying.
+    Mean,
+    /// Lowest lower credible bound first.
+    Lower,
+    /// Most evidence first.
+    Strength,
+    /// Most recently updated first.
+    Updated,
+}
+
+/// `N:HEX` as an audit seal.
+fn parse_seal(text: &str) -> Result<Seal, String> {
+    text.parse()
+        .map_err(|e: bayesretry_audit::ParseError| e.to_string())
+}
+
+/// `A,B` as a Beta prior.
+fn parse_prior(text: &str) -> Result<Beta, String> {
+    let (a, b) = text
+        .split_once(',')
+        .ok_or_else(|| format!("expected A,B (two numbers and a comma), got {text:?}"))?;
+    let number = |part: &str| {
+        part.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("{part:?} is not a number"))
+    };
+    Beta::new(number(a)?, number(b)?).map_err(|e| e.to_string())
+}
+
+/// A success value: finite and > 0.
+fn parse_value(text: &str) -> Result<f64, String> {
+    let v: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if v > 0.0 && v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("must be finite and > 0, got {text}"))
+    }
+}
+
+/// An attempt cost: finite and >= 0.
+fn parse_cost(text: &str) -> Result<f64, String> {
+    let c: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if c >= 0.0 && c.is_finite() {
+        Ok(c + 0.0)
+    } else {
+        Err(format!("must be finite and >= 0, got {text}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::{Cli, parse_cost, parse_prior, parse_value};
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn scenarios_are_named_by_id_or_by_simulate_name() {
+        use super::parse_scenario;
+        use bayesretry_sim::Scenario;
+        assert_eq!(parse_scenario("S5"), Ok(Scenario::S5));
+        assert_eq!(parse_scenario("s3b"), Ok(Scenario::S3b));
+        assert_eq!(parse_scenario("hard-down"), Ok(Scenario::S4));
+        let err = parse_scenario("S7").unwrap_err();
+        assert!(err.contains("\"S7\"") && err.contains("S0, S1"), "{err}");
+    }
+
+    #[test]
+    fn priors_costs_and_values_are_checked() {
+        let prior = parse_prior("2, 3.5").unwrap();
+        assert_eq!((prior.alpha(), prior.beta()), (2.0, 3.5));
+        assert!(parse_prior("2").unwrap_err().contains("A,B"));
+        assert!(parse_prior("0,1").unwrap_err().contains("alpha"));
+        assert!(parse_prior("1,x").unwrap_err().contains("\"x\""));
+        assert!(parse_value("0").is_err());
+        assert!(parse_value("inf").is_err());
+        assert_eq!(parse_value("2.5"), Ok(2.5));
+        assert!(parse_cost("-1").is_err());
+        assert!(parse_cost("NaN").is_err());
+        assert_eq!(parse_cost("0"), Ok(0.0));
+    }
+}

@@ -1,0 +1,233 @@
+//! `bayesretry inspect`: the contexts of a saved store snapshot.
+
+use core::cmp::Ordering;
+
+use std::path::Path;
+
+use bayesretry_beta::Beta;
+use bayesretry_fs::FileStore;
+use bayesretry_store::{Evidence, Snapshot, SnapshotEntry};
+use serde::Serialize;
+
+use crate::cli::{InspectArgs, SortKey};
+use crate::error::Error;
+use crate::format::{Align, Table, num, prob};
+use crate::input;
+use crate::output::{Output, write_json};
+
+/// The mass of the credible interval shown.
+const MASS: f64 = 0.95;
+
+/// Runs `inspect` and writes its table to `out`.
+pub(crate) fn run(args: &InspectArgs, out: &mut Output<'_>) -> Result<(), Error> {
+    let snapshot = load(&args.store)?;
+    let mut rows = contexts(&snapshot, args.prior);
+    if let Some(endpoint) = &args.endpoint {
+        rows.retain(|row| row.endpoint == *endpoint);
+    }
+    sort(&mut rows, args.sort);
+    if args.json {
+        return write_json(
+            out,
+            &InspectJson {
+                taken_at_ms: snapshot.taken_at_ms(),
+                prior: [args.prior.alpha(), args.prior.beta()],
+                contexts: &rows,
+            },
+        );
+    }
+    out.text(&render(&snapshot, &rows, args))
+}
+
+/// The snapshot in the file at `path`, read by `bayesretry-fs` (which migrates
+/// older formats and tells a truncated file from a syntax error from a wrong
+/// shape). A missing file or a directory is refused first, as missing input.
+fn load(path: &Path) -> Result<Snapshot, Error> {
+    input::check_file(path)?;
+    FileStore::open(path)
+        .and_then(|store| store.load())
+        .map_err(Error::Store)
+}
+
+/// One context of the snapshot, its writers' evidence summed.
+#[derive(Debug, Serialize)]
+struct Row {
+    endpoint: String,
+    attempt: u32,
+    class: String,
+    successes: f64,
+    failures: f64,
+    alpha: f64,
+    beta: f64,
+    mean: f64,
+    interval_95: [f64; 2],
+    strength: f64,
+    writers: usize,
+    updated_at_ms: u64,
+}
+
+#[derive(Serialize)]
+struct InspectJson<'a> {
+    taken_at_ms: u64,
+    prior: [f64; 2],
+    contexts: &'a [Row],
+}
+
+/// The snapshot's contexts in its own order (endpoint, attempt, class): the
+/// entries of one context are adjacent, one per writer.
+fn contexts(snapshot: &Snapshot, prior: Beta) -> Vec<Row> {
+    let mut rows: Vec<Row> = Vec::new();
+    let mut group: Vec<&SnapshotEntry> = Vec::new();
+    for entry in snapshot.entries() {
+        let same = group.first().is_some_and(|first| {
+            first.endpoint() == entry.endpoint()
+                && first.attempt() == entry.attempt()
+                && first.class() == entry.class()
+        });
+        if !same && !group.is_empty() {
+            rows.extend(row(&group, prior));
+            group.clear();
+        }
+        group.push(entry);
+    }
+    rows.extend(row(&group, prior));
+    rows
+}
+
+/// The row of one context's entries; `None` for no entries.
+fn row(entries: &[&SnapshotEntry], prior: Beta) -> Option<Row> {
+    let first = entries.first()?;
+    let evidence = entries
+        .iter()
+        .fold(Evidence::new_lenient(0.0, 0.0), |sum, e| {
+            sum.plus(e.evidence())
+        });
+    let posterior = evidence.posterior(prior);
+    let (lo, hi) = posterior.credible_interval(MASS);
+    Some(Row {
+        endpoint: first.endpoint().to_owned(),
+        attempt: first.attempt(),
+        class: first.class().to_owned(),
+        successes: evidence.successes(),
+        failures: evidence.failures(),
+        alpha: posterior.alpha(),
+        beta: posterior.beta(),
+        mean: posterior.mean(),
+        interval_95: [lo, hi],
+        strength: posterior.strength(),
+        writers: entries.len(),
+        updated_at_ms: entries.iter().map(|e| e.updated_at_ms()).max().unwrap_or(0),
+    })
+}
+
+/// Sorts `rows` by `key`; ties keep the context order.
+fn sort(rows: &mut [Row], key: SortKey) {
+    let by_float = |a: f64, b: f64| a.partial_cmp(&b).unwrap_or(Ordering::Equal);
+    match key {
+        SortKey::Context => {}
+        SortKey::Mean => rows.sort_by(|a, b| by_float(a.mean, b.mean)),
+        SortKey::Lower => rows.sort_by(|a, b| by_float(a.interval_95[0], b.interval_95[0])),
+        SortKey::Strength => rows.sort_by(|a, b| by_float(b.strength, a.strength)),
+        SortKey::Updated => rows.sort_by_key(|row| core::cmp::Reverse(row.updated_at_ms)),
+    }
+}
+
+fn render(snapshot: &Snapshot, rows: &[Row], args: &InspectArgs) -> String {
+    let mut text = format!(
+        "{}: {} entries, taken at {} ms; prior Beta({}, {})\n",
+        args.store.display(),
+        snapshot.len(),
+        snapshot.taken_at_ms(),
+        num(args.prior.alpha()),
+        num(args.prior.beta()),
+    );
+    if rows.is_empty() {
+        match &args.endpoint {
+            Some(endpoint) => text.push_str(&format!("no context has endpoint {endpoint:?}\n")),
+            None => text.push_str("no contexts\n"),
+        }
+        return text;
+    }
+    let mut table = Table::new(&[
+        ("endpoint", Align::Left),
+        ("attempt", Align::Right),
+        ("class", Align::Left),
+        ("successes", Align::Right),
+        ("failures", Align::Right),
+        ("mean", Align::Right),
+        ("95% interval", Align::Left),
+        ("strength", Align::Right),
+        ("writers", Align::Right),
+        ("last update", Align::Right),
+    ]);
+    for row in rows {
+        let age = snapshot.taken_at_ms().saturating_sub(row.updated_at_ms);
+        table.row(vec![
+            row.endpoint.clone(),
+            row.attempt.to_string(),
+            row.class.clone(),
+            num(row.successes),
+            num(row.failures),
+            prob(row.mean),
+            format!(
+                "[{}, {}]",
+                prob(row.interval_95[0]),
+                prob(row.interval_95[1])
+            ),
+            num(row.strength),
+            row.writers.to_string(),
+            format!("{} ago", duration(age)),
+        ]);
+    }
+    text.push_str(&table.render());
+    text
+}
+
+/// A millisecond span in the largest unit that keeps it readable.
+fn duration(ms: u64) -> String {
+    const SECOND: u64 = 1_000;
+    const MINUTE: u64 = 60 * SECOND;
+    const HOUR: u64 = 60 * MINUTE;
+    const DAY: u64 = 24 * HOUR;
+    let in_unit = |unit: u64| ms as f64 / unit as f64;
+    match ms {
+        _ if ms < SECOND => format!("{ms} ms"),
+        _ if ms < MINUTE => format!("{:.1} s", in_unit(SECOND)),
+        _ if ms < HOUR => format!("{:.1} min", in_unit(MINUTE)),
+        _ if ms < DAY => format!("{:.1} h", in_unit(HOUR)),
+        _ => format!("{:.1} d", in_unit(DAY)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bayesretry_beta::Beta;
+    use bayesretry_store::Snapshot;
+
+    use super::{contexts, duration};
+
+    const TWO_WRITERS: &str = r#"{"version":1,"taken_at_ms":5000,"entries":[
+        {"endpoint":"b","attempt":1,"class":"timeout","writer":1,"seq":1,"successes":1,"failures":0,"updated_at_ms":10},
+        {"endpoint":"a","attempt":2,"class":"http-503","writer":2,"seq":3,"successes":0,"failures":3,"updated_at_ms":4000},
+        {"endpoint":"a","attempt":2,"class":"http-503","writer":1,"seq":2,"successes":2,"failures":1,"updated_at_ms":4900}]}"#;
+
+    #[test]
+    fn writers_of_one_context_are_summed() {
+        let snapshot = Snapshot::from_json(TWO_WRITERS).unwrap();
+        let rows = contexts(&snapshot, Beta::uniform());
+        assert_eq!(rows.len(), 2);
+        let a = &rows[0];
+        assert_eq!((a.endpoint.as_str(), a.attempt), ("a", 2));
+        assert_eq!((a.successes, a.failures, a.writers), (2.0, 4.0, 2));
+        assert_eq!((a.alpha, a.beta, a.updated_at_ms), (3.0, 5.0, 4900));
+        assert_eq!(rows[1].endpoint, "b");
+    }
+
+    #[test]
+    fn durations_pick_a_readable_unit() {
+        assert_eq!(duration(950), "950 ms");
+        assert_eq!(duration(1_500), "1.5 s");
+        assert_eq!(duration(90_000), "1.5 min");
+        assert_eq!(duration(2 * 3_600_000), "2.0 h");
+    }
+}

@@ -1,0 +1,87 @@
+//! Every way to call `bayesretry` wrong ends with the sysexits status for it and
+//! one line on stderr naming the file, line and token — never a panic.
+
+mod common;
+
+use common::{arg, bayesretry, scratch};
+
+#[test]
+fn a_bad_outcome_token_is_a_data_error_naming_its_line_and_column() {
+    let run = bayesretry(&["replay"], b"1 1 0\n1 0 maybe 1\n");
+    run.fails_with(65, &["<stdin>:2:5:", "\"maybe\""]);
+}
+
+#[test]
+fn a_bad_token_in_a_file_names_the_file() {
+    let path = scratch("bad-token.txt");
+    std::fs::write(&path, "ok\nfail\n\n  2\n").unwrap_or_default();
+    let run = bayesretry(&["replay", arg(&path)], b"");
+    run.fails_with(65, &[&format!("{}:4:3:", path.display()), "\"2\""]);
+}
+
+#[test]
+fn binary_garbage_is_a_data_error_not_a_crash() {
+    let run = bayesretry(&["replay"], &[0xff, 0xfe, 0x00, b' ', b'1']);
+    run.fails_with(65, &["<stdin>:1:1:", "bad outcome token"]);
+}
+
+#[test]
+fn a_missing_file_is_missing_input() {
+    let run = bayesretry(&["replay", "no/such/outcomes.txt"], b"");
+    run.fails_with(66, &["no/such/outcomes.txt", "cannot open", "no such file"]);
+    let run = bayesretry(&["inspect", "no/such/store.json"], b"");
+    run.fails_with(66, &["no/such/store.json", "no such file"]);
+}
+
+#[test]
+fn a_directory_is_missing_input() {
+    let dir = std::env::temp_dir();
+    let run = bayesretry(&["replay", arg(&dir)], b"");
+    run.fails_with(66, &["is a directory"]);
+}
+
+#[test]
+fn an_unknown_flag_or_subcommand_is_a_usage_error() {
+    bayesretry(&["replay", "--frobnicate"], b"").fails_with(64, &["--frobnicate", "usage:"]);
+    bayesretry(&["teleport"], b"").fails_with(64, &["teleport"]);
+    bayesretry(&["inspect"], b"").fails_with(64, &["STORE.json"]);
+}
+
+#[test]
+fn values_out_of_range_are_usage_errors_naming_the_value() {
+    bayesretry(&["replay", "--prior", "0,1"], b"").fails_with(64, &["--prior", "0,1", "alpha"]);
+    bayesretry(&["replay", "--prior", "1"], b"").fails_with(64, &["--prior", "A,B"]);
+    bayesretry(&["replay", "--value", "-3"], b"").fails_with(64, &["--value", "-3"]);
+    bayesretry(&["replay", "--cost", "nan"], b"").fails_with(64, &["--cost", "nan"]);
+    bayesretry(&["inspect", "x.json", "--sort", "colour"], b"")
+        .fails_with(64, &["--sort", "colour"]);
+}
+
+#[test]
+fn no_subcommand_prints_the_help_and_is_a_usage_error() {
+    let run = bayesretry(&[], b"");
+    assert_eq!(run.code, 64, "{run:#?}");
+    assert!(
+        run.stderr.contains("Usage: bayesretry <COMMAND>"),
+        "{run:#?}"
+    );
+    assert!(run.stdout.is_empty());
+}
+
+#[test]
+fn a_closed_stdout_ends_the_run_quietly() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bayesretry"))
+        .args(["replay", "--json"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("the binary starts: {e}"));
+    drop(child.stdout.take());
+    let output = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("the binary runs: {e}"));
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(output.stderr.is_empty(), "{output:?}");
+}

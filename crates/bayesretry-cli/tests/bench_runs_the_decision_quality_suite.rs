@@ -1,0 +1,95 @@
+//! `bayesretry bench`: the decision-quality suite of bayesretry-sim, its tables,
+//! JSON and plots; no progress bar when stderr is not a terminal.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "test code: a failed step must fail the test"
+)]
+
+mod common;
+
+use common::{arg, bayesretry, scratch};
+
+#[test]
+fn one_scenario_and_seed_prints_the_tables_and_draws_the_sweep() {
+    let dir = scratch("bench-plots");
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = bayesretry(
+        &[
+            "bench",
+            "--scenario",
+            "outage",
+            "--seeds",
+            "1",
+            "--plot",
+            arg(&dir),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{run:#?}");
+    assert!(
+        run.stderr.is_empty(),
+        "no progress bar off a terminal: {run:#?}"
+    );
+    let out = &run.stdout;
+    assert!(out.contains("### S5 — 1 seeds, max_attempts 4"), "{out}");
+    for row in [
+        "| B0 |", "| B1 |", "| DP |", "| BR-G |", "| BR-T |", "| BR-L |",
+    ] {
+        assert!(out.contains(row), "{row}: {out}");
+    }
+    assert!(out.contains("Net value per 1000 calls"), "{out}");
+    assert!(out.contains("Goals for BR-G"), "{out}");
+    let svg = std::fs::read_to_string(dir.join("S5.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let labels: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .collect();
+    for label in ["S5, 1 seeds", "BR-G", "DP oracle (knows the truth)"] {
+        assert!(
+            labels.iter().any(|l| l.contains(label)),
+            "{label}: {labels:?}"
+        );
+    }
+}
+
+#[test]
+fn json_holds_one_result_per_policy_and_seed() {
+    let run = bayesretry(
+        &[
+            "bench",
+            "--scenario",
+            "S4",
+            "--seeds",
+            "2",
+            "--json",
+            "--tuned",
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{run:#?}");
+    let results: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let results = results.as_array().unwrap();
+    let per_seed = results.iter().filter(|r| r["seed"] == 1).count();
+    assert!(per_seed > 20, "{per_seed}");
+    assert_eq!(results.len(), 2 * per_seed);
+    assert!(results.iter().all(|r| r["scenario"] == "S4"));
+    let greedy = results
+        .iter()
+        .find(|r| r["policy"] == "BR-G" && r["seed"] == 1 && r["value_ratio"] == 10.0)
+        .unwrap();
+    // nothing ever succeeds on a hard-down endpoint
+    assert_eq!(greedy["pooled"]["successes"], 0);
+    assert!(
+        results.iter().any(|r| r["policy"] == "BR-G+"),
+        "--tuned adds BR-G+"
+    );
+}
+
+#[test]
+fn an_unknown_scenario_or_no_seed_is_a_usage_error() {
+    bayesretry(&["bench", "--scenario", "S7"], b"").fails_with(64, &["S7", "S0, S1"]);
+    bayesretry(&["bench", "--seeds", "0"], b"").fails_with(64, &["--seeds", "0"]);
+}
