@@ -31,7 +31,12 @@ pub(crate) fn run_bench(args: &BenchArgs, out: &mut Output<'_>) -> Result<(), Er
     } else {
         args.scenario.clone()
     };
-    let results = run_suite(&scenarios, args.seeds, args.max_attempts, args.previous_default)?;
+    let results = run_suite(
+        &scenarios,
+        args.seeds,
+        args.max_attempts,
+        args.previous_default,
+    )?;
     if let Some(dir) = &args.plot {
         plot_all(dir, &scenarios, &results)?;
     }
