@@ -16,6 +16,7 @@ pub(crate) const TARGETS: &[&str] = &[
     "snapshot_json",
     "audit_verify",
     "replay_outcomes",
+    "retry_after",
 ];
 
 /// How long CI runs each target.

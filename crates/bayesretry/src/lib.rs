@@ -66,6 +66,13 @@ pub mod audit {
     pub use bayesretry_audit::*;
 }
 
+/// HTTP retries: `RetryClient` over reqwest, `RetryLayer` for tower, Retry-After
+/// (`bayesretry-http`; feature `http`).
+#[cfg(feature = "http")]
+pub mod http {
+    pub use bayesretry_http::*;
+}
+
 /// The durable snapshot file (`bayesretry-fs`; feature `fs`).
 #[cfg(feature = "fs")]
 pub mod fs {

@@ -1,0 +1,107 @@
+//! How a transport error (no response) becomes a [`Classification`].
+
+use std::io;
+
+use bayesretry_policy::{Classification, ErrorClass};
+
+/// Most links of an error's `source` chain looked at for an I/O error.
+const MAX_SOURCE_DEPTH: usize = 16;
+
+/// The classification of a reqwest error (no response arrived).
+///
+/// - a timeout is retryable as [`ErrorClass::Timeout`];
+/// - a failure to connect is retryable, as the I/O error underneath says:
+///   [`ErrorClass::ConnectionRefused`] when nothing listens, otherwise
+///   [`ErrorClass::Connect`] (DNS, TLS, no route);
+/// - a request or body error (a connection reset mid-request, say) is retryable,
+///   as its I/O error says, or [`ErrorClass::Unknown`];
+/// - a builder error (a bad URL) and a redirect error (a loop, too many hops)
+///   are permanent: the same request fails the same way.
+///
+/// Failure statuses are classified by the policy's table
+/// ([`classify_status`](bayesretry_policy::classify_status)), not here: a
+/// response is never a reqwest error in this crate.
+pub fn classify_reqwest_error(err: &reqwest::Error) -> Classification {
+    if err.is_builder() || err.is_redirect() {
+        return Classification::Permanent;
+    }
+    if err.is_timeout() {
+        return Classification::Retryable(ErrorClass::Timeout);
+    }
+    let class = io_kind(err).map(ErrorClass::from_io_kind);
+    if err.is_connect() {
+        return Classification::Retryable(match class {
+            Some(ErrorClass::Unknown) | None => ErrorClass::Connect,
+            Some(class) => class,
+        });
+    }
+    Classification::Retryable(class.unwrap_or(ErrorClass::Unknown))
+}
+
+/// The kind of the first I/O error in `err`'s source chain.
+pub(crate) fn io_kind(err: &(dyn core::error::Error + 'static)) -> Option<io::ErrorKind> {
+    let mut next = Some(err);
+    for _ in 0..MAX_SOURCE_DEPTH {
+        let current = next?;
+        if let Some(io) = current.downcast_ref::<io::Error>() {
+            return Some(io.kind());
+        }
+        next = current.source();
+    }
+    None
+}
+
+/// The classification of an error a tower service returned (no response): as
+/// the first I/O error in its source chain says
+/// ([`classify_io_kind`](bayesretry_policy::classify_io_kind)), otherwise
+/// retryable as [`ErrorClass::Unknown`]. A service whose errors mean more can pass its own
+/// function to [`RetryLayer::with_classifier`](crate::RetryLayer::with_classifier).
+pub fn classify_service_error(err: &(dyn core::error::Error + 'static)) -> Classification {
+    if let Some(kind) = io_kind(err) {
+        return bayesretry_policy::classify_io_kind(kind);
+    }
+    Classification::Retryable(ErrorClass::Unknown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Wrapper(io::Error);
+
+    impl core::fmt::Display for Wrapper {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            f.write_str("wrapped")
+        }
+    }
+
+    impl core::error::Error for Wrapper {
+        fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn an_io_error_deep_in_the_chain_is_found() {
+        let err = Wrapper(io::Error::from(io::ErrorKind::ConnectionReset));
+        assert_eq!(io_kind(&err), Some(io::ErrorKind::ConnectionReset));
+        assert_eq!(
+            classify_service_error(&err),
+            Classification::Retryable(ErrorClass::ConnectionReset)
+        );
+        let plain = core::fmt::Error;
+        assert_eq!(io_kind(&plain), None);
+        assert_eq!(
+            classify_service_error(&plain),
+            Classification::Retryable(ErrorClass::Unknown)
+        );
+    }
+
+    #[test]
+    fn a_bad_url_is_permanent() {
+        let built = reqwest::Client::new().get("not a url").build();
+        let err = built.err();
+        assert!(err.is_some_and(|err| classify_reqwest_error(&err).is_permanent()));
+    }
+}

@@ -1,0 +1,379 @@
+//! [`RetryClient`], a `reqwest::Client` whose sends are retried, and its
+//! [`RequestBuilder`].
+
+use alloc::borrow::Cow;
+use alloc::sync::Arc;
+use core::fmt;
+use core::time::Duration;
+
+use bayesretry_policy::RetryPolicy;
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Version};
+use reqwest::{Body, IntoUrl, Request, Response};
+
+use crate::classify::classify_reqwest_error;
+use crate::config::{Config, NotRetried};
+use crate::endpoint::Target;
+use crate::error::Error;
+use crate::exchange::{exchange, once};
+
+/// A `reqwest::Client` whose requests are retried under a [`RetryPolicy`].
+///
+/// The request-building calls are reqwest's — `get`, `post`, `put`, `patch`,
+/// `delete`, `head`, `request(method, url)`, then `header`, `body`, `timeout`
+/// … and `.send().await` — so adopting it changes the line that makes the
+/// client and nothing else. Cheap to clone: the client, the policy and the
+/// settings are all shared.
+///
+/// ```no_run
+/// use bayesretry_http::RetryClient;
+/// use bayesretry_policy::RetryPolicy;
+///
+/// # async fn demo() -> Result<(), bayesretry_http::Error> {
+/// let client = RetryClient::new(reqwest::Client::new(), RetryPolicy::new());
+/// let response = client.get("http://127.0.0.1:8080/v1/models").send().await?;
+/// println!("{}", response.status());
+/// # Ok(())
+/// # }
+/// ```
+///
+/// What a send returns: see [`Error`]. In short, a response is returned whatever
+/// its status once the policy stops retrying, as reqwest does; an error means no
+/// response, or a `Retry-After` the policy would not honour.
+#[derive(Clone)]
+pub struct RetryClient {
+    client: reqwest::Client,
+    shared: Arc<Shared>,
+}
+
+/// What every request of a client shares: one `Arc` for a builder to hold.
+#[derive(Debug)]
+struct Shared {
+    policy: RetryPolicy,
+    config: Config,
+}
+
+impl fmt::Debug for RetryClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RetryClient")
+            .field("policy", &self.shared.policy)
+            .field("config", &self.shared.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RetryClient {
+    /// Wraps `client`: its sends are retried under `policy`, with the default
+    /// [`Config`].
+    pub fn new(client: reqwest::Client, policy: RetryPolicy) -> RetryClient {
+        RetryClient {
+            client,
+            shared: Arc::new(Shared {
+                policy,
+                config: Config::new(),
+            }),
+        }
+    }
+
+    /// The same client with these settings.
+    #[must_use]
+    pub fn with_config(mut self, config: Config) -> RetryClient {
+        self.shared = Arc::new(Shared {
+            policy: self.shared.policy.clone(),
+            config,
+        });
+        self
+    }
+
+    /// The wrapped reqwest client, for a request that must not be retried.
+    pub fn inner(&self) -> &reqwest::Client {
+        &self.client
+    }
+
+    /// The policy: what it learned, its breakers.
+    pub fn policy(&self) -> &RetryPolicy {
+        &self.shared.policy
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &Config {
+        &self.shared.config
+    }
+
+    /// A GET request.
+    pub fn get<U: IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::GET, url)
+    }
+
+    /// A POST request: retried only with an idempotency key or
+    /// [`RequestBuilder::idempotent`].
+    pub fn post<U: IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::POST, url)
+    }
+
+    /// A PUT request.
+    pub fn put<U: IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::PUT, url)
+    }
+
+    /// A PATCH request: retried only with an idempotency key or
+    /// [`RequestBuilder::idempotent`].
+    pub fn patch<U: IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::PATCH, url)
+    }
+
+    /// A DELETE request.
+    pub fn delete<U: IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::DELETE, url)
+    }
+
+    /// A HEAD request.
+    pub fn head<U: IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::HEAD, url)
+    }
+
+    /// A request with any method.
+    pub fn request<U: IntoUrl>(&self, method: Method, url: U) -> RequestBuilder {
+        RequestBuilder {
+            shared: Arc::clone(&self.shared),
+            inner: self.client.request(method, url),
+            idempotent: false,
+            endpoint: None,
+        }
+    }
+
+    /// Sends a built request under the policy.
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`].
+    pub async fn execute(&self, request: Request) -> Result<Response, Error> {
+        dispatch(&self.client, &self.shared, request, false, None, false).await
+    }
+}
+
+/// Sends `request` under the client's policy; `built` says it was made by
+/// reqwest's builder (see [`copy`]).
+async fn dispatch(
+    client: &reqwest::Client,
+    shared: &Shared,
+    request: Request,
+    opted_in: bool,
+    endpoint: Option<String>,
+    built: bool,
+) -> Result<Response, Error> {
+    let config = &shared.config;
+    let endpoint = match endpoint {
+        Some(endpoint) => Cow::Owned(endpoint),
+        None => endpoint_of(config, &request),
+    };
+    if let Err(why) = replay_of(config, &request, opted_in) {
+        // sent once: the request itself, no copy
+        let endpoint = endpoint.into_owned();
+        return once(&endpoint, why, client.execute(request)).await;
+    }
+    exchange(
+        &shared.policy,
+        config,
+        &endpoint,
+        classify_reqwest_error,
+        || client.execute(copy(&request, built)),
+    )
+    .await
+}
+
+/// The endpoint key of a reqwest request. The default key, the origin, is
+/// borrowed from the URL's own text when it has no credentials in it: nothing
+/// is allocated for it.
+pub(crate) fn endpoint_of<'r>(config: &Config, request: &'r Request) -> Cow<'r, str> {
+    let url = request.url();
+    if config.endpoint.is_none() && url.username().is_empty() && url.password().is_none() {
+        return Cow::Borrowed(&url[..url::Position::BeforePath]);
+    }
+    let target = Target::new(
+        request.method(),
+        url.scheme(),
+        url.host_str().unwrap_or_default(),
+        url.port(),
+        url.path(),
+    );
+    Cow::Owned(config.endpoint_of(&target))
+}
+
+/// Whether a reqwest request may be sent more than once: an idempotent method,
+/// a key or an opt-in, and a body in memory.
+pub(crate) fn replay_of(
+    config: &Config,
+    request: &Request,
+    opted_in: bool,
+) -> Result<(), NotRetried> {
+    config.replayable(request.method(), request.headers(), opted_in)?;
+    if request.body().is_some_and(|body| body.as_bytes().is_none()) {
+        return Err(NotRetried::BodyNotClonable);
+    }
+    Ok(())
+}
+
+/// A copy of a request whose body is in memory, for one attempt.
+///
+/// reqwest's `try_clone` always sets up the copy's extensions, the map where a
+/// request keeps its per-request settings, even when there is nothing in it:
+/// most of the cost of a copy. A request made by reqwest's builder (`built`)
+/// keeps only its timeout there, so one without a timeout and without a body is
+/// copied field by field instead; any other goes through `try_clone`, which
+/// copies whatever the extensions hold.
+#[expect(
+    clippy::expect_used,
+    reason = "called only for a request whose body was checked to be in memory \
+              (Body::as_bytes), which reqwest's try_clone always copies"
+)]
+pub(crate) fn copy(request: &Request, built: bool) -> Request {
+    if built && request.body().is_none() && request.timeout().is_none() {
+        let mut copy = Request::new(request.method().clone(), request.url().clone());
+        *copy.headers_mut() = request.headers().clone();
+        *copy.version_mut() = request.version();
+        return copy;
+    }
+    request
+        .try_clone()
+        .expect("a request with an in-memory body clones")
+}
+
+/// A request being built: reqwest's builder, with the retry options beside it.
+///
+/// Every call reqwest's builder has without a cargo feature is here under the
+/// same name; for the others (`json`, `query`, `form`, `multipart`, turned on in
+/// your reqwest dependency) use [`with`](RequestBuilder::with).
+#[must_use = "a request does nothing until sent"]
+pub struct RequestBuilder {
+    shared: Arc<Shared>,
+    inner: reqwest::RequestBuilder,
+    idempotent: bool,
+    endpoint: Option<String>,
+}
+
+impl fmt::Debug for RequestBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestBuilder")
+            .field("inner", &self.inner)
+            .field("idempotent", &self.idempotent)
+            .field("endpoint", &self.endpoint)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RequestBuilder {
+    /// Adds a header.
+    pub fn header<K, V>(mut self, key: K, value: V) -> RequestBuilder
+    where
+        HeaderName: TryFrom<K>,
+        <HeaderName as TryFrom<K>>::Error: Into<http::Error>,
+        HeaderValue: TryFrom<V>,
+        <HeaderValue as TryFrom<V>>::Error: Into<http::Error>,
+    {
+        self.inner = self.inner.header(key, value);
+        self
+    }
+
+    /// Adds headers.
+    pub fn headers(mut self, headers: HeaderMap) -> RequestBuilder {
+        self.inner = self.inner.headers(headers);
+        self
+    }
+
+    /// HTTP basic authentication.
+    pub fn basic_auth<U: fmt::Display, P: fmt::Display>(
+        mut self,
+        username: U,
+        password: Option<P>,
+    ) -> RequestBuilder {
+        self.inner = self.inner.basic_auth(username, password);
+        self
+    }
+
+    /// HTTP bearer authentication.
+    pub fn bearer_auth<T: fmt::Display>(mut self, token: T) -> RequestBuilder {
+        self.inner = self.inner.bearer_auth(token);
+        self
+    }
+
+    /// The body. A stream body makes the request one that is sent once
+    /// ([`NotRetried::BodyNotClonable`]).
+    pub fn body<T: Into<Body>>(mut self, body: T) -> RequestBuilder {
+        self.inner = self.inner.body(body);
+        self
+    }
+
+    /// A timeout for each attempt, from its start to the end of its response
+    /// headers and body; a timed-out attempt is retryable as
+    /// [`ErrorClass::Timeout`](bayesretry_policy::ErrorClass::Timeout).
+    pub fn timeout(mut self, timeout: Duration) -> RequestBuilder {
+        self.inner = self.inner.timeout(timeout);
+        self
+    }
+
+    /// The HTTP version.
+    pub fn version(mut self, version: Version) -> RequestBuilder {
+        self.inner = self.inner.version(version);
+        self
+    }
+
+    /// Any other change to reqwest's builder: `.with(|b| b.json(&payload))`.
+    pub fn with(
+        mut self,
+        change: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
+    ) -> RequestBuilder {
+        self.inner = change(self.inner);
+        self
+    }
+
+    /// Says that the request is safe to send twice whatever its method: the
+    /// server deduplicates it, or a duplicate does no harm.
+    pub fn idempotent(mut self) -> RequestBuilder {
+        self.idempotent = true;
+        self
+    }
+
+    /// The endpoint key of this request, instead of the one
+    /// [`Config::with_endpoint`] or the origin gives: a route template, never the
+    /// raw URL.
+    pub fn endpoint(mut self, endpoint: impl Into<String>) -> RequestBuilder {
+        self.endpoint = Some(endpoint.into());
+        self
+    }
+
+    /// A copy of the builder, unless its body is a stream.
+    pub fn try_clone(&self) -> Option<RequestBuilder> {
+        Some(RequestBuilder {
+            shared: Arc::clone(&self.shared),
+            inner: self.inner.try_clone()?,
+            idempotent: self.idempotent,
+            endpoint: self.endpoint.clone(),
+        })
+    }
+
+    /// The request, built.
+    ///
+    /// # Errors
+    ///
+    /// reqwest's builder error (a bad URL or header).
+    pub fn build(self) -> Result<Request, reqwest::Error> {
+        self.inner.build()
+    }
+
+    /// Sends the request under the policy.
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`]; [`Error::Build`] when the request could not be built.
+    pub async fn send(self) -> Result<Response, Error> {
+        let RequestBuilder {
+            shared,
+            inner,
+            idempotent,
+            endpoint,
+        } = self;
+        let (client, request) = inner.build_split();
+        let request = request.map_err(Error::Build)?;
+        dispatch(&client, &shared, request, idempotent, endpoint, true).await
+    }
+}

@@ -1,0 +1,213 @@
+//! [`Error`]: how a retried HTTP call ends without a response to return, and
+//! [`Stop`], why the retrying stopped.
+
+use core::fmt;
+use core::time::Duration;
+
+use bayesretry_policy::Reason;
+
+use crate::config::NotRetried;
+
+/// Why no further attempt was made after a failed one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Stop {
+    /// The policy decided so; the reason is its decision's (the attempt cap, the
+    /// deadline, a negative expected value, the breaker, the budget).
+    Policy(Reason),
+    /// The failure is permanent: a retry would fail the same way.
+    Permanent,
+    /// The request was never going to be sent twice.
+    NotRetried(NotRetried),
+    /// The policy stopped for a reason this version of the crate does not name.
+    Other,
+}
+
+impl fmt::Display for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stop::Policy(reason) => write!(f, "{reason}"),
+            Stop::Permanent => f.write_str("permanent error"),
+            Stop::NotRetried(why) => write!(f, "{why}"),
+            Stop::Other => f.write_str("stopped by the policy"),
+        }
+    }
+}
+
+/// How a retried call ended without a response to hand back.
+///
+/// A call that got a response returns it, whatever its status, as the client it
+/// wraps does: a 404 is an answer, and so is the last 503 once the policy stops
+/// retrying. The call fails only when there is no response — the transport
+/// failed, the breaker refused, the attempt timed out — or when the server's own
+/// `Retry-After` is what stopped it: then the response is kept inside the error
+/// together with the wait the server asked for, since a caller that schedules
+/// the work for later needs exactly that number.
+///
+/// `E` is the transport error (`reqwest::Error` for
+/// [`RetryClient`](crate::RetryClient), the inner service's error for
+/// [`Retry`](crate::Retry)), `R` the response type.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error<E = reqwest::Error, R = reqwest::Response> {
+    /// The request could not be built; nothing was sent.
+    Build(E),
+    /// The last attempt failed before a response arrived (connect, timeout,
+    /// body), and no retry followed.
+    Transport {
+        /// The last attempt's error.
+        source: E,
+        /// Attempts made.
+        attempts: u32,
+        /// Why no retry followed.
+        stop: Stop,
+    },
+    /// The server asked for a wait longer than the policy's limit
+    /// (`Builder::with_max_retry_after`): the call stopped at once, without
+    /// sleeping.
+    RetryAfterBeyondLimit {
+        /// The wait the server asked for.
+        retry_after: Duration,
+        /// Attempts made.
+        attempts: u32,
+        /// The response that asked for it.
+        response: Box<R>,
+    },
+    /// Waiting as long as the server asked would cross the call's deadline
+    /// (`Builder::with_max_elapsed`): the call stopped at once, without sleeping.
+    RetryAfterPastDeadline {
+        /// The wait the server asked for.
+        retry_after: Duration,
+        /// Attempts made.
+        attempts: u32,
+        /// The response that asked for it.
+        response: Box<R>,
+    },
+    /// The endpoint's breaker is open: no attempt was made.
+    CircuitOpen {
+        /// The endpoint key.
+        endpoint: String,
+        /// How long until the breaker may admit a call, if known.
+        retry_after: Option<Duration>,
+    },
+    /// The last attempt ran past the policy's per-attempt timeout
+    /// (`Builder::with_attempt_timeout`) and no retry followed.
+    AttemptTimedOut {
+        /// The per-attempt timeout.
+        timeout: Duration,
+        /// Attempts made.
+        attempts: u32,
+    },
+}
+
+impl<E, R> Error<E, R> {
+    /// The server's requested wait, when it is what stopped the call.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Error::RetryAfterBeyondLimit { retry_after, .. }
+            | Error::RetryAfterPastDeadline { retry_after, .. } => Some(*retry_after),
+            Error::CircuitOpen { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// The last response, when the error keeps one.
+    pub fn response(&self) -> Option<&R> {
+        match self {
+            Error::RetryAfterBeyondLimit { response, .. }
+            | Error::RetryAfterPastDeadline { response, .. } => Some(response),
+            _ => None,
+        }
+    }
+
+    /// The last response, by value, when the error keeps one: for a caller that
+    /// wants the response whatever stopped the call.
+    pub fn into_response(self) -> Option<R> {
+        match self {
+            Error::RetryAfterBeyondLimit { response, .. }
+            | Error::RetryAfterPastDeadline { response, .. } => Some(*response),
+            _ => None,
+        }
+    }
+
+    /// The transport error, when the error is one.
+    pub fn transport(&self) -> Option<&E> {
+        match self {
+            Error::Build(source) | Error::Transport { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+
+    /// Attempts made (0 when none was).
+    pub fn attempts(&self) -> u32 {
+        match self {
+            Error::Build(_) | Error::CircuitOpen { .. } => 0,
+            Error::Transport { attempts, .. }
+            | Error::RetryAfterBeyondLimit { attempts, .. }
+            | Error::RetryAfterPastDeadline { attempts, .. }
+            | Error::AttemptTimedOut { attempts, .. } => *attempts,
+        }
+    }
+}
+
+impl<E: fmt::Display, R> fmt::Display for Error<E, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Build(source) => write!(f, "request not built, nothing sent: {source}"),
+            Error::Transport {
+                source,
+                attempts,
+                stop,
+            } => write!(
+                f,
+                "request failed after {attempts} attempt(s), not retried ({stop}): {source}"
+            ),
+            Error::RetryAfterBeyondLimit {
+                retry_after,
+                attempts,
+                ..
+            } => write!(
+                f,
+                "server asked to retry after {} ms, beyond the policy's limit; \
+                 stopped after {attempts} attempt(s) without waiting",
+                retry_after.as_millis()
+            ),
+            Error::RetryAfterPastDeadline {
+                retry_after,
+                attempts,
+                ..
+            } => write!(
+                f,
+                "server asked to retry after {} ms, past the call's deadline; \
+                 stopped after {attempts} attempt(s) without waiting",
+                retry_after.as_millis()
+            ),
+            Error::CircuitOpen {
+                endpoint,
+                retry_after,
+            } => {
+                write!(f, "circuit open for endpoint `{endpoint}`, no attempt made")?;
+                match retry_after {
+                    Some(wait) => write!(f, " (may admit a call in {} ms)", wait.as_millis()),
+                    None => Ok(()),
+                }
+            }
+            Error::AttemptTimedOut { timeout, attempts } => write!(
+                f,
+                "attempt {attempts} timed out after {} ms and was not retried",
+                timeout.as_millis()
+            ),
+        }
+    }
+}
+
+impl<E, R> core::error::Error for Error<E, R>
+where
+    E: core::error::Error + 'static,
+    R: fmt::Debug,
+{
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        self.transport()
+            .map(|err| err as &(dyn core::error::Error + 'static))
+    }
+}

@@ -1,0 +1,305 @@
+//! The retry loop every adapter shares: one request, sent under a policy, with
+//! failure statuses classified, the server's hint attached, failed bodies drained
+//! and the outcome mapped to a response or an [`Error`].
+
+use core::future::{Future, poll_fn};
+use core::pin::pin;
+use core::sync::atomic::{AtomicU32, Ordering};
+use core::time::Duration;
+use std::sync::{Mutex, PoisonError};
+
+use bayesretry_policy::{Classification, Reason, RetryError, RetryPolicy, classify_status};
+use bytes::Buf as _;
+use http::{Extensions, HeaderMap, StatusCode};
+
+use crate::config::{Config, NotRetried};
+use crate::error::{Error, Stop};
+use crate::retry_after::retry_after;
+
+/// Most body chunks read while draining: with the byte limit, a bound on the work
+/// a drain does even for a body sent one byte at a time.
+const MAX_DRAIN_CHUNKS: usize = 256;
+
+/// A response, as the loop needs to see it.
+pub(crate) trait Answer: Send + Sized {
+    fn status(&self) -> StatusCode;
+    fn headers(&self) -> &HeaderMap;
+    fn extensions_mut(&mut self) -> &mut Extensions;
+    /// Reads and discards the body, up to `limit` bytes, so that the connection
+    /// can be reused; a longer body is dropped unread.
+    fn drain(self, limit: usize) -> impl Future<Output = ()> + Send;
+}
+
+impl Answer for reqwest::Response {
+    fn status(&self) -> StatusCode {
+        reqwest::Response::status(self)
+    }
+
+    fn headers(&self) -> &HeaderMap {
+        reqwest::Response::headers(self)
+    }
+
+    fn extensions_mut(&mut self) -> &mut Extensions {
+        reqwest::Response::extensions_mut(self)
+    }
+
+    async fn drain(mut self, limit: usize) {
+        let declared = self.content_length();
+        if limit == 0 || declared.is_some_and(|len| len > limit as u64) {
+            return;
+        }
+        let mut read = 0_usize;
+        for _ in 0..MAX_DRAIN_CHUNKS {
+            match self.chunk().await {
+                Ok(Some(chunk)) => {
+                    read = read.saturating_add(chunk.len());
+                    if read > limit {
+                        return;
+                    }
+                }
+                Ok(None) | Err(_) => return,
+            }
+        }
+    }
+}
+
+impl<B> Answer for http::Response<B>
+where
+    B: http_body::Body + Send,
+{
+    fn status(&self) -> StatusCode {
+        http::Response::status(self)
+    }
+
+    fn headers(&self) -> &HeaderMap {
+        http::Response::headers(self)
+    }
+
+    fn extensions_mut(&mut self) -> &mut Extensions {
+        http::Response::extensions_mut(self)
+    }
+
+    async fn drain(self, limit: usize) {
+        let body = self.into_body();
+        let declared = body.size_hint().exact();
+        if limit == 0 || declared.is_some_and(|len| len > limit as u64) {
+            return;
+        }
+        let mut body = pin!(body);
+        let mut read = 0_usize;
+        for _ in 0..MAX_DRAIN_CHUNKS {
+            if body.is_end_stream() {
+                return;
+            }
+            match poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+                Some(Ok(frame)) => {
+                    if let Some(data) = frame.data_ref() {
+                        read = read.saturating_add(data.remaining());
+                        if read > limit {
+                            return;
+                        }
+                    }
+                }
+                Some(Err(_)) | None => return,
+            }
+        }
+    }
+}
+
+/// A failed attempt as the policy sees it: a failure status with the server's
+/// hint (the response itself waits in the loop's slot), or a transport error.
+#[derive(Debug)]
+pub(crate) enum Failed<E> {
+    Status {
+        status: StatusCode,
+        retry_after: Option<Duration>,
+    },
+    Transport(E),
+}
+
+/// Whether a status ends the call: everything below 400 is an answer to return.
+fn is_failure(status: StatusCode) -> bool {
+    status.as_u16() >= 400
+}
+
+/// Sends a request that may not be replayed: once, outside the policy. A
+/// response is marked with the reason ([`NotRetried`] in its extensions).
+pub(crate) async fn once<R, E>(
+    endpoint: &str,
+    why: NotRetried,
+    attempt: impl Future<Output = Result<R, E>>,
+) -> Result<R, Error<E, R>>
+where
+    R: Answer,
+{
+    #[cfg(feature = "tracing")]
+    tracing::debug!(endpoint, reason = %why, "request not retried");
+    #[cfg(not(feature = "tracing"))]
+    let _ = endpoint;
+    match attempt.await {
+        Ok(mut response) => {
+            response.extensions_mut().insert(why);
+            Ok(response)
+        }
+        Err(source) => Err(Error::Transport {
+            source,
+            attempts: 1,
+            stop: Stop::NotRetried(why),
+        }),
+    }
+}
+
+/// Sends a request under `policy` and maps the outcome; `send` makes one
+/// attempt's future.
+pub(crate) async fn exchange<R, E, C, F, Fut>(
+    policy: &RetryPolicy,
+    config: &Config,
+    endpoint: &str,
+    classify_transport: C,
+    mut send: F,
+) -> Result<R, Error<E, R>>
+where
+    R: Answer,
+    C: Fn(&E) -> Classification + Send + Sync,
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<R, E>>,
+{
+    // The response of the last failed attempt: kept out of the policy's hands
+    // so that it can be drained before a retry, or returned when none follows.
+    let pending: Mutex<Option<R>> = Mutex::new(None);
+    let attempts = AtomicU32::new(0);
+    let limit = config.drain_limit;
+    let classify = move |failed: &Failed<E>| match failed {
+        Failed::Status {
+            status,
+            retry_after,
+        } => {
+            let class = classify_status(status.as_u16());
+            match retry_after {
+                Some(wait) => class.with_retry_after(*wait),
+                None => class,
+            }
+        }
+        Failed::Transport(err) => classify_transport(err),
+    };
+    let outcome = policy
+        .call_with(endpoint, classify)
+        .run(|attempt| {
+            attempts.store(attempt, Ordering::Relaxed);
+            let previous = take(&pending);
+            let attempt = send();
+            let pending = &pending;
+            async move {
+                if let Some(previous) = previous {
+                    // boxed: the failure path only, and it keeps every attempt's
+                    // future (which the run loop holds) small
+                    Box::pin(previous.drain(limit)).await;
+                }
+                match attempt.await {
+                    Ok(response) if !is_failure(response.status()) => Ok(response),
+                    Ok(response) => {
+                        let status = response.status();
+                        let hint = retry_after(response.headers(), config.now());
+                        *pending.lock().unwrap_or_else(PoisonError::into_inner) = Some(response);
+                        Err(Failed::Status {
+                            status,
+                            retry_after: hint,
+                        })
+                    }
+                    Err(err) => Err(Failed::Transport(err)),
+                }
+            }
+        })
+        .await;
+    let attempts = attempts.load(Ordering::Relaxed);
+    let stop = match outcome {
+        Ok(response) => return Ok(response),
+        Err(stop) => stop,
+    };
+    // what the last attempt left and why the loop stopped
+    let (last, reason) = match stop {
+        RetryError::Exhausted {
+            last_error,
+            decision,
+            ..
+        } => (last_error, Stop::Policy(decision.reason())),
+        RetryError::Permanent(last_error) => (last_error, Stop::Permanent),
+        RetryError::DeadlineExceeded { last_error, .. } => {
+            (last_error, Stop::Policy(Reason::Deadline))
+        }
+        RetryError::BudgetExhausted {
+            last_error: Some(last_error),
+            ..
+        } => (last_error, Stop::Policy(Reason::BudgetExhausted)),
+        RetryError::CircuitOpen {
+            last_error: Some(last_error),
+            ..
+        } => (last_error, Stop::Policy(Reason::CircuitOpen)),
+        RetryError::CircuitOpen {
+            endpoint,
+            retry_after,
+            last_error: None,
+        } => {
+            return Err(Error::CircuitOpen {
+                endpoint,
+                retry_after,
+            });
+        }
+        RetryError::AttemptTimedOut {
+            timeout, attempts, ..
+        } => return Err(Error::AttemptTimedOut { timeout, attempts }),
+        other => match other.into_last_error() {
+            Some(last_error) => (last_error, Stop::Other),
+            // only an attempt cut off by the policy's timeout leaves no error
+            None => {
+                return Err(Error::AttemptTimedOut {
+                    timeout: Duration::ZERO,
+                    attempts,
+                });
+            }
+        },
+    };
+    match last {
+        Failed::Transport(source) => Err(Error::Transport {
+            source,
+            attempts,
+            stop: reason,
+        }),
+        Failed::Status { retry_after, .. } => {
+            let response = take_last(&pending);
+            match (reason, retry_after) {
+                (Stop::Policy(Reason::RetryAfterBeyondLimit), Some(retry_after)) => {
+                    Err(Error::RetryAfterBeyondLimit {
+                        retry_after,
+                        attempts,
+                        response: Box::new(response),
+                    })
+                }
+                (Stop::Policy(Reason::Deadline), Some(retry_after)) => {
+                    Err(Error::RetryAfterPastDeadline {
+                        retry_after,
+                        attempts,
+                        response: Box::new(response),
+                    })
+                }
+                _ => Ok(response),
+            }
+        }
+    }
+}
+
+/// The slot's response, if any.
+fn take<R>(slot: &Mutex<Option<R>>) -> Option<R> {
+    slot.lock().unwrap_or_else(PoisonError::into_inner).take()
+}
+
+/// The last failed attempt's response, after the loop stopped on it.
+#[expect(
+    clippy::expect_used,
+    reason = "an attempt that fails with a status leaves its response in the slot, and the \
+              slot is emptied only when a next attempt starts, which the policy does not do \
+              after handing back that failure"
+)]
+fn take_last<R>(slot: &Mutex<Option<R>>) -> R {
+    take(slot).expect("the last failed status left its response")
+}

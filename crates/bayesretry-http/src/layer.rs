@@ -1,0 +1,285 @@
+//! [`RetryLayer`] and [`Retry`]: the same retries for any
+//! `tower::Service<http::Request<B>>` whose body can be cloned.
+
+use alloc::sync::Arc;
+use core::fmt;
+use core::future::{Future, poll_fn};
+use core::pin::Pin;
+use core::task::{Context, Poll};
+
+use bayesretry_policy::{Classification, RetryPolicy};
+use http::{Request, Response};
+use tower::{Layer, Service};
+
+use crate::config::{Config, Idempotent};
+use crate::endpoint::{Target, default_port};
+use crate::error::Error;
+use crate::exchange::{exchange, once};
+
+/// How a service's error (no response arrived) is classified.
+///
+/// Any `Fn(&E) -> Classification` is one; [`Unclassified`] is the default.
+/// For an error type that implements `std::error::Error`,
+/// [`classify_service_error`](crate::classify_service_error) reads the I/O
+/// error underneath: `.with_classifier(|e: &MyError| classify_service_error(e))`.
+pub trait ClassifyError<E>: Clone + Send + Sync + 'static {
+    /// What the error says about retrying.
+    fn classify_error(&self, err: &E) -> Classification;
+}
+
+impl<E, F> ClassifyError<E> for F
+where
+    F: Fn(&E) -> Classification + Clone + Send + Sync + 'static,
+{
+    fn classify_error(&self, err: &E) -> Classification {
+        self(err)
+    }
+}
+
+/// The default [`ClassifyError`]: every service error is retryable as
+/// [`ErrorClass::Unknown`](bayesretry_policy::ErrorClass::Unknown), as a classic
+/// retry loop treats it; the policy's posterior for that class then learns
+/// whether retrying it pays.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Unclassified;
+
+impl<E> ClassifyError<E> for Unclassified {
+    fn classify_error(&self, _err: &E) -> Classification {
+        Classification::default()
+    }
+}
+
+/// A [`tower::Layer`] that retries requests under a [`RetryPolicy`], with the
+/// same rules as [`RetryClient`](crate::RetryClient): failure statuses by the
+/// policy's table, `Retry-After` and `retry-after-ms` honoured and capped,
+/// only idempotent requests (or those with an idempotency key, or an
+/// [`Idempotent`] extension) replayed, failed bodies drained.
+///
+/// The request body must be `Clone` (`String`, `Bytes`, `Full<Bytes>` …): each
+/// attempt sends a copy. The endpoint key is the URI's origin (or the `Host`
+/// header for a relative URI) unless [`Config::with_endpoint`] says otherwise.
+///
+/// ```
+/// use bayesretry_http::RetryLayer;
+/// use bayesretry_policy::RetryPolicy;
+/// use tower::Layer;
+///
+/// let layer = RetryLayer::new(RetryPolicy::new());
+/// # let service = tower::service_fn(|_req: http::Request<String>| async {
+/// #     Ok::<_, std::io::Error>(http::Response::new(String::new()))
+/// # });
+/// let retried = layer.layer(service);
+/// # let _ = retried;
+/// ```
+#[derive(Clone)]
+pub struct RetryLayer<C = Unclassified> {
+    policy: RetryPolicy,
+    config: Arc<Config>,
+    classify: C,
+}
+
+impl<C> fmt::Debug for RetryLayer<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RetryLayer")
+            .field("policy", &self.policy)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RetryLayer {
+    /// A layer retrying under `policy` with the default [`Config`], every
+    /// service error retryable as `Unknown`.
+    pub fn new(policy: RetryPolicy) -> RetryLayer {
+        RetryLayer {
+            policy,
+            config: Arc::new(Config::new()),
+            classify: Unclassified,
+        }
+    }
+}
+
+impl<C> RetryLayer<C> {
+    /// The same layer with these settings.
+    #[must_use]
+    pub fn with_config(mut self, config: Config) -> RetryLayer<C> {
+        self.config = Arc::new(config);
+        self
+    }
+
+    /// The same layer with service errors classified by `classify`.
+    pub fn with_classifier<D>(self, classify: D) -> RetryLayer<D> {
+        RetryLayer {
+            policy: self.policy,
+            config: self.config,
+            classify,
+        }
+    }
+}
+
+impl<S, C: Clone> Layer<S> for RetryLayer<C> {
+    type Service = Retry<S, C>;
+
+    fn layer(&self, inner: S) -> Retry<S, C> {
+        Retry {
+            inner,
+            policy: self.policy.clone(),
+            config: Arc::clone(&self.config),
+            classify: self.classify.clone(),
+        }
+    }
+}
+
+/// The service [`RetryLayer`] makes: each call runs the request's attempts on
+/// clones of the inner service, each waiting for the clone's readiness.
+#[derive(Clone)]
+pub struct Retry<S, C = Unclassified> {
+    inner: S,
+    policy: RetryPolicy,
+    config: Arc<Config>,
+    classify: C,
+}
+
+impl<S: fmt::Debug, C> fmt::Debug for Retry<S, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Retry")
+            .field("inner", &self.inner)
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> Retry<S> {
+    /// `inner`, retried under `policy` with the default [`Config`].
+    pub fn new(inner: S, policy: RetryPolicy) -> Retry<S> {
+        RetryLayer::new(policy).layer(inner)
+    }
+}
+
+impl<S, C> Retry<S, C> {
+    /// The inner service.
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
+}
+
+/// The future of [`Retry::call`].
+pub type ResponseFuture<T, E> = Pin<Box<dyn Future<Output = Result<T, E>> + Send>>;
+
+impl<S, C, B, RB> Service<Request<B>> for Retry<S, C>
+where
+    S: Service<Request<B>, Response = Response<RB>> + Clone + Send + 'static,
+    S::Future: Send,
+    S::Error: Send + 'static,
+    C: ClassifyError<S::Error>,
+    B: Clone + Send + 'static,
+    RB: http_body::Body + Send + 'static,
+{
+    type Response = Response<RB>;
+    type Error = Error<S::Error, Response<RB>>;
+    type Future = ResponseFuture<Response<RB>, Self::Error>;
+
+    /// Always ready: each attempt waits for the readiness of its own clone of
+    /// the inner service, so a retry never needs a readiness this call holds.
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let inner = self.inner.clone();
+        let policy = self.policy.clone();
+        let config = Arc::clone(&self.config);
+        let classify = self.classify.clone();
+        Box::pin(async move {
+            let (parts, body) = request.into_parts();
+            let endpoint = endpoint_of(&config, &parts);
+            let opted_in = parts.extensions.get::<Idempotent>().is_some();
+            if let Err(why) = config.replayable(&parts.method, &parts.headers, opted_in) {
+                let request = Request::from_parts(parts, body);
+                return once(&endpoint, why, ready_call(inner, request)).await;
+            }
+            exchange(
+                &policy,
+                &config,
+                &endpoint,
+                |err: &S::Error| classify.classify_error(err),
+                move || {
+                    let request = Request::from_parts(parts.clone(), body.clone());
+                    ready_call(inner.clone(), request)
+                },
+            )
+            .await
+        })
+    }
+}
+
+/// Waits for `service` to be ready, then calls it.
+async fn ready_call<S, Req>(mut service: S, request: Req) -> Result<S::Response, S::Error>
+where
+    S: Service<Req>,
+{
+    poll_fn(|cx| service.poll_ready(cx)).await?;
+    service.call(request).await
+}
+
+/// The endpoint key of a request head.
+fn endpoint_of(config: &Config, parts: &http::request::Parts) -> String {
+    let uri = &parts.uri;
+    let scheme = uri.scheme_str().unwrap_or("http");
+    let host_header = || {
+        parts
+            .headers
+            .get(http::header::HOST)
+            .and_then(|value| value.to_str().ok())
+    };
+    let (host, port) = match uri.host() {
+        Some(host) => (host, uri.port_u16()),
+        None => {
+            // a relative URI: the Host header names the origin, port included
+            let header = host_header().unwrap_or_default();
+            match header
+                .rsplit_once(':')
+                .and_then(|(host, port)| Some((host, port.parse::<u16>().ok()?)))
+            {
+                Some((host, port)) => (host, Some(port)),
+                None => (header, None),
+            }
+        }
+    };
+    let port = port.filter(|port| Some(*port) != default_port(scheme));
+    let target = Target::new(&parts.method, scheme, host, port, uri.path());
+    config.endpoint_of(&target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(request: Request<()>) -> String {
+        let (parts, ()) = request.into_parts();
+        endpoint_of(&Config::new(), &parts)
+    }
+
+    #[test]
+    fn the_key_is_the_origin_of_absolute_and_relative_uris() {
+        let absolute = Request::get("http://127.0.0.1:8080/v1/users/42?x=1").body(());
+        assert_eq!(
+            absolute.map(key).ok().as_deref(),
+            Some("http://127.0.0.1:8080")
+        );
+        let default_port = Request::get("https://api.example.com:443/a").body(());
+        assert_eq!(
+            default_port.map(key).ok().as_deref(),
+            Some("https://api.example.com")
+        );
+        let relative = Request::get("/v1/users/42")
+            .header("host", "svc.internal:9000")
+            .body(());
+        assert_eq!(
+            relative.map(key).ok().as_deref(),
+            Some("http://svc.internal:9000")
+        );
+        let no_host = Request::get("/x").body(());
+        assert_eq!(no_host.map(key).ok().as_deref(), Some("http://"));
+    }
+}

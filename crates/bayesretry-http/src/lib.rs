@@ -1,0 +1,27 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+extern crate alloc;
+
+mod classify;
+mod client;
+mod config;
+mod endpoint;
+mod error;
+mod exchange;
+mod layer;
+#[cfg(feature = "middleware")]
+mod middleware;
+mod retry_after;
+
+pub use classify::{classify_reqwest_error, classify_service_error};
+pub use client::{RequestBuilder, RetryClient};
+pub use config::{
+    Config, DEFAULT_DRAIN_LIMIT, IDEMPOTENCY_KEY, Idempotent, NotRetried, is_idempotent,
+};
+pub use endpoint::Target;
+pub use error::{Error, Stop};
+pub use layer::{ClassifyError, ResponseFuture, Retry, RetryLayer, Unclassified};
+#[cfg(feature = "middleware")]
+pub use middleware::RetryMiddleware;
+pub use retry_after::{RETRY_AFTER_MS, parse_retry_after, parse_retry_after_ms, retry_after};

@@ -1,0 +1,118 @@
+//! [`RetryMiddleware`]: the same retries as a `reqwest_middleware::Middleware`.
+
+use alloc::sync::Arc;
+use core::fmt;
+
+use bayesretry_policy::{Classification, RetryPolicy};
+use http::Extensions;
+use reqwest::{Request, Response};
+use reqwest_middleware::{Middleware, Next};
+
+use crate::classify::{classify_reqwest_error, classify_service_error};
+use crate::client::{copy, endpoint_of, replay_of};
+use crate::config::{Config, Idempotent};
+use crate::error::Error;
+use crate::exchange::{exchange, once};
+
+/// A `reqwest_middleware::Middleware` (feature `middleware`) that retries the
+/// rest of the chain under a [`RetryPolicy`], with the rules of
+/// [`RetryClient`](crate::RetryClient). A request is marked safe to replay by
+/// an [`Idempotent`] in the chain's extensions
+/// (`.with_extension(Idempotent)`), or by an idempotency key.
+///
+/// The chain's errors come back as they are when the last attempt failed in
+/// transport; the other stops ([`Error::RetryAfterBeyondLimit`] and its kin)
+/// arrive as `reqwest_middleware::Error::Middleware` wrapping this crate's
+/// [`Error`], to be downcast.
+///
+/// ```
+/// use bayesretry_http::RetryMiddleware;
+/// use bayesretry_policy::RetryPolicy;
+///
+/// let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+///     .with(RetryMiddleware::new(RetryPolicy::new()))
+///     .build();
+/// # let _ = client;
+/// ```
+#[derive(Clone)]
+pub struct RetryMiddleware {
+    policy: RetryPolicy,
+    config: Arc<Config>,
+}
+
+impl fmt::Debug for RetryMiddleware {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RetryMiddleware")
+            .field("policy", &self.policy)
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+impl RetryMiddleware {
+    /// A middleware retrying under `policy` with the default [`Config`].
+    pub fn new(policy: RetryPolicy) -> RetryMiddleware {
+        RetryMiddleware {
+            policy,
+            config: Arc::new(Config::new()),
+        }
+    }
+
+    /// The same middleware with these settings.
+    #[must_use]
+    pub fn with_config(mut self, config: Config) -> RetryMiddleware {
+        self.config = Arc::new(config);
+        self
+    }
+}
+
+/// The classification of the chain's error.
+fn classify_chain_error(err: &reqwest_middleware::Error) -> Classification {
+    match err {
+        reqwest_middleware::Error::Reqwest(err) => classify_reqwest_error(err),
+        reqwest_middleware::Error::Middleware(err) => {
+            let err: &(dyn core::error::Error + Send + Sync + 'static) = err.as_ref();
+            classify_service_error(err)
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Middleware for RetryMiddleware {
+    async fn handle(
+        &self,
+        request: Request,
+        extensions: &mut Extensions,
+        next: Next<'_>,
+    ) -> reqwest_middleware::Result<Response> {
+        let config = &*self.config;
+        let endpoint = endpoint_of(config, &request);
+        let opted_in = extensions.get::<Idempotent>().is_some();
+        let outcome = match replay_of(config, &request, opted_in) {
+            Err(why) => {
+                let endpoint = endpoint.into_owned();
+                once(&endpoint, why, next.run(request, extensions)).await
+            }
+            Ok(()) => {
+                let shared: &Extensions = extensions;
+                exchange(
+                    &self.policy,
+                    config,
+                    &endpoint,
+                    classify_chain_error,
+                    || {
+                        let next = next.clone();
+                        let request = copy(&request, false);
+                        let mut extensions = shared.clone();
+                        async move { next.run(request, &mut extensions).await }
+                    },
+                )
+                .await
+            }
+        };
+        outcome.map_err(|err| match err {
+            Error::Build(source) | Error::Transport { source, .. } => source,
+            other => reqwest_middleware::Error::middleware(other),
+        })
+    }
+}

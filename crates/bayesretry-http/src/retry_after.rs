@@ -1,0 +1,327 @@
+//! The server's requested wait: `Retry-After` (RFC 9110 §10.2.3) and
+//! `retry-after-ms`, parsed without ever panicking.
+
+use core::time::Duration;
+use std::time::SystemTime;
+
+use http::HeaderMap;
+use http::header::RETRY_AFTER;
+
+/// The header LLM providers (OpenAI, Azure OpenAI and others) send beside
+/// `Retry-After`: the wait in milliseconds, more precise than whole seconds.
+pub const RETRY_AFTER_MS: &str = "retry-after-ms";
+
+/// The most digits a delta-seconds value may have: 20 digits already overflow
+/// `u64`, so no valid value is longer, and a longer one is not read at all.
+const MAX_DIGITS: usize = 20;
+
+/// Parses one `Retry-After` value: delta-seconds (`120`) or an HTTP-date in any of
+/// the three forms RFC 9110 allows — IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`),
+/// the obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime
+/// (`Sun Nov  6 08:49:37 1994`) — read by the `httpdate` crate.
+///
+/// A date is turned into a wait from `now`, the wall clock; a date in the past
+/// (or `now` itself) is a wait of zero: the server allows a retry at once.
+///
+/// Returns `None`, so that the hint is ignored, for anything that is not one of
+/// those forms: an empty value, a sign (`-5`, `+5`), a fraction (`1.5`), digits
+/// that overflow `u64`, non-ASCII bytes, a date before 1970 or after 9999, a
+/// date whose wait does not fit a [`Duration`]. Leading and trailing spaces and
+/// tabs (HTTP's optional whitespace) are allowed.
+///
+/// ```
+/// use bayesretry_http::parse_retry_after;
+/// use std::time::{Duration, SystemTime};
+///
+/// let now = SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_770); // 08:49:30
+/// assert_eq!(parse_retry_after(b"120", now), Some(Duration::from_secs(120)));
+/// assert_eq!(
+///     parse_retry_after(b"Sun, 06 Nov 1994 08:49:37 GMT", now),
+///     Some(Duration::from_secs(7)),
+/// );
+/// assert_eq!(parse_retry_after(b"-1", now), None);
+/// ```
+pub fn parse_retry_after(value: &[u8], now: SystemTime) -> Option<Duration> {
+    let value = trim(value);
+    if value.is_empty() {
+        return None;
+    }
+    if value.iter().all(u8::is_ascii_digit) {
+        return digits(value).map(Duration::from_secs);
+    }
+    // a date is ASCII; `from_utf8` rejects nothing ASCII and everything else
+    // that could confuse a parser
+    if !value.is_ascii() {
+        return None;
+    }
+    let text = core::str::from_utf8(value).ok()?;
+    let date = httpdate::parse_http_date(text).ok()?;
+    Some(date.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// Parses one `retry-after-ms` value: a non-negative number of milliseconds,
+/// whole (`1500`) or with a fraction (`20.5`, read to the microsecond).
+///
+/// Returns `None` for an empty value, a sign, non-digits, a second point, digits
+/// that overflow `u64`; spaces and tabs around the number are allowed.
+///
+/// ```
+/// use bayesretry_http::parse_retry_after_ms;
+/// use std::time::Duration;
+///
+/// assert_eq!(parse_retry_after_ms(b"1500"), Some(Duration::from_millis(1500)));
+/// assert_eq!(parse_retry_after_ms(b" 20.5 "), Some(Duration::from_micros(20_500)));
+/// assert_eq!(parse_retry_after_ms(b"1e3"), None);
+/// ```
+pub fn parse_retry_after_ms(value: &[u8]) -> Option<Duration> {
+    let value = trim(value);
+    let (whole, fraction) = match value.iter().position(|&b| b == b'.') {
+        Some(point) => (value.get(..point)?, value.get(point + 1..)?),
+        None => (value, &[][..]),
+    };
+    if whole.is_empty() || !whole.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    if !fraction.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let millis = digits(whole)?;
+    // microseconds from the first three fraction digits; the rest are below
+    // any timer's resolution
+    let micros = fraction
+        .iter()
+        .take(3)
+        .chain(core::iter::repeat(&b'0'))
+        .take(3)
+        .fold(0_u64, |acc, &b| acc * 10 + u64::from(b - b'0'));
+    Some(Duration::from_millis(millis).saturating_add(Duration::from_micros(micros)))
+}
+
+/// The server's requested wait in `headers`, if it gave one that parses:
+/// `retry-after-ms` when present and valid (it is the more precise of the two),
+/// otherwise `Retry-After`. Of several lines of one header, the first counts.
+///
+/// ```
+/// use bayesretry_http::retry_after;
+/// use http::HeaderMap;
+/// use std::time::{Duration, SystemTime};
+///
+/// let mut headers = HeaderMap::new();
+/// headers.insert("retry-after", "2".parse().unwrap());
+/// headers.insert("retry-after-ms", "1500".parse().unwrap());
+/// assert_eq!(retry_after(&headers, SystemTime::now()), Some(Duration::from_millis(1500)));
+/// ```
+pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    if let Some(wait) = headers
+        .get(RETRY_AFTER_MS)
+        .and_then(|value| parse_retry_after_ms(value.as_bytes()))
+    {
+        return Some(wait);
+    }
+    headers
+        .get(RETRY_AFTER)
+        .and_then(|value| parse_retry_after(value.as_bytes(), now))
+}
+
+/// `value` without HTTP's optional whitespace (spaces and tabs) at either end.
+fn trim(value: &[u8]) -> &[u8] {
+    let is_ows = |b: &u8| *b == b' ' || *b == b'\t';
+    let start = value.iter().position(|b| !is_ows(b)).unwrap_or(value.len());
+    let end = value
+        .iter()
+        .rposition(|b| !is_ows(b))
+        .map_or(start, |last| last + 1);
+    value.get(start..end).unwrap_or(&[])
+}
+
+/// ASCII digits as a `u64`, `None` on overflow or too many digits.
+fn digits(value: &[u8]) -> Option<u64> {
+    if value.len() > MAX_DIGITS {
+        return None;
+    }
+    value.iter().try_fold(0_u64, |acc, &b| {
+        acc.checked_mul(10)?
+            .checked_add(u64::from(b.checked_sub(b'0')?))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 1994-11-06 08:49:30 UTC, seven seconds before the RFC's example date.
+    fn before_rfc_date() -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_770)
+    }
+
+    #[test]
+    fn the_rfc_examples_parse() {
+        let now = before_rfc_date();
+        // RFC 9110 §10.2.3
+        assert_eq!(
+            parse_retry_after(b"Fri, 31 Dec 1999 23:59:59 GMT", now),
+            Some(Duration::from_secs(946_684_799 - 784_111_770))
+        );
+        assert_eq!(
+            parse_retry_after(b"120", now),
+            Some(Duration::from_secs(120))
+        );
+        // RFC 9110 §5.6.7: the same instant in the three date forms
+        for form in [
+            &b"Sun, 06 Nov 1994 08:49:37 GMT"[..],
+            b"Sunday, 06-Nov-94 08:49:37 GMT",
+            b"Sun Nov  6 08:49:37 1994",
+        ] {
+            assert_eq!(
+                parse_retry_after(form, now),
+                Some(Duration::from_secs(7)),
+                "{}",
+                String::from_utf8_lossy(form)
+            );
+        }
+    }
+
+    #[test]
+    fn a_date_in_the_past_or_now_is_no_wait() {
+        let later = before_rfc_date() + Duration::from_secs(3_600);
+        assert_eq!(
+            parse_retry_after(b"Sun, 06 Nov 1994 08:49:37 GMT", later),
+            Some(Duration::ZERO)
+        );
+        let exactly = SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_777);
+        assert_eq!(
+            parse_retry_after(b"Sun, 06 Nov 1994 08:49:37 GMT", exactly),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(parse_retry_after(b"0", later), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn whitespace_around_the_value_is_allowed_inside_it_is_not() {
+        let now = before_rfc_date();
+        assert_eq!(
+            parse_retry_after(b" \t 5 \t", now),
+            Some(Duration::from_secs(5))
+        );
+        assert_eq!(
+            parse_retry_after(b"  Sun, 06 Nov 1994 08:49:37 GMT  ", now),
+            Some(Duration::from_secs(7))
+        );
+        assert_eq!(parse_retry_after(b"1 2", now), None);
+        assert_eq!(parse_retry_after(b"", now), None);
+        assert_eq!(parse_retry_after(b"   ", now), None);
+        assert_eq!(parse_retry_after(b"\n5", now), None);
+    }
+
+    #[test]
+    fn hostile_values_are_ignored() {
+        let now = before_rfc_date();
+        for value in [
+            &b"-1"[..],
+            b"-0",
+            b"+5",
+            b"1.5",
+            b"1e3",
+            b"0x10",
+            b"5s",
+            b"abc",
+            b"18446744073709551616", // u64::MAX + 1
+            b"99999999999999999999999999999999999999999999",
+            "\u{661}\u{662}".as_bytes(), // Arabic-Indic digits
+            "５".as_bytes(),             // a full-width digit
+            "Sun, 06 Nov 1994 08:49:37 GMT\u{e9}".as_bytes(),
+            b"\xff\xfe",
+            b"Sun, 06 Nov 1969 08:49:37 GMT",   // before 1970
+            b"Thu, 01 Jan 1970 00:00:00 GMT\0", // a NUL after a date
+            b"Fri, 31 Dec 10000 23:59:59 GMT",  // after 9999
+            b"Sat, 01 Jan 0000 00:00:00 GMT",
+            b"Sun, 32 Nov 1994 08:49:37 GMT",
+            b"Sun, 06 Nov 1994 25:49:37 GMT",
+            b"Sun, 06 Nov 1994 08:49:37 PST",
+        ] {
+            assert_eq!(
+                parse_retry_after(value, now),
+                None,
+                "{}",
+                String::from_utf8_lossy(value)
+            );
+        }
+    }
+
+    #[test]
+    fn the_largest_values_that_fit_are_read_not_wrapped() {
+        let now = before_rfc_date();
+        assert_eq!(
+            parse_retry_after(b"18446744073709551615", now),
+            Some(Duration::from_secs(u64::MAX))
+        );
+        assert_eq!(
+            parse_retry_after(b"00000000000000000001", now),
+            Some(Duration::from_secs(1))
+        );
+        // the last date httpdate reads
+        let far = parse_retry_after(b"Fri, 31 Dec 9999 23:59:59 GMT", now);
+        assert!(far.is_some_and(|wait| wait > Duration::from_secs(250_000_000_000)));
+    }
+
+    #[test]
+    fn milliseconds_parse_whole_and_fractional() {
+        assert_eq!(
+            parse_retry_after_ms(b"1500"),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(parse_retry_after_ms(b"0"), Some(Duration::ZERO));
+        assert_eq!(
+            parse_retry_after_ms(b"20.5"),
+            Some(Duration::from_micros(20_500))
+        );
+        assert_eq!(
+            parse_retry_after_ms(b"1.23456"),
+            Some(Duration::from_micros(1_234))
+        );
+        assert_eq!(parse_retry_after_ms(b"7."), Some(Duration::from_millis(7)));
+        assert_eq!(
+            parse_retry_after_ms(b"\t250 "),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(
+            parse_retry_after_ms(b"18446744073709551615"),
+            Some(Duration::from_millis(u64::MAX))
+        );
+        for value in [
+            &b""[..],
+            b".5",
+            b"-1",
+            b"+1",
+            b"1.2.3",
+            b"1,5",
+            b"NaN",
+            b"inf",
+            b"1e3",
+            b"18446744073709551616",
+            "１".as_bytes(),
+        ] {
+            assert_eq!(
+                parse_retry_after_ms(value),
+                None,
+                "{}",
+                String::from_utf8_lossy(value)
+            );
+        }
+    }
+
+    #[test]
+    fn retry_after_ms_wins_over_retry_after_unless_it_is_garbage() {
+        let now = before_rfc_date();
+        let mut headers = HeaderMap::new();
+        assert_eq!(retry_after(&headers, now), None);
+        headers.insert(RETRY_AFTER, http::HeaderValue::from_static("3"));
+        assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(3)));
+        headers.insert(RETRY_AFTER_MS, http::HeaderValue::from_static("250"));
+        assert_eq!(retry_after(&headers, now), Some(Duration::from_millis(250)));
+        headers.insert(RETRY_AFTER_MS, http::HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(3)));
+        headers.insert(RETRY_AFTER, http::HeaderValue::from_static("later"));
+        assert_eq!(retry_after(&headers, now), None);
+    }
+}

@@ -1,0 +1,78 @@
+//! A 429 with an HTTP-date `Retry-After` waits until that date on the wall
+//! clock; one with `retry-after-ms` waits that many milliseconds; a date in the
+//! past means no wait beyond the policy's own backoff.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
+mod support;
+
+use core::time::Duration;
+use std::time::SystemTime;
+
+use bayesretry_http::{Config, RetryClient};
+use support::{FIRST_BACKOFF_CAP, answer, serve, virtual_policy};
+
+/// 1994-11-06 08:49:30 UTC.
+fn pinned_now() -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_770)
+}
+
+async fn delays_for(headers: &'static [(&'static str, &'static str)]) -> Vec<Duration> {
+    let server = serve(move |seen| match seen.index {
+        0 => answer(429, headers),
+        _ => answer(200, &[]),
+    })
+    .await;
+    let (policy, sleeper) = virtual_policy();
+    let client = RetryClient::new(reqwest::Client::new(), policy)
+        .with_config(Config::new().with_wall_clock(pinned_now));
+    let response = client.get(server.url("/v1/chat")).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(server.requests(), 2);
+    sleeper.delays()
+}
+
+#[tokio::test]
+async fn an_imf_fixdate_is_waited_for() {
+    let delays = delays_for(&[("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")]).await;
+    assert_eq!(delays, [Duration::from_secs(7)]);
+}
+
+#[tokio::test]
+async fn the_obsolete_rfc_850_and_asctime_forms_are_waited_for() {
+    let delays = delays_for(&[("retry-after", "Sunday, 06-Nov-94 08:49:40 GMT")]).await;
+    assert_eq!(delays, [Duration::from_secs(10)]);
+    let delays = delays_for(&[("retry-after", "Sun Nov  6 08:49:35 1994")]).await;
+    assert_eq!(delays, [Duration::from_secs(5)]);
+}
+
+#[tokio::test]
+async fn a_date_in_the_past_means_no_wait_beyond_the_backoff() {
+    let delays = delays_for(&[("retry-after", "Sat, 05 Nov 1994 08:49:37 GMT")]).await;
+    assert_eq!(delays.len(), 1);
+    assert!(delays[0] <= FIRST_BACKOFF_CAP, "{delays:?}");
+}
+
+#[tokio::test]
+async fn retry_after_ms_is_waited_for_to_the_millisecond() {
+    let delays = delays_for(&[("retry-after-ms", "1500")]).await;
+    assert_eq!(delays, [Duration::from_millis(1500)]);
+}
+
+#[tokio::test]
+async fn retry_after_ms_wins_over_a_coarser_retry_after() {
+    let delays = delays_for(&[("retry-after", "2"), ("retry-after-ms", "2750")]).await;
+    assert_eq!(delays, [Duration::from_millis(2750)]);
+}
+
+#[tokio::test]
+async fn a_garbage_hint_is_ignored_and_the_backoff_used() {
+    let delays = delays_for(&[("retry-after", "-30"), ("retry-after-ms", "soon")]).await;
+    assert_eq!(delays.len(), 1);
+    assert!(delays[0] <= FIRST_BACKOFF_CAP, "{delays:?}");
+}

@@ -1,0 +1,87 @@
+//! A server asking for longer than the policy's limit, or for a wait past the
+//! call's deadline, stops the call at once with a typed error that names the
+//! wait; nothing is slept.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
+mod support;
+
+use core::time::Duration;
+
+use bayesretry_http::{Error, RetryClient};
+use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};
+use support::{answer, serve, virtual_policy};
+
+#[tokio::test]
+async fn an_hour_is_beyond_the_default_minute() {
+    let server = serve(|_| answer(429, &[("retry-after", "3600")])).await;
+    let (policy, sleeper) = virtual_policy();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let err = client.get(server.url("/")).send().await.unwrap_err();
+
+    assert!(sleeper.delays().is_empty(), "slept {:?}", sleeper.delays());
+    assert_eq!(server.requests(), 1);
+    assert_eq!(err.retry_after(), Some(Duration::from_secs(3600)));
+    assert_eq!(err.attempts(), 1);
+    assert!(err.to_string().contains("3600000 ms"), "{err}");
+    match err {
+        Error::RetryAfterBeyondLimit { response, .. } => assert_eq!(response.status(), 429),
+        other => panic!("expected RetryAfterBeyondLimit, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_limit_is_the_policys_and_configurable() {
+    let server = serve(|seen| match seen.index {
+        0 => answer(503, &[("retry-after-ms", "2500")]),
+        _ => answer(200, &[]),
+    })
+    .await;
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let policy = RetryPolicy::builder()
+        .with_virtual_time(sleeper.clone())
+        .with_max_retry_after(Duration::from_secs(2))
+        .build()
+        .unwrap();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let err = client.get(server.url("/")).send().await.unwrap_err();
+
+    assert!(
+        matches!(err, Error::RetryAfterBeyondLimit { .. }),
+        "{err:?}"
+    );
+    assert_eq!(err.retry_after(), Some(Duration::from_millis(2500)));
+    assert!(sleeper.delays().is_empty());
+    // the response is still there for a caller that wants it
+    assert_eq!(err.into_response().map(|r| r.status().as_u16()), Some(503));
+}
+
+#[tokio::test]
+async fn a_wait_past_the_deadline_is_not_slept() {
+    let server = serve(|_| answer(503, &[("retry-after", "30")])).await;
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let policy = RetryPolicy::builder()
+        .with_virtual_time(sleeper.clone())
+        .with_max_elapsed(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let err = client.get(server.url("/")).send().await.unwrap_err();
+
+    assert!(
+        matches!(err, Error::RetryAfterPastDeadline { .. }),
+        "{err:?}"
+    );
+    assert_eq!(err.retry_after(), Some(Duration::from_secs(30)));
+    assert!(err.to_string().contains("30000 ms"), "{err}");
+    assert!(sleeper.delays().is_empty());
+    assert_eq!(server.requests(), 1);
+}

@@ -1,0 +1,179 @@
+//! A real HTTP/1.1 server on 127.0.0.1 for the tests: hyper, answering from a
+//! script, counting requests and connections.
+
+#![allow(
+    dead_code,
+    unreachable_pub,
+    reason = "each test file uses a different part of the support module"
+)]
+#![allow(
+    clippy::expect_used,
+    reason = "test support: a server that cannot start must fail the test"
+)]
+
+extern crate alloc;
+
+use alloc::sync::Arc;
+use core::convert::Infallible;
+use core::net::SocketAddr;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use core::time::Duration;
+use std::sync::{Mutex, PoisonError};
+
+use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};
+use bytes::Bytes;
+use http::{HeaderMap, Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+
+/// What the script sees of a request: its number (0-based), method and headers.
+#[derive(Clone, Debug)]
+pub struct Seen {
+    pub index: usize,
+    pub method: Method,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+type Script = dyn Fn(&Seen) -> Response<Full<Bytes>> + Send + Sync;
+
+/// A running test server.
+#[derive(Clone, Debug)]
+pub struct Server {
+    pub addr: SocketAddr,
+    requests: Arc<AtomicUsize>,
+    connections: Arc<AtomicUsize>,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl Server {
+    /// `http://127.0.0.1:PORT` + `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// Requests answered so far.
+    pub fn requests(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+
+    /// Connections accepted so far.
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
+    }
+
+    /// Every request seen, in order.
+    pub fn seen(&self) -> Vec<Seen> {
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// Starts a server on a fresh loopback port.
+pub async fn serve(
+    script: impl Fn(&Seen) -> Response<Full<Bytes>> + Send + Sync + 'static,
+) -> Server {
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind a loopback port");
+    serve_on(listener, script)
+}
+
+/// Starts a server on `listener`.
+pub fn serve_on(
+    listener: TcpListener,
+    script: impl Fn(&Seen) -> Response<Full<Bytes>> + Send + Sync + 'static,
+) -> Server {
+    let addr = listener
+        .local_addr()
+        .expect("a bound listener has an address");
+    let server = Server {
+        addr,
+        requests: Arc::default(),
+        connections: Arc::default(),
+        seen: Arc::default(),
+    };
+    let script: Arc<Script> = Arc::new(script);
+    let state = server.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            state.connections.fetch_add(1, Ordering::SeqCst);
+            let state = state.clone();
+            let script = Arc::clone(&script);
+            tokio::spawn(async move {
+                let service = service_fn(move |request: Request<Incoming>| {
+                    let state = state.clone();
+                    let script = Arc::clone(&script);
+                    async move {
+                        let index = state.requests.fetch_add(1, Ordering::SeqCst);
+                        let (head, body) = request.into_parts();
+                        let body = body
+                            .collect()
+                            .await
+                            .map(|b| b.to_bytes())
+                            .unwrap_or_default();
+                        let seen = Seen {
+                            index,
+                            method: head.method,
+                            headers: head.headers,
+                            body,
+                        };
+                        state
+                            .seen
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .push(seen.clone());
+                        Ok::<_, Infallible>(script(&seen))
+                    }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    server
+}
+
+/// A response with `status`, `headers` and a short body.
+pub fn answer(status: u16, headers: &[(&str, &str)]) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from_static(b"{\"error\":\"busy\"}")));
+    *response.status_mut() = StatusCode::from_u16(status).expect("a valid status");
+    for (name, value) in headers {
+        response.headers_mut().insert(
+            http::HeaderName::from_bytes(name.as_bytes()).expect("a valid header name"),
+            http::HeaderValue::from_str(value).expect("a valid header value"),
+        );
+    }
+    response
+}
+
+/// A learning policy on virtual time: every sleep is recorded, none is waited.
+pub fn virtual_policy() -> (RetryPolicy, VirtualSleeper) {
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let policy = RetryPolicy::builder()
+        .with_virtual_time(sleeper.clone())
+        .with_seed(7)
+        .build()
+        .expect("a valid policy");
+    (policy, sleeper)
+}
+
+/// The first backoff of the default schedule is at most this (500 ms, full
+/// jitter): a recorded delay above it came from the server's hint.
+pub const FIRST_BACKOFF_CAP: Duration = Duration::from_millis(500);
+
+/// A response with `status`, `headers` and a body of `len` bytes.
+pub fn answer_sized(status: u16, headers: &[(&str, &str)], len: usize) -> Response<Full<Bytes>> {
+    let mut response = answer(status, headers);
+    *response.body_mut() = Full::new(Bytes::from(vec![b'x'; len]));
+    response
+}

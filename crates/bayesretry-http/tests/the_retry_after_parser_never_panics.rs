@@ -1,0 +1,84 @@
+//! Whatever bytes a server sends as `Retry-After` or `retry-after-ms`, parsing
+//! returns a value or `None`; it never panics, and what it returns agrees with
+//! the header's plain meaning.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
+use core::time::Duration;
+use std::time::SystemTime;
+
+use bayesretry_http::{parse_retry_after, parse_retry_after_ms, retry_after};
+use proptest::prelude::*;
+
+fn any_now() -> impl Strategy<Value = SystemTime> {
+    (0_u64..=u64::from(u32::MAX) * 8)
+        .prop_map(|secs| SystemTime::UNIX_EPOCH + Duration::from_secs(secs))
+}
+
+proptest! {
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64), now in any_now()) {
+        let _ = parse_retry_after(&bytes, now);
+        let _ = parse_retry_after_ms(&bytes);
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(text in "\\PC{0,48}", now in any_now()) {
+        let _ = parse_retry_after(text.as_bytes(), now);
+        let _ = parse_retry_after_ms(text.as_bytes());
+    }
+
+    #[test]
+    fn date_like_text_never_panics(
+        text in "[A-Za-z]{3,9},? [0-9]{1,3}[ -][A-Za-z]{3}[ -][0-9]{1,6} [0-9]{1,3}:[0-9]{1,3}:[0-9]{1,3}( GMT)?",
+        now in any_now(),
+    ) {
+        let _ = parse_retry_after(text.as_bytes(), now);
+    }
+
+    #[test]
+    fn delta_seconds_read_as_written(secs in any::<u64>(), pad in "[ \t]{0,3}", now in any_now()) {
+        let value = format!("{pad}{secs}{pad}");
+        prop_assert_eq!(parse_retry_after(value.as_bytes(), now), Some(Duration::from_secs(secs)));
+        let negative = format!("-{secs}");
+        prop_assert_eq!(parse_retry_after(negative.as_bytes(), now), None);
+    }
+
+    #[test]
+    fn milliseconds_read_as_written(ms in any::<u64>()) {
+        prop_assert_eq!(parse_retry_after_ms(ms.to_string().as_bytes()), Some(Duration::from_millis(ms)));
+    }
+
+    #[test]
+    fn a_formatted_date_reads_back_as_its_distance_from_now(
+        now_secs in 0_u64..253_402_300_000,
+        ahead in 0_u64..1_000_000,
+    ) {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(now_secs);
+        let then = now + Duration::from_secs(ahead);
+        let text = httpdate::fmt_http_date(then);
+        if let Some(wait) = parse_retry_after(text.as_bytes(), now) {
+            prop_assert_eq!(wait, Duration::from_secs(ahead));
+        } else {
+            // only a date past 9999 cannot be written and read back
+            prop_assert!(now_secs + ahead >= 253_402_300_800);
+        }
+    }
+
+    #[test]
+    fn any_header_pair_never_panics(a in proptest::collection::vec(any::<u8>(), 0..32), b in proptest::collection::vec(any::<u8>(), 0..32)) {
+        let mut headers = http::HeaderMap::new();
+        if let Ok(value) = http::HeaderValue::from_bytes(&a) {
+            headers.insert("retry-after", value);
+        }
+        if let Ok(value) = http::HeaderValue::from_bytes(&b) {
+            headers.insert("retry-after-ms", value);
+        }
+        let _ = retry_after(&headers, SystemTime::UNIX_EPOCH);
+    }
+}
