@@ -31,7 +31,12 @@ pub(crate) fn run_bench(args: &BenchArgs, out: &mut Output<'_>) -> Result<(), Er
     } else {
         args.scenario.clone()
     };
-    let results = run_suite(&scenarios, args.seeds, args.max_attempts, args.tuned)?;
+    let results = run_suite(
+        &scenarios,
+        args.seeds,
+        args.max_attempts,
+        args.previous_default,
+    )?;
     if let Some(dir) = &args.plot {
         plot_all(dir, &scenarios, &results)?;
     }
@@ -47,14 +52,14 @@ pub(crate) fn run_bench(args: &BenchArgs, out: &mut Output<'_>) -> Result<(), Er
         text.push_str("Goals for BR-G, BayesRetry's default (greedy):\n\n");
         text.push_str(&goals_markdown(&checked));
     }
-    let adjusted = if args.tuned {
-        goals(&results, "BR-G+")
+    let previous = if args.previous_default {
+        goals(&results, "BR-G0")
     } else {
         Vec::new()
     };
-    if !adjusted.is_empty() {
-        text.push_str("\nGoals for BR-G+, the adjusted configuration:\n\n");
-        text.push_str(&goals_markdown(&adjusted));
+    if !previous.is_empty() {
+        text.push_str("\nGoals for BR-G0, the previous default:\n\n");
+        text.push_str(&goals_markdown(&previous));
     }
     out.text(&text)
 }
@@ -69,9 +74,9 @@ fn run_suite(
     scenarios: &[Scenario],
     seeds: u64,
     max_attempts: u32,
-    tuned: bool,
+    previous_default: bool,
 ) -> Result<Vec<RunResult>, Error> {
-    let specs = policies_with(max_attempts, tuned);
+    let specs = policies_with(max_attempts, previous_default);
     let jobs: Vec<(Scenario, u64)> = scenarios
         .iter()
         .flat_map(|&s| (1..=seeds).map(move |seed| (s, seed)))

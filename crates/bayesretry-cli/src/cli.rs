@@ -68,7 +68,7 @@ pub(crate) enum Command {
                       A progress bar shows on stderr when stderr is a terminal.",
         after_help = "Examples:\n  \
                       bayesretry bench --scenario S5 --seeds 5\n  \
-                      bayesretry bench --scenario S0 --scenario S3 --tuned --json > results.json\n  \
+                      bayesretry bench --scenario S0 --scenario S3 --previous-default --json > results.json\n  \
                       bayesretry bench --seeds 30 --plot plots/"
     )]
     Bench(BenchArgs),
@@ -191,11 +191,11 @@ pub(crate) struct BenchArgs {
     /// 4 and 6).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=10))]
     pub(crate) max_attempts: u32,
-    /// Also run BR-G+, the adjusted greedy configuration of the benchmark
-    /// (pessimistic prior for unseen contexts, exact class level, backoff,
-    /// breaker at the break-even).
+    /// Also run BR-G0, the greedy strategy under the policy's previous default
+    /// breaker (the breaker crate's own settings), for comparison with the
+    /// default.
     #[arg(long)]
-    pub(crate) tuned: bool,
+    pub(crate) previous_default: bool,
     /// Print every run's metrics as JSON instead of the tables.
     #[arg(long)]
     pub(crate) json: bool,

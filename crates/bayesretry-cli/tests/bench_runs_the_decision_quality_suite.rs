@@ -65,7 +65,7 @@ fn json_holds_one_result_per_policy_and_seed() {
             "--seeds",
             "2",
             "--json",
-            "--tuned",
+            "--previous-default",
         ],
         b"",
     );
@@ -83,8 +83,8 @@ fn json_holds_one_result_per_policy_and_seed() {
     // nothing ever succeeds on a hard-down endpoint
     assert_eq!(greedy["pooled"]["successes"], 0);
     assert!(
-        results.iter().any(|r| r["policy"] == "BR-G+"),
-        "--tuned adds BR-G+"
+        results.iter().any(|r| r["policy"] == "BR-G0"),
+        "--previous-default adds BR-G0"
     );
 }
 

@@ -32,6 +32,59 @@ pub const DEFAULT_MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 /// Failures that a `should_consume_retry` hook may exempt from the attempt cap,
 /// per call: the hard cap on attempts is the cap plus this.
 pub const MAX_UNCOUNTED_FAILURES: u32 = 16;
+/// The half-life of the evidence of the breaker a [`Builder`] gives each
+/// endpoint by default: outcomes older than a few of these barely count.
+pub const DEFAULT_BREAKER_HALF_LIFE: Duration = Duration::from_secs(10);
+/// The longest the breaker a [`Builder`] gives each endpoint by default stays
+/// open before it lets a probe through: its first cooldown, and every later one.
+pub const DEFAULT_BREAKER_MAX_COOLDOWN: Duration = Duration::from_secs(10);
+/// The range the default breaker's `open_below` is clamped to (see
+/// [`default_breaker`]).
+pub const DEFAULT_OPEN_BELOW_RANGE: (f64, f64) = (0.05, 0.5);
+
+/// The breaker a [`Builder`] gives each endpoint unless told otherwise, for the
+/// policy's cost model: `bayesretry_breaker::Config::new()` with three changes.
+///
+/// - `open_below` is the cost model's break-even probability `c / V`, clamped to
+///   [`DEFAULT_OPEN_BELOW_RANGE`]: the breaker opens once the endpoint's success
+///   rate is credibly below the rate at which an attempt pays for itself. A
+///   first attempt is worth no more than a retry, and the breaker is the only
+///   part of the policy that can decline one. The clamp keeps a breaker for a
+///   huge `V / c` from waiting for near-certain failure (0.05 is the breaker's
+///   own default) and one for a tiny `V / c` from opening on a merely poor
+///   endpoint.
+/// - the evidence halves in weight every [`DEFAULT_BREAKER_HALF_LIFE`] (10 s):
+///   without decay, minutes of healthy traffic stand behind the posterior and an
+///   overload or outage cannot move its upper bound for a long time; with it,
+///   the breaker reads the last half-minute or so.
+/// - the cooldown stays at 10 s ([`DEFAULT_BREAKER_MAX_COOLDOWN`]) instead of
+///   doubling to 5 minutes after each failed probe: a breaker whose evidence
+///   fades opens in every long outage, and a doubled cooldown would keep
+///   refusing calls for minutes after the endpoint came back. One probe every
+///   10 s on an endpoint that stays down costs little.
+///
+/// ```
+/// use bayesretry_cost::CostModel;
+/// use bayesretry_policy::default_breaker;
+/// let breaker = default_breaker(&CostModel::new(10.0, 1.0).unwrap());
+/// assert_eq!(breaker.open_below(), 0.1);
+/// assert_eq!(breaker.half_life_ms(), Some(10_000));
+/// assert_eq!(breaker.max_cooldown_ms(), 10_000);
+/// // clamped: a success worth 1000 attempts still opens below 5 %
+/// assert_eq!(default_breaker(&CostModel::new(1000.0, 1.0).unwrap()).open_below(), 0.05);
+/// ```
+pub fn default_breaker(cost_model: &CostModel) -> bayesretry_breaker::Config {
+    let (low, high) = DEFAULT_OPEN_BELOW_RANGE;
+    // finite: a cost model's success value is finite and above zero
+    let open_below = cost_model.break_even_probability().clamp(low, high);
+    let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+    let cooldown_ms = millis(DEFAULT_BREAKER_MAX_COOLDOWN);
+    bayesretry_breaker::Config::new()
+        .with_open_below(open_below)
+        .with_half_life_ms(millis(DEFAULT_BREAKER_HALF_LIFE))
+        .with_cooldown_ms(cooldown_ms)
+        .with_max_cooldown_ms(cooldown_ms)
+}
 
 /// Decides, after each failed attempt, whether another one is worth it, and runs
 /// the attempts.
@@ -325,7 +378,30 @@ impl RetryPolicy {
 ///   factor 2, full jitter, capped at 30 s;
 /// - no deadline and no per-attempt timeout; a server's Retry-After up to [`DEFAULT_MAX_RETRY_AFTER`] is
 ///   honoured, a longer one stops the call;
-/// - a breaker per endpoint with `bayesretry_breaker::Config::new()`'s settings;
+/// - a breaker per endpoint, [`default_breaker`] for the cost model: the
+///   breaker crate's defaults (95 % credible upper bound, at least 10 outcomes,
+///   one probe) with three changes. It opens when the endpoint's success rate is
+///   credibly below the break-even `c / V` (0.1 with the default cost model;
+///   clamped to 0.05–0.5), its evidence halves every
+///   [`DEFAULT_BREAKER_HALF_LIFE`] = 10 s, and its cooldown stays at 10 s. Why:
+///   an endpoint that succeeds less often than break-even loses value on
+///   *every* attempt, the first one included, and only the breaker can decline
+///   a first attempt; with the breaker crate's own 0.05 the policy kept calling
+///   endpoints it knew did not pay. Without decay, after minutes of healthy
+///   traffic thousands of successes pin the bound high, so an overload (where
+///   abandoned work keeps the queue full) cannot open the breaker for minutes
+///   and the server stays overloaded after the trigger has passed; with a 10 s
+///   half-life the breaker reads roughly the last half-minute, opens within
+///   seconds of failures taking over, and lets the backlog drain. Because it
+///   now opens in every long outage, its cooldown does not double: a 5-minute
+///   cooldown would refuse calls long after the endpoint came back. The price:
+///   after an outage ends, calls are refused for up to one cooldown (about 12 s
+///   until the success rate is back, against 1 s without a breaker), and an
+///   endpoint that sees fewer than a few calls a second gathers too little
+///   recent evidence to open at 0.05. The decision benchmark
+///   (docs/BENCHMARKS.md, `bayesretry-sim`) has the figures. A breaker set with
+///   [`with_breaker`](Builder::with_breaker) is used as given, and
+///   [`without_breaker`](Builder::without_breaker) turns it off;
 /// - no budget;
 /// - [`SystemClock`], [`TokioSleeper`](crate::TokioSleeper) (with the `tokio`
 ///   feature) and [`ThreadSleeper`];
@@ -340,7 +416,7 @@ pub struct Builder {
     max_elapsed: Option<Duration>,
     attempt_timeout: Option<Duration>,
     max_retry_after: Duration,
-    breaker: Option<bayesretry_breaker::Config>,
+    breaker: BreakerChoice,
     budget: Option<Arc<dyn Budget + Send + Sync>>,
     store: StoreConfig,
     learning: bool,
@@ -360,7 +436,7 @@ impl fmt::Debug for Builder {
             .field("backoff", &self.backoff)
             .field("max_elapsed", &self.max_elapsed)
             .field("attempt_timeout", &self.attempt_timeout)
-            .field("breaker", &self.breaker)
+            .field("breaker", &self.breaker_debug())
             .field("budget", &self.budget.is_some())
             .field("store", &self.store)
             .field("learning", &self.learning)
@@ -386,7 +462,7 @@ impl Builder {
             max_elapsed: None,
             attempt_timeout: None,
             max_retry_after: DEFAULT_MAX_RETRY_AFTER,
-            breaker: Some(bayesretry_breaker::Config::new()),
+            breaker: BreakerChoice::Default,
             budget: None,
             store: StoreConfig::new().with_hierarchical_priors(true),
             learning: true,
@@ -402,7 +478,7 @@ impl Builder {
     /// the deadline, the Retry-After limit and the budget allow is made.
     pub fn classic(mut self) -> Builder {
         self.learning = false;
-        self.breaker = None;
+        self.breaker = BreakerChoice::Off;
         self
     }
 
@@ -482,15 +558,16 @@ impl Builder {
         self
     }
 
-    /// A breaker per endpoint with these settings.
+    /// A breaker per endpoint with these settings, in place of
+    /// [`default_breaker`]'s (the cost model no longer sets `open_below`).
     pub fn with_breaker(mut self, breaker: bayesretry_breaker::Config) -> Builder {
-        self.breaker = Some(breaker);
+        self.breaker = BreakerChoice::Given(breaker);
         self
     }
 
     /// No breaker.
     pub fn without_breaker(mut self) -> Builder {
-        self.breaker = None;
+        self.breaker = BreakerChoice::Off;
         self
     }
 
@@ -570,7 +647,8 @@ impl Builder {
             return Err(Error::InvalidMaxAttempts(self.max_attempts));
         }
         let backoff = self.backoff.build().map_err(Error::Backoff)?;
-        let endpoints = match self.breaker {
+        let cost_model = self.effective_cost_model().map_err(Error::Cost)?;
+        let endpoints = match self.breaker_config(&cost_model) {
             Some(config) => {
                 let template = config.build().map_err(Error::Breaker)?;
                 Some(Endpoints::new(template, fresh_seed()))
@@ -578,13 +656,6 @@ impl Builder {
             None => None,
         };
         let store = self.store.build().map_err(Error::Store)?;
-        let cost_model = match (self.cost_model, self.learning) {
-            (Some(model), true) => Ok(model),
-            // classic: any p > 0 is worth a free attempt
-            (_, false) => CostModel::new(1.0, 0.0),
-            (None, true) => CostModel::new(DEFAULT_SUCCESS_VALUE, DEFAULT_ATTEMPT_COST),
-        }
-        .map_err(Error::Cost)?;
         let strategy = if self.learning {
             self.strategy
         } else {
@@ -620,6 +691,32 @@ impl Builder {
         })
     }
 
+    /// The cost model the engine is built with: the one set, or the defaults;
+    /// in classic mode any `p > 0` is worth a free attempt.
+    fn effective_cost_model(&self) -> Result<CostModel, bayesretry_cost::Error> {
+        match (self.cost_model, self.learning) {
+            (Some(model), true) => Ok(model),
+            (_, false) => CostModel::new(1.0, 0.0),
+            (None, true) => CostModel::new(DEFAULT_SUCCESS_VALUE, DEFAULT_ATTEMPT_COST),
+        }
+    }
+
+    /// The breaker settings each endpoint gets under `cost_model`, if any.
+    fn breaker_config(&self, cost_model: &CostModel) -> Option<bayesretry_breaker::Config> {
+        match self.breaker {
+            BreakerChoice::Default => Some(default_breaker(cost_model)),
+            BreakerChoice::Given(config) => Some(config),
+            BreakerChoice::Off => None,
+        }
+    }
+
+    /// The breaker as `Debug` shows it: the settings it will be built with.
+    fn breaker_debug(&self) -> Option<bayesretry_breaker::Config> {
+        self.effective_cost_model()
+            .ok()
+            .and_then(|model| self.breaker_config(&model))
+    }
+
     /// [`build`](Builder::build) for settings known to be valid: the defaults of
     /// every component, with a cap of at least 1.
     #[expect(
@@ -629,6 +726,17 @@ impl Builder {
     fn build_checked(self) -> RetryPolicy {
         self.build().expect("the default settings are valid")
     }
+}
+
+/// Which breaker each endpoint of a [`Builder`]'s policy gets.
+#[derive(Clone, Copy, Debug)]
+enum BreakerChoice {
+    /// [`default_breaker`] for the cost model the policy is built with.
+    Default,
+    /// These settings.
+    Given(bayesretry_breaker::Config),
+    /// None.
+    Off,
 }
 
 /// The async sleeper used when none is set.

@@ -36,8 +36,13 @@ pub struct BayesConfig {
     /// The prior of a context never seen, as (alpha, beta) (`None`: Beta(1, 1)).
     pub prior: Option<(f64, f64)>,
     /// The breaker opens when the credible upper bound of an endpoint's success
-    /// rate falls below this (`None`: the breaker's default, 0.05).
+    /// rate falls below this (`None`: the policy's default, the break-even
+    /// `1 / V` clamped to [0.05, 0.5]).
     pub open_below: Option<f64>,
+    /// The policy's default before the break-even breaker (reported as `BR-G0`,
+    /// `BR-T0`, `BR-L0`): the breaker crate's own `Config::new()` (opens below
+    /// 0.05, no decay) in place of `bayesretry_policy::default_breaker`.
+    pub previous_breaker: bool,
     /// How stale the class-level evidence may get, ms (`None`: the store's default).
     pub class_refresh_ms: Option<u64>,
     /// The backoff as (base, cap) in ms, full jitter (`None`: the policy's
@@ -57,18 +62,19 @@ impl BayesConfig {
             shard_keys: false,
             prior: None,
             open_below: None,
+            previous_breaker: false,
             class_refresh_ms: None,
             backoff_ms: None,
         }
     }
 
-    /// The adjusted configuration (reported as `BR-G+`, `BR-T+`, `BR-L+`): the
-    /// default with the changes listed in docs/BENCHMARKS.md.
-    pub fn tuned(strategy: Strategy, value: f64, max_attempts: u32) -> BayesConfig {
-        let mut c = BayesConfig::new(strategy, value, max_attempts);
-        let break_even = if value > 0.0 { 1.0 / value } else { 0.5 };
-        c.open_below = Some(break_even.clamp(0.05, 0.5));
-        c
+    /// The policy's previous default (reported as `BR-G0`, `BR-T0`, `BR-L0`),
+    /// kept to show what the break-even breaker with decaying evidence changed.
+    pub fn previous_default(strategy: Strategy, value: f64, max_attempts: u32) -> BayesConfig {
+        BayesConfig {
+            previous_breaker: true,
+            ..BayesConfig::new(strategy, value, max_attempts)
+        }
     }
 
     /// Whether anything differs from the default configuration.
@@ -82,7 +88,8 @@ impl BayesConfig {
             || self.backoff_ms.is_some()
     }
 
-    /// The id in reports: BR-G, BR-T, BR-L, with `+` for an adjusted configuration.
+    /// The id in reports: BR-G, BR-T, BR-L, with `+` for an adjusted
+    /// configuration and `0` for the previous default.
     pub fn id(&self) -> String {
         let base = match self.strategy {
             Strategy::Thompson => "BR-T",
@@ -91,6 +98,8 @@ impl BayesConfig {
         };
         if self.is_adjusted() {
             format!("{base}+")
+        } else if self.previous_breaker {
+            format!("{base}0")
         } else {
             base.to_owned()
         }
@@ -139,8 +148,10 @@ impl BayesConfig {
                     .with_max_delay(Duration::from_millis(cap)),
             );
         }
-        if self.max_cooldown_ms.is_some() || self.open_below.is_some() {
-            let mut breaker = bayesretry_breaker::Config::new();
+        if self.previous_breaker {
+            builder = builder.with_breaker(bayesretry_breaker::Config::new());
+        } else if self.max_cooldown_ms.is_some() || self.open_below.is_some() {
+            let mut breaker = bayesretry_policy::default_breaker(&cost);
             if let Some(ms) = self.max_cooldown_ms {
                 breaker = breaker
                     .with_max_cooldown_ms(ms)

@@ -521,8 +521,8 @@ pub fn write_all(dir: &Path, results: &[RunResult]) -> io::Result<()> {
         std::fs::write(dir.join(format!("{s}.md")), scenario_markdown(results, s))?;
     }
     let mut text = goals_markdown(&goals(results, "BR-G"));
-    if results.iter().any(|r| r.policy == "BR-G+") {
-        text.push_str(&goals_markdown(&goals(results, "BR-G+")));
+    if results.iter().any(|r| r.policy == "BR-G0") {
+        text.push_str(&goals_markdown(&goals(results, "BR-G0")));
     }
     std::fs::write(dir.join("goals.md"), text)?;
     Ok(())

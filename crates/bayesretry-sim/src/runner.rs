@@ -86,13 +86,14 @@ pub struct RunResult {
     pub events: u64,
 }
 
-/// Every policy of the suite for a pass with this attempt cap, and the adjusted
-/// greedy BayesRetry (`BR-G+`) with `tuned`.
-pub fn policies_with(max_attempts: u32, tuned: bool) -> Vec<PolicySpec> {
+/// Every policy of the suite for a pass with this attempt cap, and with
+/// `previous` the greedy BayesRetry under the policy's previous default
+/// breaker (`BR-G0`).
+pub fn policies_with(max_attempts: u32, previous: bool) -> Vec<PolicySpec> {
     let mut out = policies(max_attempts);
-    if tuned {
+    if previous {
         for v in VALUE_RATIOS {
-            out.push(PolicySpec::Bayes(BayesConfig::tuned(
+            out.push(PolicySpec::Bayes(BayesConfig::previous_default(
                 Strategy::Greedy,
                 v,
                 max_attempts,

@@ -32,16 +32,16 @@ fn immediate_fixed_retries_stay_metastable_after_a_long_deep_drop() {
 }
 
 #[test]
-fn a_breaker_whose_evidence_fades_sheds_a_storm_that_the_default_one_rides() {
+fn the_default_breaker_whose_evidence_fades_sheds_a_storm_that_the_previous_default_rode() {
     let cell = S7bCell {
         fraction: 0.2,
         duration_s: 40.0,
         utilisation: 0.8,
     };
     let default = storm::s7b_run(1, &cell, PolicyId::BayesRetry);
-    let fading = storm::s7b_run(1, &cell, PolicyId::BayesRetryStorm);
-    assert!(!default.recovered, "{default:?}");
-    assert!(fading.recovered, "{fading:?}");
+    let previous = storm::s7b_run(1, &cell, PolicyId::BayesRetryPrevious);
+    assert!(default.recovered, "{default:?}");
+    assert!(!previous.recovered, "{previous:?}");
 }
 
 #[test]

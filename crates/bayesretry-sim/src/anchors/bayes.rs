@@ -25,7 +25,9 @@ use bayesretry_breaker::Breaker;
 use bayesretry_budget::{RatioConfig, RatioLedger};
 use bayesretry_cost::CostModel;
 use bayesretry_decision::{DecisionEngine, Situation, Strategy};
-use bayesretry_policy::{DEFAULT_ATTEMPT_COST, DEFAULT_MAX_ATTEMPTS, DEFAULT_SUCCESS_VALUE};
+use bayesretry_policy::{
+    DEFAULT_ATTEMPT_COST, DEFAULT_MAX_ATTEMPTS, DEFAULT_SUCCESS_VALUE, default_breaker,
+};
 use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore, StoreConfig};
 
 use crate::anchors::rng::SplitMix64;
@@ -72,13 +74,18 @@ pub(crate) struct BayesConfig {
 
 impl BayesConfig {
     /// `RetryPolicy::new()`'s settings: greedy, value 10 and cost 1, 4 attempts,
-    /// hierarchical priors without decay, the default breaker, the default backoff
-    /// (500 ms doubling, full jitter, 30 s cap), no budget.
-    pub(crate) const fn policy_default() -> BayesConfig {
+    /// hierarchical priors without decay, the policy's default breaker for that
+    /// cost model (`bayesretry_policy::default_breaker`: opens below the
+    /// break-even 0.1, evidence half-life 10 s), the default backoff (500 ms
+    /// doubling, full jitter, 30 s cap), no budget.
+    pub(crate) fn policy_default() -> BayesConfig {
+        let breaker = CostModel::new(DEFAULT_SUCCESS_VALUE, DEFAULT_ATTEMPT_COST)
+            .ok()
+            .map(|model| default_breaker(&model));
         BayesConfig {
             cost: (DEFAULT_SUCCESS_VALUE, DEFAULT_ATTEMPT_COST),
             max_attempts: DEFAULT_MAX_ATTEMPTS,
-            breaker: Some(bayesretry_breaker::Config::new()),
+            breaker,
             backoff: bayesretry_backoff::Config::new(),
             store: StoreConfig::new().with_hierarchical_priors(true),
             budget: None,

@@ -16,7 +16,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-pub use policy::{PolicyId, STORM_BREAKER_HALF_LIFE_MS};
+pub use policy::PolicyId;
 pub use sim::{Series, Totals};
 
 use sim::{ServerModel, Setting};

@@ -43,9 +43,10 @@ pub enum PolicyId {
     B9,
     /// BayesRetry's default configuration (`RetryPolicy::new()`'s settings).
     BayesRetry,
-    /// BayesRetry's default with one change of configuration, a 10 s half-life
-    /// on the breaker's evidence (see `STORM_BREAKER_HALF_LIFE_MS`).
-    BayesRetryStorm,
+    /// BayesRetry's previous default: the same, but with the breaker crate's own
+    /// settings (opens below 0.05, evidence kept forever) in place of the
+    /// policy's default breaker (see `previous_config`).
+    BayesRetryPrevious,
 }
 
 impl PolicyId {
@@ -63,12 +64,12 @@ impl PolicyId {
         PolicyId::B7s,
         PolicyId::B9,
         PolicyId::BayesRetry,
-        PolicyId::BayesRetryStorm,
+        PolicyId::BayesRetryPrevious,
     ];
 
     /// Whether this is one of the baselines of §4.
     pub const fn is_baseline(self) -> bool {
-        !matches!(self, PolicyId::BayesRetry | PolicyId::BayesRetryStorm)
+        !matches!(self, PolicyId::BayesRetry | PolicyId::BayesRetryPrevious)
     }
 
     /// Attempts in all that the policy allows when the scenario sets no cap.
@@ -84,28 +85,24 @@ impl PolicyId {
     }
 }
 
-/// BayesRetry for storms: the default configuration with one change, a
-/// half-life of 10 s on the breaker's evidence ([`STORM_BREAKER_HALF_LIFE_MS`]).
+/// BayesRetry's previous default, kept to show what the policy's default
+/// breaker changed: the breaker crate's own `Config::new()`, which opens below
+/// 0.05 and keeps every outcome forever.
 ///
-/// The default breaker keeps every outcome forever, so after minutes of healthy
-/// traffic thousands of successes stand behind its posterior and an overload
-/// cannot move the upper bound of the success rate below 5 % for a long time: it
-/// never opens, first tries keep arriving at a server whose queue is already
-/// longer than the timeout, and the backlog of abandoned work outlives the drop.
-/// With the evidence fading in 10 s, the same rule (95 % upper bound below 5 %)
-/// opens within seconds of timeouts taking over, sheds the load for its cooldown,
-/// and the queue drains.
-pub(crate) fn storm_config() -> BayesConfig {
+/// After minutes of healthy traffic thousands of successes stand behind that
+/// breaker's posterior, and an overload cannot move the upper bound of the
+/// success rate below 5 % for a long time: it never opens, first tries keep
+/// arriving at a server whose queue is already longer than the timeout, and the
+/// backlog of abandoned work outlives the drop. The policy's default breaker
+/// (evidence half-life 10 s, opening below the break-even 0.1) opens within
+/// seconds of timeouts taking over, sheds the load for its cooldown, and the
+/// queue drains.
+pub(crate) fn previous_config() -> BayesConfig {
     BayesConfig {
-        breaker: Some(
-            bayesretry_breaker::Config::new().with_half_life_ms(STORM_BREAKER_HALF_LIFE_MS),
-        ),
+        breaker: Some(bayesretry_breaker::Config::new()),
         ..BayesConfig::policy_default()
     }
 }
-
-/// The breaker half-life of [`PolicyId::BayesRetryStorm`], in milliseconds.
-pub const STORM_BREAKER_HALF_LIFE_MS: u64 = 10_000;
 
 /// The resilience4j-style count-window breaker.
 #[derive(Clone, Debug)]
@@ -345,7 +342,7 @@ impl ClientPolicy {
             PolicyId::B7s => State::Breaker(CountBreaker::new(20, 10, 10.0, 3)),
             PolicyId::B9 => State::Bucket(5.0),
             PolicyId::BayesRetry => bayes(BayesConfig::policy_default()),
-            PolicyId::BayesRetryStorm => bayes(storm_config()),
+            PolicyId::BayesRetryPrevious => bayes(previous_config()),
         };
         ClientPolicy {
             id,

@@ -1,0 +1,128 @@
+//! The breaker a builder gives each endpoint by default: it opens when the
+//! success rate is credibly below the cost model's break-even, its evidence
+//! fades with a 10 s half-life, and its cooldown does not grow.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "test code: a broken expectation must fail the test"
+)]
+
+use core::time::Duration;
+
+use bayesretry_cost::CostModel;
+use bayesretry_policy::{HttpStatus, ManualClock, RetryError, RetryPolicy, VirtualSleeper};
+
+/// A policy on virtual time, with `cost` (or the default cost model) and
+/// `breaker` (or the default breaker), and the clock it reads.
+fn policy(
+    cost: Option<CostModel>,
+    breaker: Option<bayesretry_breaker::Config>,
+) -> (RetryPolicy, ManualClock) {
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let clock = sleeper.clock().clone();
+    let mut builder = RetryPolicy::builder()
+        .with_virtual_time(sleeper)
+        .with_max_attempts(1)
+        .with_seed(3);
+    if let Some(cost) = cost {
+        builder = builder.with_cost_model(cost);
+    }
+    if let Some(breaker) = breaker {
+        builder = builder.with_breaker(breaker);
+    }
+    (builder.build().unwrap(), clock)
+}
+
+/// Calls that fail, one attempt each, 100 ms apart, until the breaker refuses
+/// one: the number of calls made, if it refused within `limit`.
+fn failures_until_open(policy: &RetryPolicy, clock: &ManualClock, limit: u32) -> Option<u32> {
+    for made in 0..limit {
+        let result: Result<(), _> = policy.run_blocking("api", |_| Err(HttpStatus(500)));
+        if let Err(RetryError::CircuitOpen { .. }) = result {
+            return Some(made);
+        }
+        clock.advance(Duration::from_millis(100));
+    }
+    None
+}
+
+#[test]
+fn with_the_default_cost_model_it_opens_sooner_than_the_breaker_crates_own_settings() {
+    let (default, clock) = policy(None, None);
+    let (crate_own, crate_clock) = policy(None, Some(bayesretry_breaker::Config::new()));
+    let default_at = failures_until_open(&default, &clock, 200).unwrap();
+    let crate_at = failures_until_open(&crate_own, &crate_clock, 200).unwrap();
+    // 95 % upper bound of Beta(1, 1 + n) below 0.1 from n = 28, below 0.05 from n = 58
+    assert!((20..=35).contains(&default_at), "{default_at}");
+    assert!(crate_at > 50, "{crate_at}");
+}
+
+#[test]
+fn a_low_value_opens_on_a_poor_endpoint_that_a_high_value_keeps_calling() {
+    // one attempt in three succeeds: worth calling at V/c 10, not at V/c 2
+    let run = |value: f64| {
+        let (policy, clock) = policy(Some(CostModel::new(value, 1.0).unwrap()), None);
+        let mut refused = 0;
+        for call in 0..300_u32 {
+            let result = policy.run_blocking("api", |_| {
+                if call % 3 == 0 {
+                    Ok(())
+                } else {
+                    Err(HttpStatus(500))
+                }
+            });
+            if let Err(RetryError::CircuitOpen { .. }) = result {
+                refused += 1;
+            }
+            clock.advance(Duration::from_millis(100));
+        }
+        refused
+    };
+    assert!(run(2.0) > 0, "break-even 0.5: the breaker opens");
+    assert_eq!(run(10.0), 0, "break-even 0.1: the breaker stays closed");
+}
+
+#[test]
+fn minutes_of_successes_do_not_keep_it_closed_once_failures_take_over() {
+    let (default, clock) = policy(None, None);
+    let (crate_own, crate_clock) = policy(None, Some(bayesretry_breaker::Config::new()));
+    for (policy, clock) in [(&default, &clock), (&crate_own, &crate_clock)] {
+        // ten minutes of healthy traffic, ten calls a second
+        for _ in 0..6_000 {
+            let result = policy.run_blocking("api", |_| Ok::<(), HttpStatus>(()));
+            assert!(result.is_ok());
+            clock.advance(Duration::from_millis(100));
+        }
+    }
+    // within a minute of failures at ten calls a second, once the successes
+    // have faded below a tenth of the recent evidence
+    let default_at = failures_until_open(&default, &clock, 600);
+    assert!(default_at.is_some_and(|n| n > 100), "{default_at:?}");
+    assert_eq!(
+        failures_until_open(&crate_own, &crate_clock, 600),
+        None,
+        "6000 successes kept forever hold the crate's own breaker closed"
+    );
+}
+
+#[test]
+fn its_cooldown_stays_at_ten_seconds_after_failed_probes() {
+    let (policy, clock) = policy(None, None);
+    failures_until_open(&policy, &clock, 200).unwrap();
+    for _ in 0..5 {
+        // the cooldown passes: one probe is let through, fails, and the breaker
+        // opens again for the same 10 s
+        clock.advance(Duration::from_secs(10));
+        let result: Result<(), _> = policy.run_blocking("api", |_| Err(HttpStatus(500)));
+        assert!(
+            !matches!(result, Err(RetryError::CircuitOpen { .. })),
+            "{result:?}"
+        );
+        clock.advance(Duration::from_millis(9_900));
+        let result: Result<(), _> = policy.run_blocking("api", |_| Err(HttpStatus(500)));
+        assert!(
+            matches!(result, Err(RetryError::CircuitOpen { .. })),
+            "{result:?}"
+        );
+    }
+}
