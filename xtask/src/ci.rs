@@ -15,7 +15,10 @@
 //! 7. `fuzz`: every cargo-fuzz target for a short smoke run ([`crate::fuzz`]).
 //! 8. `msrv`: libraries and binaries checked on the `rust-version` ([`crate::msrv`]).
 //! 9. `doc`: rustdoc with warnings and broken intra-doc links denied.
-//! 10. `deny`: `cargo deny check licenses bans sources`, against `deny.toml`.
+//! 10. `package`: `cargo package --workspace`, which builds every crate from the
+//!     tarball crates.io would receive, so a missing file or an internal
+//!     dependency without a version fails here and not at release time.
+//! 11. `deny`: `cargo deny check licenses bans sources`, against `deny.toml`.
 //!
 //! `cargo deny check advisories` is not run: it downloads the RustSec advisory
 //! database from the internet, and the CI machines reach package registries only.
@@ -69,6 +72,7 @@ pub(crate) fn steps(options: Options) -> Result<Vec<Step>, String> {
             "-D warnings -D rustdoc::broken_intra_doc_links",
         ),
     );
+    steps.push(Step::cargo("package", ["package", "--workspace"]));
     steps.push(
         Step::cargo("deny", ["deny", "check", "licenses", "bans", "sources"])
             .hint("cargo-deny is required: `cargo install --locked cargo-deny`"),
