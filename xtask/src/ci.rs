@@ -72,7 +72,12 @@ pub(crate) fn steps(options: Options) -> Result<Vec<Step>, String> {
             "-D warnings -D rustdoc::broken_intra_doc_links",
         ),
     );
-    steps.push(Step::cargo("package", ["package", "--workspace"]));
+    // --allow-dirty: the check is of what the crates contain, and a developer
+    // runs it before committing too
+    steps.push(Step::cargo(
+        "package",
+        ["package", "--workspace", "--allow-dirty"],
+    ));
     steps.push(
         Step::cargo("deny", ["deny", "check", "licenses", "bans", "sources"])
             .hint("cargo-deny is required: `cargo install --locked cargo-deny`"),
