@@ -1,12 +1,7 @@
 //! Seeded randomness: SplitMix64 as a keyed hash, so that every draw is a pure
 //! function of its key (paired luck), and a sequential generator built on it.
 
-/// The SplitMix64 finaliser: a bijective mix of 64 bits.
-pub(crate) const fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+use crate::luck::{mix64, unit_of};
 
 /// The SplitMix64 increment (the golden ratio in 64 bits).
 const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -23,8 +18,7 @@ pub(crate) fn key(parts: &[u64]) -> u64 {
 
 /// The top 53 bits of `word` as a number in `[0, 1)`.
 pub(crate) fn unit(word: u64) -> f64 {
-    // 2^-53: every value is a multiple of it, exactly representable
-    (word >> 11) as f64 * (1.0 / 9_007_199_254_740_992.0)
+    unit_of(word)
 }
 
 /// A number in `(0, 1]`, for logarithms: `1 - unit`.
