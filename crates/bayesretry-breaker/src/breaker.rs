@@ -309,12 +309,23 @@ impl Breaker {
         }
     }
 
-    /// Adds `count` successes to the evidence, as evidence only: no probe result,
-    /// no transition. Used for successes counted without the lock (no half-life,
-    /// so no time is needed). Only the shared breaker counts so.
+    /// Adds `count` successes that happened at unknown times between `since_ms`
+    /// and `now_ms` to the evidence, as evidence only: no probe result, no
+    /// transition. With a half-life they are weighed as if spread evenly over
+    /// that interval. Used for successes counted without the lock; only the
+    /// shared breaker counts so.
     #[cfg(feature = "std")]
-    pub(crate) fn absorb_successes(&mut self, count: u64) {
-        self.evidence.observe_successes(count);
+    pub(crate) fn absorb_successes(&mut self, count: u64, since_ms: u64, now_ms: u64) {
+        let half_life = self.config.half_life_ms();
+        self.evidence = self.evidence.at(now_ms, half_life);
+        self.evidence
+            .observe_spread_successes(count, since_ms, half_life);
+    }
+
+    /// The latest time the evidence was brought up to.
+    #[cfg(feature = "std")]
+    pub(crate) const fn evidence_at_ms(&self) -> u64 {
+        self.evidence.at_ms()
     }
 
     /// Closes the breaker and forgets its evidence, as an operator's override.

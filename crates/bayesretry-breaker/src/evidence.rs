@@ -79,10 +79,31 @@ impl Evidence {
         *count = (*count + 1.0).min(f64::MAX);
     }
 
-    /// Adds `count` successes at once (saturating at `f64::MAX`).
+    /// Adds `count` successes that happened at unknown times between `since_ms`
+    /// and `at_ms` (the evidence must already be faded to `at_ms`), each weighed
+    /// by the mean of the decay factor over that interval: the weight they have
+    /// if they were spread evenly over it. Without a half-life, or over an empty
+    /// interval, the weight is 1. Saturates at `f64::MAX`.
     #[cfg(feature = "std")]
-    pub(crate) fn observe_successes(&mut self, count: u64) {
-        self.successes = (self.successes + count as f64).min(f64::MAX);
+    pub(crate) fn observe_spread_successes(
+        &mut self,
+        count: u64,
+        since_ms: u64,
+        half_life_ms: Option<u64>,
+    ) {
+        let weight = match half_life_ms {
+            Some(half_life) if self.at_ms > since_ms => {
+                mean_decay((self.at_ms - since_ms) as f64 / half_life as f64)
+            }
+            _ => 1.0,
+        };
+        self.successes = (self.successes + count as f64 * weight).min(f64::MAX);
+    }
+
+    /// The time the evidence was last brought up to.
+    #[cfg(feature = "std")]
+    pub(crate) const fn at_ms(&self) -> u64 {
+        self.at_ms
     }
 
     /// Successes plus failures above the prior.
@@ -94,6 +115,23 @@ impl Evidence {
     pub(crate) fn posterior(&self, prior: Beta) -> Beta {
         prior.update(self.successes, self.failures)
     }
+}
+
+/// The mean of `2^(-t)` for `t` uniform on `[0, span]` (in half-lives):
+/// `(1 - 2^(-span)) / (span · ln 2)`. Near zero the closed form cancels, so a
+/// short span uses its series; the mean falls from 1 at `span = 0` towards 0.
+#[cfg(feature = "std")]
+fn mean_decay(span: f64) -> f64 {
+    let x = span * core::f64::consts::LN_2;
+    if !(x > 1e-6) {
+        // also a NaN span: treat it as no time at all
+        return 1.0;
+    }
+    if x < 1e-3 {
+        // 1 - x/2 + x²/6, exact to the rounding for x this small
+        return 1.0 - x / 2.0 + x * x / 6.0;
+    }
+    (1.0 - math::exp2(-span)) / x
 }
 
 /// Whether the upper credible bound of `posterior` at `confidence` is below

@@ -1,6 +1,7 @@
 //! [`SharedBreaker`]: one breaker shared by every thread.
 
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::cell::Cell;
+use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use bayesretry_beta::Beta;
@@ -48,28 +49,99 @@ const GATE_LOCKED: u64 = u64::MAX;
 /// assert!(!breaker.check(200).is_allowed()); // the outage was seen
 /// ```
 ///
-/// # Successes while closed: one atomic add
+/// # Successes while closed: no lock, no atomic read-modify-write
 ///
 /// Most outcomes a healthy endpoint reports are successes, and a success recorded
-/// while the breaker is closed changes nothing but a count: it cannot open the
-/// breaker, and without a half-life it is not weighed by its time. So when the
-/// breaker has no half-life, [`record_success_with`](SharedBreaker::record_success_with)
-/// on a closed gate adds one to a counter of pending successes and takes no lock
-/// and no time. The pending successes are folded into the evidence, as evidence,
-/// at the start of the next locked operation — before any rule reads the
-/// posterior — so every decision is taken on exactly the evidence it would have
-/// seen had each success taken the lock. A success that races with the record that
-/// opens the breaker is folded as evidence of a call admitted before it opened,
-/// never as a probe result. With a half-life, each success is timed under the
-/// lock as before.
+/// while the breaker is closed cannot open it: it only adds to the evidence. So
+/// [`record_success_with`](SharedBreaker::record_success_with) on a closed gate
+/// takes no lock and reads no time. It adds one to a counter of the calling
+/// thread's own: the first 16 threads that record successes in the process each
+/// get a private counter, which only they write (a plain load and store, no
+/// atomic read-modify-write, so no cache line is fought over), and any later
+/// thread adds to one shared counter with an atomic add. No success is ever lost.
+///
+/// The counted successes are folded into the evidence at the start of the next
+/// locked operation — before any rule reads the posterior — and, with a
+/// half-life, also every 128 successes a thread counts (starting with its first),
+/// which reads the time and takes the lock once. Without a half-life every decision
+/// is thus taken on exactly the evidence it would have seen had each success
+/// taken the lock. With a half-life a success's weight depends on its time, which
+/// was not read: the successes folded together are weighed as if spread evenly
+/// between the previous fold and this one (the mean of the decay factor over that
+/// interval), which is exact in expectation for steady traffic and, since folds
+/// come at least every 128 successes per thread and at every failure, never
+/// misdates more than those few. A success that races with the record that opens
+/// the breaker is folded as evidence of a call admitted before it opened, never
+/// as a probe result.
+///
+/// [`record`](SharedBreaker::record), which is given the time, records a success
+/// exactly under the lock when the breaker has a half-life.
 #[derive(Debug)]
 pub struct SharedBreaker {
     gate: AtomicU64,
-    /// Successes recorded on a closed gate and not yet folded into the evidence.
-    pending: AtomicU64,
-    /// Whether successes may be counted without the lock (no half-life).
-    count_successes: bool,
-    breaker: Mutex<Breaker>,
+    /// Successes counted on a closed gate: one counter per thread for the first
+    /// `OWN_COUNTERS` threads, then one shared by every other thread.
+    successes: [AtomicU64; COUNTERS],
+    /// Whether the evidence decays, so that counted successes are folded in
+    /// with their time every `FOLD_EVERY`.
+    decays: bool,
+    locked: Mutex<Locked>,
+}
+
+/// What the lock guards: the breaker, and how much of the success counters it
+/// has folded in, and when.
+#[derive(Debug)]
+struct Locked {
+    breaker: Breaker,
+    /// The value of each success counter at the last fold.
+    folded: [u64; COUNTERS],
+    /// The time of the last fold: successes counted since happened after it.
+    since_ms: u64,
+}
+
+/// Threads with a success counter of their own.
+const OWN_COUNTERS: usize = 16;
+/// All the counters: the own ones, then the shared one.
+const COUNTERS: usize = OWN_COUNTERS + 1;
+/// The index of the counter every thread past the first `OWN_COUNTERS` shares.
+const SHARED_COUNTER: usize = OWN_COUNTERS;
+/// With a half-life, a thread folds its counted successes in, with the time,
+/// at its first success and then every this many.
+const FOLD_EVERY: u64 = 128;
+
+/// The next own counter to hand to a thread; saturates at `SHARED_COUNTER`.
+static NEXT_COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+std::thread_local! {
+    /// This thread's counter index, `usize::MAX` until its first success.
+    static COUNTER: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+
+/// The calling thread's counter index: its own below `SHARED_COUNTER`, handed
+/// out once per thread in the order threads first count a success.
+#[inline(always)]
+fn counter_index() -> usize {
+    COUNTER
+        .try_with(|index| match index.get() {
+            usize::MAX => assign_counter(index),
+            at => at,
+        })
+        // a thread being torn down shares the common counter
+        .unwrap_or(SHARED_COUNTER)
+}
+
+/// Hands the calling thread its counter index, at its first success.
+#[cold]
+#[inline(never)]
+fn assign_counter(index: &Cell<usize>) -> usize {
+    let at = NEXT_COUNTER
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
+            Some(next.saturating_add(1).min(SHARED_COUNTER))
+        })
+        .unwrap_or(SHARED_COUNTER)
+        .min(SHARED_COUNTER);
+    index.set(at);
+    at
 }
 
 impl SharedBreaker {
@@ -77,9 +149,13 @@ impl SharedBreaker {
     pub fn new(breaker: Breaker) -> SharedBreaker {
         SharedBreaker {
             gate: AtomicU64::new(gate_of(breaker.state())),
-            pending: AtomicU64::new(0),
-            count_successes: breaker.config().half_life_ms().is_none(),
-            breaker: Mutex::new(breaker),
+            successes: core::array::from_fn(|_| AtomicU64::new(0)),
+            decays: breaker.config().half_life_ms().is_some(),
+            locked: Mutex::new(Locked {
+                since_ms: breaker.evidence_at_ms(),
+                folded: [0; COUNTERS],
+                breaker,
+            }),
         }
     }
 
@@ -94,7 +170,7 @@ impl SharedBreaker {
         if gate != GATE_LOCKED && now_ms < gate {
             return Admission::Rejected { until_ms: gate };
         }
-        self.update(|breaker| breaker.check(now_ms))
+        self.update(now_ms, |breaker| breaker.check(now_ms))
     }
 
     /// [`check`](SharedBreaker::check), reading the time only if it is needed:
@@ -109,47 +185,77 @@ impl SharedBreaker {
     }
 
     /// Records the outcome of a call made at `now_ms`; see [`Breaker::record`].
+    /// A success on a closed breaker without a half-life is counted without the
+    /// lock; with a half-life it is recorded with its time, under the lock.
     pub fn record(&self, now_ms: u64, success: bool) -> Option<Transition> {
-        if success && self.count_lock_free() {
+        if success && !self.decays && self.gate.load(Ordering::Acquire) == GATE_CLOSED {
+            self.count_success();
             return None;
         }
-        self.update(|breaker| breaker.record(now_ms, success))
+        self.update(now_ms, |breaker| breaker.record(now_ms, success))
     }
 
     /// Records a success, reading the time only if it is needed: on a closed
-    /// breaker without a half-life the success is counted with one atomic add,
-    /// `now_ms` is not called and no lock is taken (see the type's documentation);
-    /// otherwise this is [`record`](SharedBreaker::record)`(now_ms(), true)`.
-    #[inline]
+    /// breaker the success is counted without a lock and `now_ms` is not called
+    /// (but for the periodic fold of a decaying breaker's counts; see the type's
+    /// documentation); otherwise this is
+    /// [`record`](SharedBreaker::record)`(now_ms(), true)`.
+    #[inline(always)]
     pub fn record_success_with(&self, now_ms: impl FnOnce() -> u64) -> Option<Transition> {
-        if self.count_lock_free() {
-            return None;
+        if self.gate.load(Ordering::Acquire) != GATE_CLOSED {
+            return self.record_success_locked(now_ms());
         }
-        self.update(|breaker| breaker.record(now_ms(), true))
+        let counted = self.count_success();
+        if self.decays && counted % FOLD_EVERY == 1 {
+            self.fold_at(now_ms());
+        }
+        None
     }
 
-    /// Counts a success without the lock, if the breaker is closed and has no
-    /// half-life; whether it did.
-    #[inline]
-    fn count_lock_free(&self) -> bool {
-        if self.count_successes && self.gate.load(Ordering::Acquire) == GATE_CLOSED {
-            self.pending.fetch_add(1, Ordering::AcqRel);
-            return true;
+    /// A success recorded under the lock (the breaker is not closed).
+    #[cold]
+    #[inline(never)]
+    fn record_success_locked(&self, now_ms: u64) -> Option<Transition> {
+        self.update(now_ms, |breaker| breaker.record(now_ms, true))
+    }
+
+    /// Folds the counted successes in at `now_ms`, under the lock.
+    #[cold]
+    #[inline(never)]
+    fn fold_at(&self, now_ms: u64) {
+        let mut locked = self.lock();
+        self.fold(&mut locked, now_ms);
+    }
+
+    /// Adds one success to the calling thread's counter; the counter's new value.
+    #[inline(always)]
+    fn count_success(&self) -> u64 {
+        let at = counter_index();
+        match self.successes.get(at) {
+            // only this thread writes its own counter: no read-modify-write
+            Some(counter) if at < SHARED_COUNTER => {
+                let counted = counter.load(Ordering::Relaxed).wrapping_add(1);
+                counter.store(counted, Ordering::Release);
+                counted
+            }
+            Some(counter) => counter.fetch_add(1, Ordering::AcqRel).wrapping_add(1),
+            None => 0,
         }
-        false
     }
 
     /// Hands back the slot of a probe that ended without an outcome; see
     /// [`Breaker::release_probe`]. Takes the lock only when half-open.
     pub fn release_probe(&self) {
         if self.gate.load(Ordering::Acquire) == GATE_LOCKED {
-            self.update(Breaker::release_probe);
+            let mut locked = self.lock();
+            locked.breaker.release_probe();
+            self.publish(&locked.breaker);
         }
     }
 
     /// Closes the breaker and forgets its evidence; see [`Breaker::reset`].
     pub fn reset(&self, now_ms: u64) {
-        self.update(|breaker| breaker.reset(now_ms));
+        self.update(now_ms, |breaker| breaker.reset(now_ms));
     }
 
     /// The end of the cooldown if the breaker is open, `None` if it is closed
@@ -168,43 +274,65 @@ impl SharedBreaker {
         }
     }
 
-    /// The state as of the latest call; see [`Breaker::state`].
+    /// The state as of the latest call; see [`Breaker::state`]. (Successes
+    /// counted without the lock never change it.)
     pub fn state(&self) -> State {
-        self.locked().state()
+        self.lock().breaker.state()
     }
 
-    /// The posterior at `now_ms`; see [`Breaker::posterior`].
+    /// The posterior at `now_ms`, with every counted success folded in; see
+    /// [`Breaker::posterior`].
     pub fn posterior(&self, now_ms: u64) -> Beta {
-        self.locked().posterior(now_ms)
+        let mut locked = self.lock();
+        self.fold(&mut locked, now_ms);
+        locked.breaker.posterior(now_ms)
     }
 
-    /// A copy of the breaker as it is now.
+    /// A copy of the breaker as it is now, with every counted success folded in
+    /// as of the latest time the breaker has seen.
     pub fn snapshot(&self) -> Breaker {
-        *self.locked()
+        let mut locked = self.lock();
+        let latest_ms = locked.since_ms.max(locked.breaker.evidence_at_ms());
+        self.fold(&mut locked, latest_ms);
+        locked.breaker
     }
 
-    fn update<T>(&self, f: impl FnOnce(&mut Breaker) -> T) -> T {
-        let mut breaker = self.locked();
-        let answer = f(&mut breaker);
-        self.gate.store(gate_of(breaker.state()), Ordering::Release);
+    /// Under the lock, at `now_ms`: folds the counted successes in, runs `f`,
+    /// and mirrors the new state in the gate.
+    fn update<T>(&self, now_ms: u64, f: impl FnOnce(&mut Breaker) -> T) -> T {
+        let mut locked = self.lock();
+        self.fold(&mut locked, now_ms);
+        let answer = f(&mut locked.breaker);
+        self.publish(&locked.breaker);
         answer
+    }
+
+    /// Mirrors `breaker`'s state in the gate; called with the lock held.
+    fn publish(&self, breaker: &Breaker) {
+        self.gate.store(gate_of(breaker.state()), Ordering::Release);
+    }
+
+    /// Folds the successes counted since the last fold into the evidence, as
+    /// happening between that fold and `now_ms`.
+    fn fold(&self, locked: &mut Locked, now_ms: u64) {
+        let mut count = 0_u64;
+        for (counter, folded) in self.successes.iter().zip(locked.folded.iter_mut()) {
+            let counted = counter.load(Ordering::Acquire);
+            count = count.wrapping_add(counted.wrapping_sub(*folded));
+            *folded = counted;
+        }
+        if count > 0 {
+            locked
+                .breaker
+                .absorb_successes(count, locked.since_ms, now_ms);
+        }
+        locked.since_ms = locked.since_ms.max(now_ms);
     }
 
     /// The lock; a poisoned one is taken over, since no code here panics while
     /// holding it and the breaker is plain data, valid between any two statements.
-    fn lock(&self) -> MutexGuard<'_, Breaker> {
-        self.breaker.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// The lock, with the pending successes folded in: what every operation but
-    /// the lock-free ones sees.
-    fn locked(&self) -> MutexGuard<'_, Breaker> {
-        let mut breaker = self.lock();
-        let pending = self.pending.swap(0, Ordering::AcqRel);
-        if pending > 0 {
-            breaker.absorb_successes(pending);
-        }
-        breaker
+    fn lock(&self) -> MutexGuard<'_, Locked> {
+        self.locked.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

@@ -102,15 +102,86 @@ fn a_closed_breaker_reads_no_time_and_loses_no_success() {
     // and the next failure is judged on them, as the plain breaker judges it
     assert_eq!(shared.record(1, false), plain.record(1, false));
     assert_eq!(shared.snapshot(), plain);
+}
 
-    // with a half-life each success is timed, so the time is read
+#[test]
+fn a_decaying_breaker_reads_the_time_on_a_thread_s_first_success_then_every_128th() {
     let decaying = SharedBreaker::new(config().with_half_life_ms(1_000).build().unwrap());
-    let mut read = false;
-    let _ = decaying.record_success_with(|| {
-        read = true;
-        0
+    // a fresh thread, so that this thread's counter starts at zero whatever
+    // other tests in this process did
+    let reads: Vec<u32> = thread::scope(|s| {
+        s.spawn(|| {
+            (1..=300)
+                .filter(|_| {
+                    let mut read = false;
+                    let _ = decaying.record_success_with(|| {
+                        read = true;
+                        0
+                    });
+                    read
+                })
+                .collect()
+        })
+        .join()
+        .unwrap()
     });
-    assert!(read);
+    assert_eq!(reads, [1, 129, 257]);
+}
+
+#[test]
+fn successes_counted_between_folds_weigh_what_they_would_if_spread_evenly() {
+    const HALF_LIFE: u64 = 1_000;
+    let cfg = config().with_half_life_ms(HALF_LIFE);
+    let shared = SharedBreaker::new(cfg.build().unwrap());
+    // the last fold at 0 (a timed record), then 100 successes counted without
+    // the time, then a fold at one half-life
+    assert_eq!(shared.record(0, false), None);
+    thread::scope(|s| {
+        s.spawn(|| {
+            let _ = shared.record_success_with(|| 0); // the thread's first: folds at 0
+            for _ in 1..100 {
+                let _ = shared.record_success_with(|| panic!("not a fold"));
+            }
+        });
+    });
+    let posterior = shared.posterior(HALF_LIFE);
+    let prior = cfg.prior();
+    // the one failure, faded one half-life: 0.5
+    assert!((posterior.beta() - prior.beta() - 0.5).abs() < 1e-12);
+    // one success folded at 0 faded to 0.5; 99 spread over one half-life:
+    // 99 · (1 − 2^-1) / ln 2
+    let spread = 99.0 * 0.5 / core::f64::consts::LN_2;
+    let successes = posterior.alpha() - prior.alpha();
+    assert!(
+        (successes - (0.5 + spread)).abs() < 1e-9,
+        "{successes} against {}",
+        0.5 + spread
+    );
+    // ... between what they would weigh all at the start (49.5) and all at the end (99)
+    assert!(successes > 0.5 + 49.5 && successes < 0.5 + 99.0);
+}
+
+#[test]
+fn no_success_is_lost_when_more_threads_count_than_have_counters_of_their_own() {
+    const THREADS: u64 = 24;
+    const EACH: u64 = 2_000;
+    let shared = SharedBreaker::new(config().build().unwrap());
+    let mut plain = config().build().unwrap();
+    let barrier = Barrier::new(THREADS as usize);
+    thread::scope(|s| {
+        for _ in 0..THREADS {
+            s.spawn(|| {
+                barrier.wait();
+                for _ in 0..EACH {
+                    let _ = shared.record_success_with(|| panic!("no half-life: no time"));
+                }
+            });
+        }
+    });
+    for _ in 0..THREADS * EACH {
+        let _ = plain.record(0, true);
+    }
+    assert_eq!(shared.posterior(0), plain.posterior(0));
 }
 
 #[test]
