@@ -30,26 +30,39 @@ use crate::schedule::{Exponential, Schedule};
 /// after jitter makes the max delay a hard bound for jitters that can draw above
 /// the schedule (proportional, decorrelated). Adding jitter after the cap, as some
 /// libraries do, can nearly double the promised maximum.
+///
+/// # The first delays are worked out once
+///
+/// A retry loop asks for the delay after attempt 1, 2, 3 far more often than
+/// after attempt 40, and the schedule's exact arithmetic (128-bit, double-double
+/// for a non-integral factor) is the dearest part of a delay. So a backoff built
+/// on a schedule that [never decreases](Schedule::is_non_decreasing) — every
+/// built-in one — works out the capped schedule for attempts 0 to 7 when it is
+/// built, and a delay for those attempts costs only its jitter. A schedule that
+/// does not say it is non-decreasing (a closure, say) is asked on every call,
+/// never ahead of time.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Backoff<S = Exponential> {
     config: Config<S>,
+    /// The capped schedule in nanoseconds for attempts `0..CACHED`, when the
+    /// schedule is a built-in (non-decreasing) one and the delay fits a `u64`;
+    /// `NOT_CACHED` otherwise.
+    scheduled: [u64; CACHED],
 }
+
+/// Attempts whose scheduled delay a backoff works out when it is built.
+const CACHED: usize = 8;
+/// A slot of the table with no delay worked out.
+const NOT_CACHED: u64 = u64::MAX;
 
 impl Default for Backoff<Exponential> {
     /// The backoff of the default [`Config`].
     fn default() -> Backoff<Exponential> {
-        Backoff {
-            config: Config::new(),
-        }
+        Backoff::from_valid(Config::new())
     }
 }
 
 impl<S> Backoff<S> {
-    /// Wraps a config that [`Config::build`] has checked.
-    pub(crate) const fn from_valid(config: Config<S>) -> Backoff<S> {
-        Backoff { config }
-    }
-
     /// The config this backoff was built from.
     pub const fn config(&self) -> &Config<S> {
         &self.config
@@ -57,6 +70,23 @@ impl<S> Backoff<S> {
 }
 
 impl<S: Schedule> Backoff<S> {
+    /// Wraps a config that [`Config::build`] has checked, working out the first
+    /// delays of a non-decreasing schedule.
+    pub(crate) fn from_valid(config: Config<S>) -> Backoff<S> {
+        let mut backoff = Backoff {
+            config,
+            scheduled: [NOT_CACHED; CACHED],
+        };
+        if backoff.config.schedule.is_non_decreasing() {
+            let mut table = [NOT_CACHED; CACHED];
+            for (attempt, slot) in (0_u32..).zip(table.iter_mut()) {
+                *slot = u64::try_from(backoff.scheduled_nanos(attempt)).unwrap_or(NOT_CACHED);
+            }
+            backoff.scheduled = table;
+        }
+        backoff
+    }
+
     /// The schedule's delay after failed attempt `attempt` (1 for the first call),
     /// capped at the max delay, before jitter. For the built-in schedules it never
     /// decreases as `attempt` grows.
@@ -152,7 +182,16 @@ impl<S: Schedule> Backoff<S> {
     }
 
     /// The schedule's delay in nanoseconds, capped at the max delay.
+    #[inline]
     pub(crate) fn scheduled_nanos(&self, attempt: u32) -> u128 {
+        if let Some(&cached) = usize::try_from(attempt)
+            .ok()
+            .and_then(|at| self.scheduled.get(at))
+        {
+            if cached != NOT_CACHED {
+                return u128::from(cached);
+            }
+        }
         let config = &self.config;
         let scheduled = config.schedule.delay(config.base_delay, attempt);
         nanos::of(scheduled).min(nanos::of(config.max_delay))
