@@ -46,12 +46,22 @@ impl BlockingSleeper for NoSleep {
     fn sleep_blocking(&self, _: Duration) {}
 }
 
+fn policy() -> RetryPolicy {
+    configured(RetryPolicy::builder())
+}
+
+/// Classic mode (`RetryPolicy::fixed`'s loop: a fixed count, no learning, no
+/// breaker), like for like with backon.
+fn classic() -> RetryPolicy {
+    configured(RetryPolicy::builder().classic().with_max_attempts(4))
+}
+
 #[expect(
     clippy::panic,
     reason = "a bench whose setup is invalid has nothing to measure"
 )]
-fn policy() -> RetryPolicy {
-    match RetryPolicy::builder()
+fn configured(builder: bayesretry_policy::Builder) -> RetryPolicy {
+    match builder
         .with_clock(ManualClock::new(0))
         .with_sleeper(|_| ready(()))
         .with_blocking_sleeper(NoSleep)
@@ -91,6 +101,13 @@ fn bench_async(c: &mut Criterion) {
                 black_box(out.ok())
             });
         });
+        let classic = classic().endpoint("provider");
+        group.bench_function("bayesretry_classic", |b| {
+            b.iter(|| {
+                let out = block_on(classic.run(|n| ready(attempt(n, black_box(failures)))));
+                black_box(out.ok())
+            });
+        });
         group.bench_function("backon", |b| {
             b.iter(|| {
                 let mut n = 0;
@@ -121,6 +138,13 @@ fn bench_blocking(c: &mut Criterion) {
         group.bench_function("bayesretry_endpoint", |b| {
             b.iter(|| {
                 let out = endpoint.run_blocking(|n| attempt(n, black_box(failures)));
+                black_box(out.ok())
+            });
+        });
+        let classic = classic().endpoint("provider");
+        group.bench_function("bayesretry_classic", |b| {
+            b.iter(|| {
+                let out = classic.run_blocking(|n| attempt(n, black_box(failures)));
                 black_box(out.ok())
             });
         });

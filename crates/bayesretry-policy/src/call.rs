@@ -103,18 +103,19 @@ pub struct Call<'a, E> {
     /// Where the endpoint's state lives, when a handle found it already.
     site: Option<&'a Site>,
     classify: Classifier<'a, E>,
-    /// The hooks, boxed together: a call without hooks carries one null
-    /// pointer, which keeps the call's future small.
+    /// The hooks and the cancellation token, boxed together: a call without
+    /// them carries one null pointer, which keeps the call's future small and
+    /// its drop one test.
     hooks: Option<Box<Hooks<'a, E>>>,
-    cancel: Option<CancelToken>,
 }
 
-/// The four hooks of a call.
+/// The four hooks of a call, and its cancellation token.
 struct Hooks<'a, E> {
     consume: Option<ConsumeHook<'a, E>>,
     on_failed: Option<AttemptHook<'a, E>>,
     veto: Option<VetoHook<'a, E>>,
     on_exhausted: Option<ExhaustedHook<'a, E>>,
+    cancel: Option<CancelToken>,
 }
 
 impl<E> Default for Hooks<'_, E> {
@@ -124,6 +125,7 @@ impl<E> Default for Hooks<'_, E> {
             on_failed: None,
             veto: None,
             on_exhausted: None,
+            cancel: None,
         }
     }
 }
@@ -132,7 +134,7 @@ impl<E> fmt::Debug for Call<'_, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Call")
             .field("endpoint", &self.endpoint)
-            .field("cancel", &self.cancel)
+            .field("cancel", &self.cancel())
             .finish_non_exhaustive()
     }
 }
@@ -163,7 +165,6 @@ impl<'a, E> Call<'a, E> {
             site: None,
             classify,
             hooks: None,
-            cancel: None,
         }
     }
 
@@ -176,8 +177,14 @@ impl<'a, E> Call<'a, E> {
 
     /// Ends the call, even in the middle of a sleep, when `token` is cancelled.
     pub fn with_cancel(mut self, token: CancelToken) -> Self {
-        self.cancel = Some(token);
+        self.hooks.get_or_insert_with(Box::default).cancel = Some(token);
         self
+    }
+
+    /// The call's cancellation token, if it has one.
+    #[inline]
+    fn cancel(&self) -> Option<&CancelToken> {
+        self.hooks.as_ref().and_then(|hooks| hooks.cancel.as_ref())
     }
 
     /// Hook 1: whether a failure counts against the attempt cap.
@@ -533,7 +540,7 @@ impl<E> Call<'_, E> {
         attempts: &mut Attempts<'_>,
         last: &mut Option<E>,
     ) -> Result<u32, RetryError<E>> {
-        if let Some(reason) = self.cancel.as_ref().and_then(CancelToken::reason) {
+        if let Some(reason) = self.cancel().and_then(CancelToken::reason) {
             return Err(RetryError::Cancelled {
                 reason,
                 last_error: last.take(),
@@ -586,7 +593,7 @@ impl<E> Call<'_, E> {
                 last = err;
                 continue;
             };
-            match &self.cancel {
+            match self.cancel() {
                 None => sleep.await,
                 Some(token) => {
                     let mut cancelled = pin!(token.cancelled());
@@ -642,7 +649,7 @@ impl<E> Call<'_, E> {
                 Step::Done(stop) => return Err(stop),
                 Step::Retry(delay, err) => {
                     if !delay.is_zero() {
-                        match &self.cancel {
+                        match self.cancel() {
                             None => inner.blocking.sleep_blocking(delay),
                             // ends at once on a cancellation; seen by `begin`
                             Some(token) => inner.blocking.sleep_blocking_cancellable(delay, token),
