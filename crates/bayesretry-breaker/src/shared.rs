@@ -173,6 +173,15 @@ impl SharedBreaker {
         self.update(now_ms, |breaker| breaker.check(now_ms))
     }
 
+    /// Whether the breaker is closed: one atomic load, no lock, no side effect.
+    /// A closed breaker admits every call, so a caller that finds it closed may
+    /// make its call without [`check`](SharedBreaker::check)ing (which, on a
+    /// closed breaker, does nothing more).
+    #[inline(always)]
+    pub fn is_closed(&self) -> bool {
+        self.gate.load(Ordering::Acquire) == GATE_CLOSED
+    }
+
     /// [`check`](SharedBreaker::check), reading the time only if it is needed:
     /// `now_ms` is not called when the breaker is closed. For a caller whose clock
     /// read is not free.

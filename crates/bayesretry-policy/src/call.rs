@@ -235,6 +235,23 @@ struct Attempts<'a> {
     probe: bool,
 }
 
+/// What a call's fast first attempt found, for the loop that goes on after
+/// it fails.
+struct First<'a> {
+    state: Option<Resolved<'a>>,
+    deadline_ms: Option<u64>,
+}
+
+impl First<'_> {
+    /// The first attempt succeeded: the breaker counts it.
+    #[inline(always)]
+    fn succeeded(&self, inner: &Inner) {
+        if let Some(state) = &self.state {
+            let _ = state.breaker.record_success_with(|| inner.now_ms());
+        }
+    }
+}
+
 impl<'a> Attempts<'a> {
     /// A call's state. The clock is read only if the policy has a deadline.
     #[inline(always)]
@@ -252,6 +269,22 @@ impl<'a> Attempts<'a> {
             state,
             deadline_ms,
             attempt: 0,
+            counted: 0,
+            previous: None,
+            probe: false,
+        }
+    }
+
+    /// The state of a call whose first attempt was made on the fast path
+    /// ([`Call::first`]): admitted by a closed breaker, so not a probe.
+    #[inline(always)]
+    fn after_first(inner: &'a Inner, endpoint: &'a str, first: First<'a>) -> Attempts<'a> {
+        Attempts {
+            inner,
+            endpoint,
+            state: first.state,
+            deadline_ms: first.deadline_ms,
+            attempt: 1,
             counted: 0,
             previous: None,
             probe: false,
@@ -499,6 +532,21 @@ where
     }
 }
 
+/// Awaits one attempt, within the policy's per-attempt timeout if it has one.
+async fn attempt_outcome<T, E, Fut>(inner: &Inner, attempt: Fut) -> Result<T, Failure<E>>
+where
+    Fut: Future<Output = Result<T, E>>,
+{
+    match inner.attempt_timeout {
+        None => attempt.await.map_err(Failure::Error),
+        Some(timeout) => {
+            let mut pending = pin!(attempt);
+            let mut timer = None;
+            poll_fn(|cx| poll_within(inner, timeout, pending.as_mut(), &mut timer, cx)).await
+        }
+    }
+}
+
 /// The span of one call, around its attempts, sleeps and decisions.
 #[cfg(feature = "tracing")]
 fn call_span(endpoint: &str) -> tracing::Span {
@@ -510,7 +558,7 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-impl<E> Call<'_, E> {
+impl<'a, E> Call<'a, E> {
     /// Runs `op` until it succeeds or the policy stops; `op` gets the 1-based
     /// attempt number. Dropping the future cancels the call.
     ///
@@ -530,6 +578,43 @@ impl<E> Call<'_, E> {
         }
         #[cfg(not(feature = "tracing"))]
         self.run_loop(op)
+    }
+
+    /// The first attempt's admission, on the fast path: `None` when the call
+    /// must take the general loop from the start — it is cancelled already,
+    /// the breaker is not closed (it may hand out a probe), or attempts have a
+    /// timeout (whose timer the general loop runs). Otherwise this is the
+    /// general loop's first step, in the same order: the deadline is set from
+    /// the clock; a closed breaker admits; the budget gets its deposit. Only what a call needs is done: no clock read unless a
+    /// deadline or a budget needs the time.
+    #[inline(always)]
+    fn first(&self) -> Option<First<'a>> {
+        let policy: &'a RetryPolicy = self.policy;
+        let inner = &*policy.inner;
+        // a cancelled call is ended by the general loop's first step
+        if inner.attempt_timeout.is_some() || self.cancel().is_some_and(CancelToken::is_cancelled) {
+            return None;
+        }
+        let state = match (inner.endpoints.as_ref(), self.site) {
+            (None, _) => None,
+            (Some(table), Some(site)) => Some(table.at(site, self.endpoint)),
+            (Some(table), None) => Some(table.resolve(self.endpoint)),
+        };
+        if state
+            .as_ref()
+            .is_some_and(|state| !state.breaker.is_closed())
+        {
+            return None;
+        }
+        let mut deadline_ms = None;
+        if inner.max_elapsed.is_some() || inner.budget.is_some() {
+            let now_ms = inner.now_ms();
+            deadline_ms = inner.max_elapsed.map(|d| now_ms.saturating_add(millis(d)));
+            if let Some(budget) = &inner.budget {
+                budget.deposit(now_ms);
+            }
+        }
+        Some(First { state, deadline_ms })
     }
 
     /// Before each attempt, in both loops: a cancellation ends the call, then the
@@ -552,67 +637,98 @@ impl<E> Call<'_, E> {
         }
     }
 
-    /// The async loop of [`run`](Call::run).
-    async fn run_loop<T, F, Fut>(mut self, mut op: F) -> Result<T, RetryError<E>>
+    /// The async loop of [`run`](Call::run): the first attempt here, the
+    /// retries in [`retry_loop`](Call::retry_loop).
+    ///
+    /// # Why the retries are boxed
+    ///
+    /// An executor moves a future before it runs it (into a task, onto the
+    /// heap, into a `pin!`), and a future is as large as what it holds at its
+    /// largest await: a loop that can time attempts out, sleep, and race a sleep
+    /// with a cancellation holds room for all of that from the first poll. Most
+    /// calls succeed at the first attempt, so that attempt is awaited here, in a
+    /// future that holds little more than the attempt's own, and a call whose
+    /// first attempt fails moves on to the retry loop in a box: one allocation,
+    /// on the path that is about to back off anyway.
+    async fn run_loop<T, F, Fut>(self, mut op: F) -> Result<T, RetryError<E>>
     where
         F: FnMut(u32) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
         let inner = &*self.policy.inner;
-        let mut attempts = Attempts::new(inner, self.endpoint, self.site);
-        let mut last: Option<E> = None;
+        let Some(first) = self.first() else {
+            let attempts = Attempts::new(inner, self.endpoint, self.site);
+            return Box::pin(self.retry_loop(op, attempts, None)).await;
+        };
+        let failure = match op(1).await {
+            Ok(value) => {
+                first.succeeded(inner);
+                self.finish();
+                return Ok(value);
+            }
+            Err(err) => Failure::Error(err),
+        };
+        let attempts = Attempts::after_first(inner, self.endpoint, first);
+        Box::pin(self.retry_loop(op, attempts, Some(failure))).await
+    }
+
+    /// The attempts of [`run_loop`](Call::run_loop) after the first one's
+    /// `failure` (all of them, from the first, when `failure` is `None`).
+    async fn retry_loop<T, F, Fut>(
+        mut self,
+        mut op: F,
+        mut attempts: Attempts<'_>,
+        mut failure: Option<Failure<E>>,
+    ) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        let inner = &*self.policy.inner;
+        let mut last = None;
         // bounded: `failed` stops at the hard cap on attempts
         loop {
-            let attempt = self.begin(&mut attempts, &mut last)?;
-            let outcome = match inner.attempt_timeout {
-                None => op(attempt).await.map_err(Failure::Error),
-                Some(timeout) => {
-                    let mut pending = pin!(op(attempt));
-                    let mut timer = None;
-                    poll_fn(|cx| poll_within(inner, timeout, pending.as_mut(), &mut timer, cx))
-                        .await
+            if let Some(failure) = failure.take() {
+                let delay;
+                (delay, last) = match attempts.failed(failure, &mut self) {
+                    Step::Done(stop) => return Err(stop),
+                    Step::Retry(delay, err) => (delay, err),
+                };
+                // `None`: the sleep finished as it was made (a ready future)
+                let sleep = match delay.is_zero() {
+                    true => None,
+                    false => inner.sleeper.sleep_boxed(delay),
+                };
+                if let Some(mut sleep) = sleep {
+                    match self.cancel() {
+                        None => sleep.await,
+                        Some(token) => {
+                            let mut cancelled = pin!(token.cancelled());
+                            let woke = poll_fn(|cx| {
+                                if let Poll::Ready(reason) = cancelled.as_mut().poll(cx) {
+                                    return Poll::Ready(Some(reason));
+                                }
+                                sleep.as_mut().poll(cx).map(|()| None)
+                            })
+                            .await;
+                            if let Some(reason) = woke {
+                                return Err(RetryError::Cancelled {
+                                    reason,
+                                    last_error: last,
+                                });
+                            }
+                        }
+                    }
                 }
-            };
-            let failure = match outcome {
+            }
+            let attempt = self.begin(&mut attempts, &mut last)?;
+            match attempt_outcome(inner, op(attempt)).await {
                 Ok(value) => {
                     attempts.succeeded();
                     return Ok(value);
                 }
-                Err(failure) => failure,
-            };
-            let (delay, err) = match attempts.failed(failure, &mut self) {
-                Step::Done(stop) => return Err(stop),
-                Step::Retry(delay, err) => (delay, err),
-            };
-            if delay.is_zero() {
-                last = err;
-                continue;
+                Err(err) => failure = Some(err),
             }
-            // `None`: the sleep finished as it was made (a ready future)
-            let Some(mut sleep) = inner.sleeper.sleep_boxed(delay) else {
-                last = err;
-                continue;
-            };
-            match self.cancel() {
-                None => sleep.await,
-                Some(token) => {
-                    let mut cancelled = pin!(token.cancelled());
-                    let woke = poll_fn(|cx| {
-                        if let Poll::Ready(reason) = cancelled.as_mut().poll(cx) {
-                            return Poll::Ready(Some(reason));
-                        }
-                        sleep.as_mut().poll(cx).map(|()| None)
-                    })
-                    .await;
-                    if let Some(reason) = woke {
-                        return Err(RetryError::Cancelled {
-                            reason,
-                            last_error: err,
-                        });
-                    }
-                }
-            }
-            last = err;
         }
     }
 
@@ -626,37 +742,86 @@ impl<E> Call<'_, E> {
     /// per-attempt timeout does not apply here: a late success is a success
     /// and a late error is classified as itself (see
     /// [`Builder::with_attempt_timeout`](crate::Builder::with_attempt_timeout)).
-    pub fn run_blocking<T, F>(mut self, mut op: F) -> Result<T, RetryError<E>>
+    #[inline]
+    pub fn run_blocking<T, F>(self, mut op: F) -> Result<T, RetryError<E>>
     where
         F: FnMut(u32) -> Result<T, E>,
     {
         #[cfg(feature = "tracing")]
         let _span = call_span(self.endpoint).entered();
         let inner = &*self.policy.inner;
-        let mut attempts = Attempts::new(inner, self.endpoint, self.site);
-        let mut last: Option<E> = None;
+        // The first attempt, inline: most calls end here, and a caller's
+        // compiler sees the whole of it.
+        if let Some(first) = self.first() {
+            return match op(1) {
+                Ok(value) => {
+                    first.succeeded(inner);
+                    self.finish();
+                    Ok(value)
+                }
+                Err(err) => {
+                    let attempts = Attempts::after_first(inner, self.endpoint, first);
+                    self.retry_blocking(op, attempts, Some(err))
+                }
+            };
+        }
+        let attempts = Attempts::new(inner, self.endpoint, self.site);
+        self.retry_blocking(op, attempts, None)
+    }
+
+    /// Ends a call that succeeded. A call that owns nothing — no hooks, no
+    /// cancellation token, its error type's own classifier — is forgotten
+    /// rather than dropped: it holds only references and a function pointer,
+    /// so nothing leaks, and the success path skips the out-of-line drop glue
+    /// of the hooks it does not have.
+    #[inline(always)]
+    fn finish(self) {
+        if self.hooks.is_none() && matches!(self.classify, Classifier::Impl(_)) {
+            core::mem::forget(self);
+        }
+    }
+
+    /// The attempts of [`run_blocking`](Call::run_blocking) after the first
+    /// one failed with `err` (all of them, from the first, when `err` is
+    /// `None`).
+    #[inline(never)]
+    fn retry_blocking<T, F>(
+        mut self,
+        mut op: F,
+        mut attempts: Attempts<'_>,
+        mut err: Option<E>,
+    ) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(u32) -> Result<T, E>,
+    {
+        let inner = &*self.policy.inner;
+        let mut last = None;
         // bounded: `failed` stops at the hard cap on attempts
         loop {
+            if let Some(err) = err.take() {
+                match attempts.failed(Failure::Error(err), &mut self) {
+                    Step::Done(stop) => return Err(stop),
+                    Step::Retry(delay, error) => {
+                        if !delay.is_zero() {
+                            match self.cancel() {
+                                None => inner.blocking.sleep_blocking(delay),
+                                // ends at once on a cancellation; seen by `begin`
+                                Some(token) => {
+                                    inner.blocking.sleep_blocking_cancellable(delay, token);
+                                }
+                            }
+                        }
+                        last = error;
+                    }
+                }
+            }
             let attempt = self.begin(&mut attempts, &mut last)?;
-            let err = match op(attempt) {
+            match op(attempt) {
                 Ok(value) => {
                     attempts.succeeded();
                     return Ok(value);
                 }
-                Err(err) => err,
-            };
-            match attempts.failed(Failure::Error(err), &mut self) {
-                Step::Done(stop) => return Err(stop),
-                Step::Retry(delay, err) => {
-                    if !delay.is_zero() {
-                        match self.cancel() {
-                            None => inner.blocking.sleep_blocking(delay),
-                            // ends at once on a cancellation; seen by `begin`
-                            Some(token) => inner.blocking.sleep_blocking_cancellable(delay, token),
-                        }
-                    }
-                    last = err;
-                }
+                Err(error) => err = Some(error),
             }
         }
     }
