@@ -6,23 +6,15 @@ use core::time::Duration;
 use bayesretry_backoff::{Backoff, Config, Constant, Jitter, Linear, Schedule};
 use proptest::prelude::*;
 
+mod common;
+use common::jitter;
+
 fn duration() -> impl Strategy<Value = Duration> {
     prop_oneof![
         (0..=u64::MAX).prop_map(Duration::from_nanos),
         (0..=u64::MAX, 0..1_000_000_000_u32).prop_map(|(s, n)| Duration::new(s, n)),
         Just(Duration::ZERO),
         Just(Duration::MAX),
-    ]
-}
-
-fn jitter() -> impl Strategy<Value = Jitter> {
-    prop_oneof![
-        Just(Jitter::None),
-        Just(Jitter::Full),
-        Just(Jitter::Equal),
-        Just(Jitter::Decorrelated),
-        (0.0..=1.0_f64).prop_map(Jitter::Proportional),
-        any::<u64>().prop_map(|key| Jitter::Hashed { key }),
     ]
 }
 

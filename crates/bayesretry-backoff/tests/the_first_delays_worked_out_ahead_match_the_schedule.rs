@@ -4,24 +4,17 @@
 
 use core::time::Duration;
 
-use bayesretry_backoff::{Config, Exponential, Jitter, Schedule};
+use bayesretry_backoff::{Config, Exponential, Schedule};
 use proptest::prelude::*;
+
+mod common;
+use common::jitter;
 
 fn duration() -> impl Strategy<Value = Duration> {
     prop_oneof![
         (0..=60_000_000_000_u64).prop_map(Duration::from_nanos),
         (0..=u64::MAX).prop_map(Duration::from_nanos),
         Just(Duration::MAX),
-    ]
-}
-
-fn jitter() -> impl Strategy<Value = Jitter> {
-    prop_oneof![
-        Just(Jitter::None),
-        Just(Jitter::Full),
-        Just(Jitter::Equal),
-        Just(Jitter::Decorrelated),
-        (0.0..=1.0_f64).prop_map(Jitter::Proportional),
     ]
 }
 
