@@ -12,7 +12,7 @@ use bayesretry_store::{Context, ErrorClass};
 
 use crate::cancel::CancelToken;
 use crate::classify::{Classification, Classify};
-use crate::endpoint::{Resolved, Site};
+use crate::endpoint::{EndpointState, Resolved, Site};
 use crate::error::RetryError;
 use crate::policy::{Inner, MAX_UNCOUNTED_FAILURES, RetryPolicy};
 use crate::sleep::BoxSleep;
@@ -238,7 +238,7 @@ struct Attempts<'a> {
 /// What a call's fast first attempt found, for the loop that goes on after
 /// it fails.
 struct First<'a> {
-    state: Option<Resolved<'a>>,
+    state: Option<&'a EndpointState>,
     deadline_ms: Option<u64>,
 }
 
@@ -282,7 +282,7 @@ impl<'a> Attempts<'a> {
         Attempts {
             inner,
             endpoint,
-            state: first.state,
+            state: first.state.map(Resolved::Borrowed),
             deadline_ms: first.deadline_ms,
             attempt: 1,
             counted: 0,
@@ -600,12 +600,13 @@ impl<'a, E> Call<'a, E> {
             (Some(table), Some(site)) => Some(table.at(site, self.endpoint)),
             (Some(table), None) => Some(table.resolve(self.endpoint)),
         };
-        if state
-            .as_ref()
-            .is_some_and(|state| !state.breaker.is_closed())
-        {
-            return None;
-        }
+        // the endpoint's state as a plain reference: an overflow endpoint
+        // (shared ownership) takes the general loop
+        let state = match state {
+            None => None,
+            Some(Resolved::Borrowed(state)) if state.breaker.is_closed() => Some(state),
+            Some(_) => return None,
+        };
         let mut deadline_ms = None;
         if inner.max_elapsed.is_some() || inner.budget.is_some() {
             let now_ms = inner.now_ms();
