@@ -15,6 +15,7 @@ use crate::classify::{Classification, Classify};
 use crate::endpoint::{EndpointState, Resolved, Site};
 use crate::error::RetryError;
 use crate::policy::{Inner, MAX_UNCOUNTED_FAILURES, RetryPolicy};
+use crate::run::Run;
 use crate::sleep::BoxSleep;
 
 /// A failed attempt, as the hooks see it.
@@ -148,7 +149,7 @@ enum Step<E> {
 
 /// How an attempt failed: with its own error, or cut off by the per-attempt
 /// timeout.
-enum Failure<E> {
+pub(crate) enum Failure<E> {
     Error(E),
     TimedOut(Duration),
 }
@@ -219,7 +220,7 @@ impl<'a, E> Call<'a, E> {
 }
 
 /// The state of one call's loop, shared by the async and blocking runners.
-struct Attempts<'a> {
+pub(crate) struct Attempts<'a> {
     inner: &'a Inner,
     endpoint: &'a str,
     /// The endpoint's state (its breaker), if the policy has a breaker.
@@ -237,7 +238,7 @@ struct Attempts<'a> {
 
 /// What a call's fast first attempt found, for the loop that goes on after
 /// it fails.
-struct First<'a> {
+pub(crate) struct First<'a> {
     state: Option<&'a EndpointState>,
     deadline_ms: Option<u64>,
 }
@@ -245,7 +246,7 @@ struct First<'a> {
 impl First<'_> {
     /// The first attempt succeeded: the breaker counts it.
     #[inline(always)]
-    fn succeeded(&self, inner: &Inner) {
+    pub(crate) fn succeeded(&self, inner: &Inner) {
         if let Some(state) = &self.state {
             let _ = state.breaker.record_success_with(|| inner.now_ms());
         }
@@ -255,7 +256,7 @@ impl First<'_> {
 impl<'a> Attempts<'a> {
     /// A call's state. The clock is read only if the policy has a deadline.
     #[inline(always)]
-    fn new(inner: &'a Inner, endpoint: &'a str, site: Option<&'a Site>) -> Attempts<'a> {
+    pub(crate) fn new(inner: &'a Inner, endpoint: &'a str, site: Option<&'a Site>) -> Attempts<'a> {
         let deadline_ms = inner
             .max_elapsed
             .map(|d| inner.now_ms().saturating_add(millis(d)));
@@ -278,7 +279,11 @@ impl<'a> Attempts<'a> {
     /// The state of a call whose first attempt was made on the fast path
     /// ([`Call::first`]): admitted by a closed breaker, so not a probe.
     #[inline(always)]
-    fn after_first(inner: &'a Inner, endpoint: &'a str, first: First<'a>) -> Attempts<'a> {
+    pub(crate) fn after_first(
+        inner: &'a Inner,
+        endpoint: &'a str,
+        first: First<'a>,
+    ) -> Attempts<'a> {
         Attempts {
             inner,
             endpoint,
@@ -574,10 +579,28 @@ impl<'a, E> Call<'a, E> {
         {
             use tracing::Instrument as _;
             let span = call_span(self.endpoint);
-            self.run_loop(op).instrument(span)
+            Run::new(self, op, Call::retry_loop::<T, F, Fut>).instrument(span)
         }
         #[cfg(not(feature = "tracing"))]
-        self.run_loop(op)
+        Run::new(self, op, Call::retry_loop::<T, F, Fut>)
+    }
+
+    /// The policy the call runs under.
+    #[inline(always)]
+    pub(crate) fn policy(&self) -> &'a RetryPolicy {
+        self.policy
+    }
+
+    /// The endpoint called.
+    #[inline(always)]
+    pub(crate) fn endpoint(&self) -> &'a str {
+        self.endpoint
+    }
+
+    /// Where the endpoint's state lives, if a handle found it.
+    #[inline(always)]
+    pub(crate) fn site(&self) -> Option<&'a Site> {
+        self.site
     }
 
     /// The first attempt's admission, on the fast path: `None` when the call
@@ -588,7 +611,7 @@ impl<'a, E> Call<'a, E> {
     /// the clock; a closed breaker admits; the budget gets its deposit. Only what a call needs is done: no clock read unless a
     /// deadline or a budget needs the time.
     #[inline(always)]
-    fn first(&self) -> Option<First<'a>> {
+    pub(crate) fn first(&self) -> Option<First<'a>> {
         let policy: &'a RetryPolicy = self.policy;
         let inner = &*policy.inner;
         // a cancelled call is ended by the general loop's first step
@@ -638,47 +661,13 @@ impl<'a, E> Call<'a, E> {
         }
     }
 
-    /// The async loop of [`run`](Call::run): the first attempt here, the
-    /// retries in [`retry_loop`](Call::retry_loop).
-    ///
-    /// # Why the retries are boxed
-    ///
-    /// An executor moves a future before it runs it (into a task, onto the
-    /// heap, into a `pin!`), and a future is as large as what it holds at its
-    /// largest await: a loop that can time attempts out, sleep, and race a sleep
-    /// with a cancellation holds room for all of that from the first poll. Most
-    /// calls succeed at the first attempt, so that attempt is awaited here, in a
-    /// future that holds little more than the attempt's own, and a call whose
-    /// first attempt fails moves on to the retry loop in a box: one allocation,
-    /// on the path that is about to back off anyway.
-    async fn run_loop<T, F, Fut>(self, mut op: F) -> Result<T, RetryError<E>>
-    where
-        F: FnMut(u32) -> Fut,
-        Fut: Future<Output = Result<T, E>>,
-    {
-        let inner = &*self.policy.inner;
-        let Some(first) = self.first() else {
-            let attempts = Attempts::new(inner, self.endpoint, self.site);
-            return Box::pin(self.retry_loop(op, attempts, None)).await;
-        };
-        let failure = match op(1).await {
-            Ok(value) => {
-                first.succeeded(inner);
-                self.finish();
-                return Ok(value);
-            }
-            Err(err) => Failure::Error(err),
-        };
-        let attempts = Attempts::after_first(inner, self.endpoint, first);
-        Box::pin(self.retry_loop(op, attempts, Some(failure))).await
-    }
-
-    /// The attempts of [`run_loop`](Call::run_loop) after the first one's
-    /// `failure` (all of them, from the first, when `failure` is `None`).
-    async fn retry_loop<T, F, Fut>(
+    /// The attempts of [`run`](Call::run) after the first one's `failure` (all
+    /// of them, from the first, when `failure` is `None`): the boxed part of
+    /// [`Run`].
+    pub(crate) async fn retry_loop<T, F, Fut>(
         mut self,
         mut op: F,
-        mut attempts: Attempts<'_>,
+        mut attempts: Attempts<'a>,
         mut failure: Option<Failure<E>>,
     ) -> Result<T, RetryError<E>>
     where
@@ -776,7 +765,7 @@ impl<'a, E> Call<'a, E> {
     /// so nothing leaks, and the success path skips the out-of-line drop glue
     /// of the hooks it does not have.
     #[inline(always)]
-    fn finish(self) {
+    pub(crate) fn finish(self) {
         if self.hooks.is_none() && matches!(self.classify, Classifier::Impl(_)) {
             core::mem::forget(self);
         }

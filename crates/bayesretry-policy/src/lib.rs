@@ -12,6 +12,7 @@ mod error;
 mod observer;
 mod policy;
 mod rng;
+mod run;
 mod sleep;
 
 pub use call::{Call, FailedAttempt, Retried};
