@@ -112,6 +112,12 @@ fn bench_record(c: &mut Criterion) {
     g.bench_function("bayesretry-shared", |b| {
         b.iter(|| shared.record(black_box(1_000), black_box(true)))
     });
+    // what the policy's run loop calls: counted without the lock or the time,
+    // with a half-life too
+    let shared_decaying = SharedBreaker::new(decaying);
+    g.bench_function("bayesretry-shared-decay", |b| {
+        b.iter(|| shared_decaying.record_success_with(|| black_box(1_000)))
+    });
     let theirs = failsafe::Config::new().build();
     g.bench_function("failsafe", |b| b.iter(|| theirs.on_success()));
     g.finish();
