@@ -1,6 +1,7 @@
 //! [`MemoryStore`]: the in-memory, sharded, bounded [`PosteriorStore`].
 
 mod board;
+mod index;
 mod names;
 mod shard;
 
@@ -45,12 +46,15 @@ struct Padded(Mutex<Shard>);
 /// # Hot path
 ///
 /// An endpoint name is hashed once per call, with a fast keyed hash; the hash
-/// picks the shard and, within it, the context, whose table entry is a 4-byte
-/// index into a vector of 64-byte slots. The name is compared against the copy
-/// the shard interned the first time it saw it, so a lookup allocates nothing.
-/// A context's parents are reached through indices stored in its slot, so
-/// reading a posterior with hierarchical priors costs one hash lookup and a few
-/// multiplications (plus one `exp2` per term when evidence decays).
+/// picks the shard and, within it, the context, whose table entry is an 8-byte
+/// bucket (32 bits of the hash and a slot number) in a linear-probing table
+/// made for this one lookup, pointing into a vector of 64-byte slots. The name
+/// is compared, in line, against the copy the shard interned the first time it
+/// saw it, and only in a bucket whose hash bits match, so a lookup allocates
+/// nothing and calls nothing. A context's parents are reached through indices
+/// stored in its slot, so reading a posterior with hierarchical priors costs
+/// one hash lookup and a few additions (plus one `exp2` per term when evidence
+/// decays; without decay none is taken).
 ///
 /// # Sharding
 ///
@@ -221,11 +225,11 @@ impl MemoryStore {
     }
 
     /// The size of one context's slot, in bytes: the per-context cost besides
-    /// its share of the hash table (one `u32` and one control byte per bucket)
+    /// its share of the hash table (one 8-byte bucket, at most three quarters full)
     /// and its endpoint's name and group, which its endpoint's contexts share.
     pub const CONTEXT_SLOT_BYTES: usize = core::mem::size_of::<shard::ContextSlot>();
 
-    #[inline]
+    #[inline(always)]
     fn key<'a>(&self, ctx: &Context<'a>) -> Key<'a> {
         let endpoint = clip(ctx.endpoint(), self.max_endpoint_bytes);
         Key::new(
@@ -296,6 +300,7 @@ impl fmt::Debug for MemoryStore {
 
 /// Locks a shard; a poisoned lock is taken over, since no code panics while
 /// holding it and a shard is valid between any two of its operations.
+#[inline]
 fn lock(shard: &Mutex<Shard>) -> MutexGuard<'_, Shard> {
     shard.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -21,6 +21,7 @@ use bayesretry_decay::{Decay, Evidence, Stamped};
 use hashbrown::HashTable;
 
 use super::board::{self, Board, Posting};
+use super::index::Index;
 use super::names::Names;
 use crate::class::{ClassRef, OwnedClass};
 use crate::error_class::ErrorClass;
@@ -61,6 +62,7 @@ pub(crate) struct Key<'a> {
 }
 
 impl<'a> Key<'a> {
+    #[inline(always)]
     pub(crate) fn new(seed: u64, endpoint: &'a str, attempt: u32, class: ClassRef<'a>) -> Key<'a> {
         Key {
             endpoint,
@@ -195,7 +197,7 @@ pub(crate) struct Shard {
     free_groups: Vec<u32>,
     group_index: HashTable<u32>,
     slots: Vec<ContextSlot>,
-    index: HashTable<u32>,
+    index: Index,
     /// The most recently updated context.
     head: u32,
     /// The least recently updated context, the next to go.
@@ -223,7 +225,7 @@ impl Shard {
             free_groups: Vec::new(),
             group_index: HashTable::new(),
             slots: Vec::new(),
-            index: HashTable::new(),
+            index: Index::default(),
             head: NIL,
             tail: NIL,
             remotes: Vec::new(),
@@ -244,17 +246,18 @@ impl Shard {
 
     // ----- lookups -----------------------------------------------------------
 
-    #[inline]
+    #[inline(always)]
     fn find(&self, key: &Key<'_>) -> Option<u32> {
         let (slots, classes, names) = (&self.slots, &self.classes, &self.names);
-        self.index
-            .find(key.hash(), |&at| {
-                let slot = &slots[at as usize];
+        self.index.find(key.hash(), |at| {
+            slots.get(at as usize).is_some_and(|slot| {
                 slot.attempt == key.attempt
-                    && classes[slot.class as usize].class.as_ref() == key.class
-                    && names.get(slot.name) == key.endpoint
+                    && classes
+                        .get(slot.class as usize)
+                        .is_some_and(|class| same_class(class, key))
+                    && same_bytes(names.bytes(slot.name), key.endpoint.as_bytes())
             })
-            .copied()
+        })
     }
 
     fn find_class(&self, word: u64, class: ClassRef<'_>) -> Option<u32> {
@@ -304,6 +307,7 @@ impl Shard {
 
     /// The evidence of a class in every shard as of `now_ms`, refreshing this
     /// shard's view of the others when it is due.
+    #[inline]
     fn class_evidence(&mut self, class: u32, p: &Params, fader: &mut Fader<'_>) -> Evidence {
         let number = self.number;
         let slot = &mut self.classes[class as usize];
@@ -315,6 +319,7 @@ impl Shard {
 
     /// What `key` borrows from its parents (nothing with hierarchical priors
     /// off) and its own evidence, at `now_ms`.
+    #[inline]
     pub(crate) fn read(
         &mut self,
         key: Key<'_>,
@@ -322,9 +327,23 @@ impl Shard {
         board: &Mutex<Board>,
         now_ms: u64,
     ) -> (Evidence, Evidence) {
-        if let Some(at) = self.find(&key) {
-            return self.read_known(at, p, now_ms);
+        match self.find(&key) {
+            Some(at) => self.read_known(at, p, now_ms),
+            None => self.read_unknown(key, p, board, now_ms),
         }
+    }
+
+    /// [`read`](Shard::read) of a key not in the table: filed under
+    /// `Unknown`, or never seen.
+    #[cold]
+    #[inline(never)]
+    fn read_unknown(
+        &mut self,
+        key: Key<'_>,
+        p: &Params,
+        board: &Mutex<Board>,
+        now_ms: u64,
+    ) -> (Evidence, Evidence) {
         let key = match self.overflowed(&key) {
             Some(filed) => match self.find(&filed) {
                 Some(at) => return self.read_known(at, p, now_ms),
@@ -484,6 +503,7 @@ impl Shard {
 
     /// The slot of `key`'s context, made if need be (evicting the least recently
     /// updated context when the shard is full).
+    #[inline]
     fn find_or_insert(
         &mut self,
         key: Key<'_>,
@@ -491,9 +511,22 @@ impl Shard {
         board: &Mutex<Board>,
         now_ms: u64,
     ) -> u32 {
-        if let Some(at) = self.find(&key) {
-            return at;
+        match self.find(&key) {
+            Some(at) => at,
+            None => self.insert_unknown(key, p, board, now_ms),
         }
+    }
+
+    /// [`find_or_insert`](Shard::find_or_insert) of a key not in the table.
+    #[cold]
+    #[inline(never)]
+    fn insert_unknown(
+        &mut self,
+        key: Key<'_>,
+        p: &Params,
+        board: &Mutex<Board>,
+        now_ms: u64,
+    ) -> u32 {
         let key = match self.overflowed(&key) {
             Some(filed) => match self.find(&filed) {
                 Some(at) => return at,
@@ -541,16 +574,7 @@ impl Shard {
                 (self.slots.len() - 1) as u32
             }
         };
-        let Shard {
-            slots,
-            classes,
-            names,
-            index,
-            ..
-        } = self;
-        index.insert_unique(key.hash(), at, |&other| {
-            slot_hash(p.seed, &slots[other as usize], classes, names)
-        });
+        self.index.insert(key.hash(), at);
         self.push_front(at);
         at
     }
@@ -636,9 +660,7 @@ impl Shard {
         let slot = self.slots[at as usize];
         // Out of the index while its name is still interned (the hash needs it).
         let hash = slot_hash(p.seed, &slot, &self.classes, &self.names);
-        if let Ok(entry) = self.index.find_entry(hash, |&other| other == at) {
-            entry.remove();
-        }
+        self.index.remove(hash, at);
         self.unlink(at);
         if slot.remote != NIL {
             self.remotes[slot.remote as usize].writers.clear();
@@ -778,19 +800,29 @@ pub(crate) fn lock(board: &Mutex<Board>) -> MutexGuard<'_, Board> {
 /// [`Decay::evidence_at`] for the several sums one read needs at one `now_ms`,
 /// remembering the last factor: a context, its group and its shard's share of
 /// the class were usually last updated by the same observe, at the same
-/// moment, so one `exp2` serves them all.
+/// moment, so one `exp2` serves them all. Without decay the factor is always
+/// exactly 1, so every sum is read as it is (`horizon` 0).
 struct Fader<'a> {
     decay: &'a Decay,
     now_ms: u64,
+    /// Stamps at or after it are read as they are: `now_ms`, or 0 without
+    /// decay.
+    horizon: u64,
     at_ms: u64,
     factor: f64,
 }
 
 impl<'a> Fader<'a> {
+    #[inline]
     fn new(decay: &'a Decay, now_ms: u64) -> Fader<'a> {
         Fader {
             decay,
             now_ms,
+            horizon: if decay.half_life().is_never() {
+                0
+            } else {
+                now_ms
+            },
             at_ms: now_ms,
             factor: 1.0,
         }
@@ -799,7 +831,7 @@ impl<'a> Fader<'a> {
     /// The same as `decay.evidence_at(stamped, now_ms)`.
     #[inline]
     fn fade(&mut self, stamped: Stamped) -> Evidence {
-        if self.now_ms <= stamped.at_ms() {
+        if self.horizon <= stamped.at_ms() {
             return stamped.evidence();
         }
         if stamped.at_ms() != self.at_ms {
@@ -821,6 +853,47 @@ fn refresh(slot: &mut ClassSlot, shard: usize, p: &Params, now_ms: u64) {
 #[inline]
 fn due(slot: &ClassSlot, p: &Params, now_ms: u64) -> bool {
     now_ms.saturating_sub(slot.refreshed_at) >= p.refresh_ms
+}
+
+/// Whether a class slot holds `key`'s class. The words of two built-in classes
+/// are equal exactly when the classes are; a custom class's word is a hash of
+/// its name, so then the classes themselves are compared.
+#[inline]
+fn same_class(slot: &ClassSlot, key: &Key<'_>) -> bool {
+    slot.word == key.class_word
+        && match (&slot.class, key.class) {
+            (OwnedClass::Builtin(_), ClassRef::Builtin(_)) => true,
+            (held, wanted) => held.as_ref() == wanted,
+        }
+}
+
+/// `a == b`, compared sixteen bytes at a time in line (the last block
+/// overlapping the one before): endpoint names are a few dozen bytes, too
+/// short for a call to `memcmp` to pay.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() < 16 {
+        return match (a.first_chunk::<8>(), b.first_chunk::<8>()) {
+            (Some(x), Some(y)) => x == y && a.last_chunk::<8>() == b.last_chunk::<8>(),
+            _ => a == b,
+        };
+    }
+    let (mut x, mut y) = (a, b);
+    while x.len() > 16 {
+        match (x.split_first_chunk::<16>(), y.split_first_chunk::<16>()) {
+            (Some((p, rest_x)), Some((q, rest_y))) => {
+                if p != q {
+                    return false;
+                }
+                (x, y) = (rest_x, rest_y);
+            }
+            _ => break,
+        }
+    }
+    a.last_chunk::<16>() == b.last_chunk::<16>()
 }
 
 #[inline]
