@@ -123,3 +123,52 @@ proptest! {
         prop_assert_eq!(store.len(), model.contexts.len());
     }
 }
+
+proptest! {
+    /// A caller that writes every endpoint name into one reused buffer passes
+    /// names of equal length at the same address: the store must not take one
+    /// for another. Two stores, sharded, with the same seed and history, one
+    /// given names from the buffer and one given them from constants, hold the
+    /// same contexts and return the same posteriors, bit for bit.
+    #[test]
+    fn a_reused_name_buffer_reads_what_distinct_names_do(
+        steps in proptest::collection::vec(
+            (0..NAMES.len(), 1_u32..4, 0..CLASSES.len(), any::<bool>(), any::<bool>()),
+            1..200,
+        ),
+    ) {
+        let sharded = || {
+            StoreConfig::new()
+                .with_shards(8)
+                .with_hash_seed(5)
+                .build()
+                .unwrap()
+        };
+        // One store after the other: each thread remembers the last name it
+        // hashed, and the buffer's calls must follow each other to meet it.
+        let mut buffer = String::with_capacity(64);
+        let reused = sharded();
+        let mut seen = Vec::new();
+        for (now, &(name, attempt, class, observe, success)) in (0_u64..).zip(&steps) {
+            buffer.clear();
+            buffer.push_str(NAMES[name]);
+            let ctx = Context::new(&buffer, attempt, CLASSES[class]);
+            if observe {
+                reused.observe(&ctx, success, now);
+            }
+            let p = reused.posterior(&ctx, now);
+            seen.push((p.alpha().to_bits(), p.beta().to_bits(), reused.len()));
+        }
+        let distinct = sharded();
+        for (now, (&(name, attempt, class, observe, success), &seen)) in
+            (0_u64..).zip(steps.iter().zip(&seen))
+        {
+            let ctx = Context::new(NAMES[name], attempt, CLASSES[class]);
+            if observe {
+                distinct.observe(&ctx, success, now);
+            }
+            let p = distinct.posterior(&ctx, now);
+            prop_assert_eq!((p.alpha().to_bits(), p.beta().to_bits(), distinct.len()), seen);
+        }
+    }
+}

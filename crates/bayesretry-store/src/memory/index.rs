@@ -42,26 +42,26 @@ fn entry(tag: u32, at: u32) -> u64 {
 }
 
 impl Index {
-    /// The slot whose key has hash `hash` and for which `eq` holds, if any.
+    /// The slots filed under a hash with the same low 32 bits as `hash`, in
+    /// probe order: the candidates for the key whose hash it is, to be checked
+    /// by the caller.
     #[inline(always)]
-    pub(crate) fn find(&self, hash: u64, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
-        let mask = self.buckets.len().wrapping_sub(1);
+    pub(crate) fn candidates(&self, hash: u64) -> Candidates<'_> {
         let tag = hash as u32;
-        let mut pos = tag as usize & mask;
-        for _ in 0..self.buckets.len() {
-            let bucket = self.buckets.get(pos).copied().unwrap_or(0);
-            if bucket == 0 {
-                return None;
-            }
-            if (bucket >> 32) as u32 == tag {
-                let at = (bucket as u32).wrapping_sub(1);
-                if eq(at) {
-                    return Some(at);
-                }
-            }
-            pos = (pos + 1) & mask;
+        let mask = self.buckets.len().wrapping_sub(1);
+        Candidates {
+            buckets: &self.buckets,
+            mask,
+            pos: tag as usize & mask,
+            tag,
+            left: self.buckets.len(),
         }
-        None
+    }
+
+    /// The slot whose key has hash `hash` and for which `eq` holds, if any.
+    #[cfg(test)]
+    fn find(&self, hash: u64, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
+        self.candidates(hash).find(|&at| eq(at))
     }
 
     /// Files slot `at` under `hash`; the caller has checked that its key is
@@ -144,6 +144,39 @@ impl Index {
         for bucket in old.into_iter().filter(|&b| b != 0) {
             self.put(bucket);
         }
+    }
+}
+
+/// The iterator of [`Index::candidates`]: it walks the probe sequence from
+/// the hash's home bucket to the first empty one, at most once round the table.
+#[derive(Debug)]
+pub(crate) struct Candidates<'a> {
+    buckets: &'a [u64],
+    mask: usize,
+    pos: usize,
+    tag: u32,
+    /// Buckets not yet visited.
+    left: usize,
+}
+
+impl Iterator for Candidates<'_> {
+    type Item = u32;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<u32> {
+        while self.left > 0 {
+            self.left -= 1;
+            let bucket = self.buckets.get(self.pos).copied().unwrap_or(0);
+            if bucket == 0 {
+                self.left = 0;
+                return None;
+            }
+            self.pos = (self.pos + 1) & self.mask;
+            if (bucket >> 32) as u32 == self.tag {
+                return Some((bucket as u32).wrapping_sub(1));
+            }
+        }
+        None
     }
 }
 

@@ -45,7 +45,7 @@ impl Names {
 
     /// The bytes of the name with id `id` (empty for an id not in use): what a
     /// lookup compares, with no check for character boundaries.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn bytes(&self, id: u32) -> &[u8] {
         self.slots
             .get(id as usize)

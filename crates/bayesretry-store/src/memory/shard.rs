@@ -64,9 +64,27 @@ pub(crate) struct Key<'a> {
 impl<'a> Key<'a> {
     #[inline(always)]
     pub(crate) fn new(seed: u64, endpoint: &'a str, attempt: u32, class: ClassRef<'a>) -> Key<'a> {
+        Key::with_name_hash(
+            seed,
+            endpoint,
+            hash_bytes(seed, endpoint.as_bytes()),
+            attempt,
+            class,
+        )
+    }
+
+    /// The key, with `name_hash` taken as the hash of `endpoint`.
+    #[inline(always)]
+    pub(crate) fn with_name_hash(
+        seed: u64,
+        endpoint: &'a str,
+        name_hash: u64,
+        attempt: u32,
+        class: ClassRef<'a>,
+    ) -> Key<'a> {
         Key {
             endpoint,
-            name_hash: hash_bytes(seed, endpoint.as_bytes()),
+            name_hash,
             attempt,
             class,
             class_word: class.word(seed),
@@ -246,18 +264,34 @@ impl Shard {
 
     // ----- lookups -----------------------------------------------------------
 
+    /// The slot of `key`'s context, if the shard holds it.
     #[inline(always)]
-    fn find(&self, key: &Key<'_>) -> Option<u32> {
-        let (slots, classes, names) = (&self.slots, &self.classes, &self.names);
-        self.index.find(key.hash(), |at| {
-            slots.get(at as usize).is_some_and(|slot| {
-                slot.attempt == key.attempt
-                    && classes
-                        .get(slot.class as usize)
-                        .is_some_and(|class| same_class(class, key))
-                    && same_bytes(names.bytes(slot.name), key.endpoint.as_bytes())
-            })
-        })
+    #[allow(
+        clippy::manual_find,
+        reason = "a plain loop compiles to a tighter probe than `Iterator::find`"
+    )]
+    pub(crate) fn find(&self, key: &Key<'_>) -> Option<u32> {
+        for at in self.index.candidates(key.hash()) {
+            if self.holds(at, key) {
+                return Some(at);
+            }
+        }
+        None
+    }
+
+    /// Whether the context at `at` is `key`'s.
+    #[inline(always)]
+    fn holds(&self, at: u32, key: &Key<'_>) -> bool {
+        let Some(slot) = self.slots.get(at as usize) else {
+            return false;
+        };
+        if slot.attempt != key.attempt {
+            return false;
+        }
+        let Some(class) = self.classes.get(slot.class as usize) else {
+            return false;
+        };
+        same_class(class, key) && same_bytes(self.names.bytes(slot.name), key.endpoint.as_bytes())
     }
 
     fn find_class(&self, word: u64, class: ClassRef<'_>) -> Option<u32> {
@@ -307,7 +341,7 @@ impl Shard {
 
     /// The evidence of a class in every shard as of `now_ms`, refreshing this
     /// shard's view of the others when it is due.
-    #[inline]
+    #[inline(always)]
     fn class_evidence(&mut self, class: u32, p: &Params, fader: &mut Fader<'_>) -> Evidence {
         let number = self.number;
         let slot = &mut self.classes[class as usize];
@@ -337,7 +371,7 @@ impl Shard {
     /// `Unknown`, or never seen.
     #[cold]
     #[inline(never)]
-    fn read_unknown(
+    pub(crate) fn read_unknown(
         &mut self,
         key: Key<'_>,
         p: &Params,
@@ -373,8 +407,8 @@ impl Shard {
         (lent, Evidence::NONE)
     }
 
-    #[inline]
-    fn read_known(&mut self, at: u32, p: &Params, now_ms: u64) -> (Evidence, Evidence) {
+    #[inline(always)]
+    pub(crate) fn read_known(&mut self, at: u32, p: &Params, now_ms: u64) -> (Evidence, Evidence) {
         let mut fader = Fader::new(&p.decay, now_ms);
         let own = fader.fade(self.contribution(at));
         if !p.hierarchical {
@@ -398,6 +432,13 @@ impl Shard {
         now_ms: u64,
     ) {
         let at = self.find_or_insert(key, p, board, now_ms);
+        self.observe_at(at, evidence, p, now_ms);
+    }
+
+    /// Folds `evidence` into the context at `at` as this store's own, at
+    /// `now_ms`.
+    #[inline]
+    pub(crate) fn observe_at(&mut self, at: u32, evidence: Evidence, p: &Params, now_ms: u64) {
         self.seq += 1;
         let seq = self.seq;
         let slot = &mut self.slots[at as usize];
@@ -520,7 +561,7 @@ impl Shard {
     /// [`find_or_insert`](Shard::find_or_insert) of a key not in the table.
     #[cold]
     #[inline(never)]
-    fn insert_unknown(
+    pub(crate) fn insert_unknown(
         &mut self,
         key: Key<'_>,
         p: &Params,
@@ -858,7 +899,7 @@ fn due(slot: &ClassSlot, p: &Params, now_ms: u64) -> bool {
 /// Whether a class slot holds `key`'s class. The words of two built-in classes
 /// are equal exactly when the classes are; a custom class's word is a hash of
 /// its name, so then the classes themselves are compared.
-#[inline]
+#[inline(always)]
 fn same_class(slot: &ClassSlot, key: &Key<'_>) -> bool {
     slot.word == key.class_word
         && match (&slot.class, key.class) {
@@ -870,7 +911,7 @@ fn same_class(slot: &ClassSlot, key: &Key<'_>) -> bool {
 /// `a == b`, compared sixteen bytes at a time in line (the last block
 /// overlapping the one before): endpoint names are a few dozen bytes, too
 /// short for a call to `memcmp` to pay.
-#[inline]
+#[inline(always)]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
