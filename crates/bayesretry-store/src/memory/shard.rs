@@ -962,6 +962,29 @@ mod tests {
         assert_eq!(size_of::<ContextSlot>(), 64);
     }
 
+    proptest::proptest! {
+        /// The in-line comparison of names agrees with `==` at every length
+        /// around the widths it compares at, for equal names and for names that
+        /// differ in any one byte.
+        #[test]
+        fn same_bytes_is_equality(
+            name in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..50),
+            at in proptest::prelude::any::<usize>(),
+            flip in 1_u8..=255,
+            cut in 0_usize..3,
+        ) {
+            use super::same_bytes;
+            proptest::prop_assert!(same_bytes(&name, &name.clone()));
+            if !name.is_empty() {
+                let mut other = name.clone();
+                other[at % name.len()] ^= flip;
+                proptest::prop_assert!(!same_bytes(&name, &other));
+            }
+            let shorter = &name[..name.len().saturating_sub(cut)];
+            proptest::prop_assert_eq!(same_bytes(&name, shorter), name.len() == shorter.len());
+        }
+    }
+
     /// Observes and merges from several writers, in an order that mixes them,
     /// on a shard small enough to evict: after every step each live context's
     /// remote set holds the writer-order sum of its writers and that sum
