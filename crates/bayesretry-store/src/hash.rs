@@ -22,7 +22,7 @@ fn fold_mul(a: u64, b: u64) -> u64 {
 /// The hash of a byte string under `seed`: sixteen bytes per multiply, every
 /// read a fixed-size load (the tail is read as two overlapping words, as wyhash
 /// does), so no call to `memcpy` for short names.
-#[inline]
+#[inline(always)]
 pub(crate) fn hash_bytes(seed: u64, bytes: &[u8]) -> u64 {
     let len = bytes.len();
     let mut h = seed ^ P0 ^ (len as u64).wrapping_mul(P1);

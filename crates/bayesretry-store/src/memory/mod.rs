@@ -1,7 +1,9 @@
 //! [`MemoryStore`]: the in-memory, sharded, bounded [`PosteriorStore`].
 
 mod board;
+mod index;
 mod names;
+mod recent;
 mod shard;
 
 use alloc::boxed::Box;
@@ -14,10 +16,12 @@ use bayesretry_beta::Beta;
 use bayesretry_decay::{Decay, Evidence};
 
 use self::board::Board;
+use self::recent::RecentName;
 use self::shard::{Key, Params, Shard, lock as lock_board};
 use crate::class::ClassRef;
 use crate::config::StoreConfig;
 use crate::context::Context;
+use crate::hash::hash_bytes;
 use crate::posterior_store::PosteriorStore;
 use crate::writer::WriterId;
 
@@ -44,13 +48,21 @@ struct Padded(Mutex<Shard>);
 ///
 /// # Hot path
 ///
-/// An endpoint name is hashed once per call, with a fast keyed hash; the hash
-/// picks the shard and, within it, the context, whose table entry is a 4-byte
-/// index into a vector of 64-byte slots. The name is compared against the copy
-/// the shard interned the first time it saw it, so a lookup allocates nothing.
-/// A context's parents are reached through indices stored in its slot, so
-/// reading a posterior with hierarchical priors costs one hash lookup and a few
-/// multiplications (plus one `exp2` per term when evidence decays).
+/// An endpoint name is hashed with a fast keyed hash, at most once per call:
+/// each thread remembers where the last name it hashed lay in memory, its
+/// length and its hash, so the calls of a retry loop, which pass the same
+/// string each time, hash it once. The remembered hash is only a guess, which
+/// the lookup checks in full, so a reused buffer that now holds another name of
+/// the same length is never taken for it. The hash picks the shard and, within
+/// it, the context, whose table entry is an 8-byte bucket (32 bits of the hash
+/// and a slot number) in a linear-probing table made for this one lookup,
+/// pointing into a vector of 64-byte slots. The name is compared, in line,
+/// against the copy the shard interned the first time it saw it, and only in a
+/// bucket whose hash bits match, so a lookup allocates nothing and calls
+/// nothing. A context's parents are reached through indices stored in its
+/// slot, so reading a posterior with hierarchical priors costs one table probe
+/// and a few additions (plus one `exp2` per term when evidence decays; without
+/// decay none is taken).
 ///
 /// # Sharding
 ///
@@ -221,11 +233,11 @@ impl MemoryStore {
     }
 
     /// The size of one context's slot, in bytes: the per-context cost besides
-    /// its share of the hash table (one `u32` and one control byte per bucket)
+    /// its share of the hash table (one 8-byte bucket, at most three quarters full)
     /// and its endpoint's name and group, which its endpoint's contexts share.
     pub const CONTEXT_SLOT_BYTES: usize = core::mem::size_of::<shard::ContextSlot>();
 
-    #[inline]
+    #[inline(always)]
     fn key<'a>(&self, ctx: &Context<'a>) -> Key<'a> {
         let endpoint = clip(ctx.endpoint(), self.max_endpoint_bytes);
         Key::new(
@@ -242,17 +254,71 @@ impl MemoryStore {
         lock(&self.shards[at].0)
     }
 
+    /// The key of `ctx` with the hash this thread remembers for its endpoint,
+    /// if it remembers one: a guess (see [`RecentName`]).
+    #[inline(always)]
+    fn guessed_key<'a>(&self, ctx: &Context<'a>) -> Option<Key<'a>> {
+        let endpoint = clip(ctx.endpoint(), self.max_endpoint_bytes);
+        let seed = self.params.seed;
+        RecentName::guess(seed, endpoint).map(|name_hash| {
+            Key::with_name_hash(
+                seed,
+                endpoint,
+                name_hash,
+                ctx.attempt(),
+                ClassRef::of(ctx.error_class()),
+            )
+        })
+    }
+
+    /// The key of `ctx`, its endpoint hashed (and remembered by this thread).
+    #[inline(always)]
+    fn hashed_key<'a>(&self, ctx: &Context<'a>) -> Key<'a> {
+        let key = self.key(ctx);
+        RecentName::remember(self.params.seed, key.endpoint, key.name_hash);
+        key
+    }
+
+    /// Whether `key`'s name hash is its endpoint's true hash.
+    #[inline]
+    fn is_true(&self, key: &Key<'_>) -> bool {
+        hash_bytes(self.params.seed, key.endpoint.as_bytes()) == key.name_hash
+    }
+
     /// What `ctx` borrows from its parents, and its own evidence, at `now_ms`.
     #[inline]
     fn read(&self, ctx: &Context<'_>, now_ms: u64) -> (Evidence, Evidence) {
-        let key = self.key(ctx);
+        if let Some(key) = self.guessed_key(ctx) {
+            let mut shard = self.shard(&key);
+            if let Some(at) = shard.find(&key) {
+                return shard.read_known(at, &self.params, now_ms);
+            }
+            if self.is_true(&key) {
+                return shard.read_unknown(key, &self.params, &self.board, now_ms);
+            }
+        }
+        let key = self.hashed_key(ctx);
         self.shard(&key)
             .read(key, &self.params, &self.board, now_ms)
     }
 
     #[inline]
     fn fold(&self, ctx: &Context<'_>, evidence: Evidence, now_ms: u64) {
-        let key = self.key(ctx);
+        if let Some(key) = self.guessed_key(ctx) {
+            let mut shard = self.shard(&key);
+            let found = match shard.find(&key) {
+                Some(at) => Some(at),
+                None if self.is_true(&key) => {
+                    Some(shard.insert_unknown(key, &self.params, &self.board, now_ms))
+                }
+                None => None,
+            };
+            if let Some(at) = found {
+                shard.observe_at(at, evidence, &self.params, now_ms);
+                return;
+            }
+        }
+        let key = self.hashed_key(ctx);
         self.shard(&key)
             .observe(key, evidence, &self.params, &self.board, now_ms);
     }
@@ -296,6 +362,7 @@ impl fmt::Debug for MemoryStore {
 
 /// Locks a shard; a poisoned lock is taken over, since no code panics while
 /// holding it and a shard is valid between any two of its operations.
+#[inline]
 fn lock(shard: &Mutex<Shard>) -> MutexGuard<'_, Shard> {
     shard.lock().unwrap_or_else(PoisonError::into_inner)
 }

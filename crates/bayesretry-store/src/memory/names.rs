@@ -43,6 +43,19 @@ impl Names {
             .unwrap_or("")
     }
 
+    /// The bytes of the name with id `id` (empty for an id not in use): what a
+    /// lookup compares, with no check for character boundaries.
+    #[inline(always)]
+    pub(crate) fn bytes(&self, id: u32) -> &[u8] {
+        self.slots
+            .get(id as usize)
+            .and_then(|slot| {
+                let start = slot.start as usize;
+                self.arena.as_bytes().get(start..start + slot.len as usize)
+            })
+            .unwrap_or(&[])
+    }
+
     /// The id of `name`, whose hash is `hash`, if it is interned.
     #[inline]
     pub(crate) fn find(&self, hash: u64, name: &str) -> Option<u32> {

@@ -21,6 +21,7 @@ use bayesretry_decay::{Decay, Evidence, Stamped};
 use hashbrown::HashTable;
 
 use super::board::{self, Board, Posting};
+use super::index::Index;
 use super::names::Names;
 use crate::class::{ClassRef, OwnedClass};
 use crate::error_class::ErrorClass;
@@ -61,10 +62,29 @@ pub(crate) struct Key<'a> {
 }
 
 impl<'a> Key<'a> {
+    #[inline(always)]
     pub(crate) fn new(seed: u64, endpoint: &'a str, attempt: u32, class: ClassRef<'a>) -> Key<'a> {
+        Key::with_name_hash(
+            seed,
+            endpoint,
+            hash_bytes(seed, endpoint.as_bytes()),
+            attempt,
+            class,
+        )
+    }
+
+    /// The key, with `name_hash` taken as the hash of `endpoint`.
+    #[inline(always)]
+    pub(crate) fn with_name_hash(
+        seed: u64,
+        endpoint: &'a str,
+        name_hash: u64,
+        attempt: u32,
+        class: ClassRef<'a>,
+    ) -> Key<'a> {
         Key {
             endpoint,
-            name_hash: hash_bytes(seed, endpoint.as_bytes()),
+            name_hash,
             attempt,
             class,
             class_word: class.word(seed),
@@ -195,7 +215,7 @@ pub(crate) struct Shard {
     free_groups: Vec<u32>,
     group_index: HashTable<u32>,
     slots: Vec<ContextSlot>,
-    index: HashTable<u32>,
+    index: Index,
     /// The most recently updated context.
     head: u32,
     /// The least recently updated context, the next to go.
@@ -223,7 +243,7 @@ impl Shard {
             free_groups: Vec::new(),
             group_index: HashTable::new(),
             slots: Vec::new(),
-            index: HashTable::new(),
+            index: Index::default(),
             head: NIL,
             tail: NIL,
             remotes: Vec::new(),
@@ -244,17 +264,34 @@ impl Shard {
 
     // ----- lookups -----------------------------------------------------------
 
-    #[inline]
-    fn find(&self, key: &Key<'_>) -> Option<u32> {
-        let (slots, classes, names) = (&self.slots, &self.classes, &self.names);
-        self.index
-            .find(key.hash(), |&at| {
-                let slot = &slots[at as usize];
-                slot.attempt == key.attempt
-                    && classes[slot.class as usize].class.as_ref() == key.class
-                    && names.get(slot.name) == key.endpoint
-            })
-            .copied()
+    /// The slot of `key`'s context, if the shard holds it.
+    #[inline(always)]
+    #[allow(
+        clippy::manual_find,
+        reason = "a plain loop compiles to a tighter probe than `Iterator::find`"
+    )]
+    pub(crate) fn find(&self, key: &Key<'_>) -> Option<u32> {
+        for at in self.index.candidates(key.hash()) {
+            if self.holds(at, key) {
+                return Some(at);
+            }
+        }
+        None
+    }
+
+    /// Whether the context at `at` is `key`'s.
+    #[inline(always)]
+    fn holds(&self, at: u32, key: &Key<'_>) -> bool {
+        let Some(slot) = self.slots.get(at as usize) else {
+            return false;
+        };
+        if slot.attempt != key.attempt {
+            return false;
+        }
+        let Some(class) = self.classes.get(slot.class as usize) else {
+            return false;
+        };
+        same_class(class, key) && same_bytes(self.names.bytes(slot.name), key.endpoint.as_bytes())
     }
 
     fn find_class(&self, word: u64, class: ClassRef<'_>) -> Option<u32> {
@@ -304,6 +341,7 @@ impl Shard {
 
     /// The evidence of a class in every shard as of `now_ms`, refreshing this
     /// shard's view of the others when it is due.
+    #[inline(always)]
     fn class_evidence(&mut self, class: u32, p: &Params, fader: &mut Fader<'_>) -> Evidence {
         let number = self.number;
         let slot = &mut self.classes[class as usize];
@@ -315,6 +353,7 @@ impl Shard {
 
     /// What `key` borrows from its parents (nothing with hierarchical priors
     /// off) and its own evidence, at `now_ms`.
+    #[inline]
     pub(crate) fn read(
         &mut self,
         key: Key<'_>,
@@ -322,9 +361,23 @@ impl Shard {
         board: &Mutex<Board>,
         now_ms: u64,
     ) -> (Evidence, Evidence) {
-        if let Some(at) = self.find(&key) {
-            return self.read_known(at, p, now_ms);
+        match self.find(&key) {
+            Some(at) => self.read_known(at, p, now_ms),
+            None => self.read_unknown(key, p, board, now_ms),
         }
+    }
+
+    /// [`read`](Shard::read) of a key not in the table: filed under
+    /// `Unknown`, or never seen.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn read_unknown(
+        &mut self,
+        key: Key<'_>,
+        p: &Params,
+        board: &Mutex<Board>,
+        now_ms: u64,
+    ) -> (Evidence, Evidence) {
         let key = match self.overflowed(&key) {
             Some(filed) => match self.find(&filed) {
                 Some(at) => return self.read_known(at, p, now_ms),
@@ -354,8 +407,8 @@ impl Shard {
         (lent, Evidence::NONE)
     }
 
-    #[inline]
-    fn read_known(&mut self, at: u32, p: &Params, now_ms: u64) -> (Evidence, Evidence) {
+    #[inline(always)]
+    pub(crate) fn read_known(&mut self, at: u32, p: &Params, now_ms: u64) -> (Evidence, Evidence) {
         let mut fader = Fader::new(&p.decay, now_ms);
         let own = fader.fade(self.contribution(at));
         if !p.hierarchical {
@@ -379,6 +432,13 @@ impl Shard {
         now_ms: u64,
     ) {
         let at = self.find_or_insert(key, p, board, now_ms);
+        self.observe_at(at, evidence, p, now_ms);
+    }
+
+    /// Folds `evidence` into the context at `at` as this store's own, at
+    /// `now_ms`.
+    #[inline]
+    pub(crate) fn observe_at(&mut self, at: u32, evidence: Evidence, p: &Params, now_ms: u64) {
         self.seq += 1;
         let seq = self.seq;
         let slot = &mut self.slots[at as usize];
@@ -484,6 +544,7 @@ impl Shard {
 
     /// The slot of `key`'s context, made if need be (evicting the least recently
     /// updated context when the shard is full).
+    #[inline]
     fn find_or_insert(
         &mut self,
         key: Key<'_>,
@@ -491,9 +552,22 @@ impl Shard {
         board: &Mutex<Board>,
         now_ms: u64,
     ) -> u32 {
-        if let Some(at) = self.find(&key) {
-            return at;
+        match self.find(&key) {
+            Some(at) => at,
+            None => self.insert_unknown(key, p, board, now_ms),
         }
+    }
+
+    /// [`find_or_insert`](Shard::find_or_insert) of a key not in the table.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn insert_unknown(
+        &mut self,
+        key: Key<'_>,
+        p: &Params,
+        board: &Mutex<Board>,
+        now_ms: u64,
+    ) -> u32 {
         let key = match self.overflowed(&key) {
             Some(filed) => match self.find(&filed) {
                 Some(at) => return at,
@@ -541,16 +615,7 @@ impl Shard {
                 (self.slots.len() - 1) as u32
             }
         };
-        let Shard {
-            slots,
-            classes,
-            names,
-            index,
-            ..
-        } = self;
-        index.insert_unique(key.hash(), at, |&other| {
-            slot_hash(p.seed, &slots[other as usize], classes, names)
-        });
+        self.index.insert(key.hash(), at);
         self.push_front(at);
         at
     }
@@ -636,9 +701,7 @@ impl Shard {
         let slot = self.slots[at as usize];
         // Out of the index while its name is still interned (the hash needs it).
         let hash = slot_hash(p.seed, &slot, &self.classes, &self.names);
-        if let Ok(entry) = self.index.find_entry(hash, |&other| other == at) {
-            entry.remove();
-        }
+        self.index.remove(hash, at);
         self.unlink(at);
         if slot.remote != NIL {
             self.remotes[slot.remote as usize].writers.clear();
@@ -778,19 +841,29 @@ pub(crate) fn lock(board: &Mutex<Board>) -> MutexGuard<'_, Board> {
 /// [`Decay::evidence_at`] for the several sums one read needs at one `now_ms`,
 /// remembering the last factor: a context, its group and its shard's share of
 /// the class were usually last updated by the same observe, at the same
-/// moment, so one `exp2` serves them all.
+/// moment, so one `exp2` serves them all. Without decay the factor is always
+/// exactly 1, so every sum is read as it is (`horizon` 0).
 struct Fader<'a> {
     decay: &'a Decay,
     now_ms: u64,
+    /// Stamps at or after it are read as they are: `now_ms`, or 0 without
+    /// decay.
+    horizon: u64,
     at_ms: u64,
     factor: f64,
 }
 
 impl<'a> Fader<'a> {
+    #[inline]
     fn new(decay: &'a Decay, now_ms: u64) -> Fader<'a> {
         Fader {
             decay,
             now_ms,
+            horizon: if decay.half_life().is_never() {
+                0
+            } else {
+                now_ms
+            },
             at_ms: now_ms,
             factor: 1.0,
         }
@@ -799,7 +872,7 @@ impl<'a> Fader<'a> {
     /// The same as `decay.evidence_at(stamped, now_ms)`.
     #[inline]
     fn fade(&mut self, stamped: Stamped) -> Evidence {
-        if self.now_ms <= stamped.at_ms() {
+        if self.horizon <= stamped.at_ms() {
             return stamped.evidence();
         }
         if stamped.at_ms() != self.at_ms {
@@ -821,6 +894,47 @@ fn refresh(slot: &mut ClassSlot, shard: usize, p: &Params, now_ms: u64) {
 #[inline]
 fn due(slot: &ClassSlot, p: &Params, now_ms: u64) -> bool {
     now_ms.saturating_sub(slot.refreshed_at) >= p.refresh_ms
+}
+
+/// Whether a class slot holds `key`'s class. The words of two built-in classes
+/// are equal exactly when the classes are; a custom class's word is a hash of
+/// its name, so then the classes themselves are compared.
+#[inline(always)]
+fn same_class(slot: &ClassSlot, key: &Key<'_>) -> bool {
+    slot.word == key.class_word
+        && match (&slot.class, key.class) {
+            (OwnedClass::Builtin(_), ClassRef::Builtin(_)) => true,
+            (held, wanted) => held.as_ref() == wanted,
+        }
+}
+
+/// `a == b`, compared sixteen bytes at a time in line (the last block
+/// overlapping the one before): endpoint names are a few dozen bytes, too
+/// short for a call to `memcmp` to pay.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() < 16 {
+        return match (a.first_chunk::<8>(), b.first_chunk::<8>()) {
+            (Some(x), Some(y)) => x == y && a.last_chunk::<8>() == b.last_chunk::<8>(),
+            _ => a == b,
+        };
+    }
+    let (mut x, mut y) = (a, b);
+    while x.len() > 16 {
+        match (x.split_first_chunk::<16>(), y.split_first_chunk::<16>()) {
+            (Some((p, rest_x)), Some((q, rest_y))) => {
+                if p != q {
+                    return false;
+                }
+                (x, y) = (rest_x, rest_y);
+            }
+            _ => break,
+        }
+    }
+    a.last_chunk::<16>() == b.last_chunk::<16>()
 }
 
 #[inline]
@@ -846,6 +960,29 @@ mod tests {
     #[test]
     fn a_context_slot_is_64_bytes() {
         assert_eq!(size_of::<ContextSlot>(), 64);
+    }
+
+    proptest::proptest! {
+        /// The in-line comparison of names agrees with `==` at every length
+        /// around the widths it compares at, for equal names and for names that
+        /// differ in any one byte.
+        #[test]
+        fn same_bytes_is_equality(
+            name in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..50),
+            at in proptest::prelude::any::<usize>(),
+            flip in 1_u8..=255,
+            cut in 0_usize..3,
+        ) {
+            use super::same_bytes;
+            proptest::prop_assert!(same_bytes(&name, &name.clone()));
+            if !name.is_empty() {
+                let mut other = name.clone();
+                other[at % name.len()] ^= flip;
+                proptest::prop_assert!(!same_bytes(&name, &other));
+            }
+            let shorter = &name[..name.len().saturating_sub(cut)];
+            proptest::prop_assert_eq!(same_bytes(&name, shorter), name.len() == shorter.len());
+        }
     }
 
     /// Observes and merges from several writers, in an order that mixes them,
