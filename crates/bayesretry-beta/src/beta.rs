@@ -189,6 +189,7 @@ impl Beta {
     /// [`try_update`](Beta::try_update) to be told instead. Counts saturate at
     /// `f64::MAX`.
     #[must_use]
+    #[inline]
     pub fn update(self, successes: f64, failures: f64) -> Beta {
         let add = |base: f64, e: f64| {
             if (0.0..f64::INFINITY).contains(&e) {

@@ -18,10 +18,14 @@ use crate::error_class::ErrorClass;
 pub(crate) const MAX_CLASSES: usize = 1_024;
 
 /// How many times a reader tries to read a slot that its writer keeps
-/// changing before it takes what it last saw. A write takes nanoseconds and a
-/// shard writes a class's slot once per outcome, so a reader needs a second
-/// try now and then and a thousandth never in practice; the cap is there so
-/// that no loop is unbounded.
+/// changing before it gives up on it. A write takes nanoseconds and a shard
+/// writes a class's slot once per outcome, so a reader needs a second try now
+/// and then; the cap is there so that no loop is unbounded. A reader can still
+/// exhaust it when the writing thread is descheduled in the middle of a write
+/// (the version stays odd for a whole time slice): it then takes that shard's
+/// share as empty for this one read — never a half-written one, whose counts
+/// would belong to no moment. The class-level view is a prior that the next
+/// read refreshes, so a share missed once costs nothing lasting.
 const READ_TRIES: u32 = 1_000;
 
 /// One shard's share of one class: a sequence lock over three words, alone on
@@ -54,7 +58,6 @@ impl Slot {
     }
 
     fn read(&self) -> Stamped {
-        let mut value = Stamped::EMPTY;
         for _ in 0..READ_TRIES {
             let before = self.version.load(Ordering::Acquire);
             let successes = f64::from_bits(self.successes.load(Ordering::Relaxed));
@@ -62,13 +65,13 @@ impl Slot {
             let at_ms = self.at_ms.load(Ordering::Relaxed);
             fence(Ordering::Acquire);
             let after = self.version.load(Ordering::Relaxed);
-            value = Stamped::new(Evidence::new_lenient(successes, failures), at_ms);
             if before == after && before % 2 == 0 {
-                break;
+                return Stamped::new(Evidence::new_lenient(successes, failures), at_ms);
             }
             spin_loop();
         }
-        value
+        // never consistent: the writer is stalled mid-write (see READ_TRIES)
+        Stamped::EMPTY
     }
 }
 
@@ -250,6 +253,28 @@ mod tests {
                 assert_eq!(e.failures(), 2.0 * e.successes());
             }
         });
+    }
+
+    #[test]
+    fn a_slot_whose_writer_stalls_mid_write_reads_as_empty_never_half_written() {
+        use core::sync::atomic::Ordering;
+
+        let slot = super::Slot::default();
+        slot.write(Stamped::new(Evidence::new(3.0, 6.0).unwrap(), 5));
+        assert_eq!(slot.read().evidence().successes(), 3.0);
+        // a writer paused between its two version bumps, with one count
+        // already new: every try sees an odd version
+        slot.version.fetch_add(1, Ordering::Relaxed);
+        slot.successes.store(9.0_f64.to_bits(), Ordering::Relaxed);
+        let seen = slot.read();
+        assert_eq!(seen.evidence().successes(), 0.0);
+        assert_eq!(seen.evidence().failures(), 0.0);
+        // the paused write completes: the new share is read whole
+        slot.failures.store(18.0_f64.to_bits(), Ordering::Relaxed);
+        slot.version.fetch_add(1, Ordering::Release);
+        let seen = slot.read();
+        assert_eq!(seen.evidence().successes(), 9.0);
+        assert_eq!(seen.evidence().failures(), 18.0);
     }
 
     #[test]
