@@ -96,7 +96,10 @@ struct Locked {
     /// The value of each success counter at the last fold.
     folded: [u64; COUNTERS],
     /// The time of the last fold: successes counted since happened after it.
-    since_ms: u64,
+    /// `None` before the first fold, whose successes are taken as happening
+    /// at its time (a thread folds at its first success, so they are at most
+    /// that one).
+    since_ms: Option<u64>,
 }
 
 /// Threads with a success counter of their own.
@@ -152,7 +155,7 @@ impl SharedBreaker {
             successes: core::array::from_fn(|_| AtomicU64::new(0)),
             decays: breaker.config().half_life_ms().is_some(),
             locked: Mutex::new(Locked {
-                since_ms: breaker.evidence_at_ms(),
+                since_ms: None,
                 folded: [0; COUNTERS],
                 breaker,
             }),
@@ -301,7 +304,10 @@ impl SharedBreaker {
     /// as of the latest time the breaker has seen.
     pub fn snapshot(&self) -> Breaker {
         let mut locked = self.lock();
-        let latest_ms = locked.since_ms.max(locked.breaker.evidence_at_ms());
+        let latest_ms = locked
+            .since_ms
+            .unwrap_or(0)
+            .max(locked.breaker.evidence_at_ms());
         self.fold(&mut locked, latest_ms);
         locked.breaker
     }
@@ -333,9 +339,9 @@ impl SharedBreaker {
         if count > 0 {
             locked
                 .breaker
-                .absorb_successes(count, locked.since_ms, now_ms);
+                .absorb_successes(count, locked.since_ms.unwrap_or(now_ms), now_ms);
         }
-        locked.since_ms = locked.since_ms.max(now_ms);
+        locked.since_ms = Some(locked.since_ms.map_or(now_ms, |since| since.max(now_ms)));
     }
 
     /// The lock; a poisoned one is taken over, since no code here panics while

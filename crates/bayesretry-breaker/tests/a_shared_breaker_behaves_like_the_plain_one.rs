@@ -216,3 +216,21 @@ fn a_released_probe_slot_is_handed_out_again_by_both() {
         Admission::Probe { half_opened: false }
     );
 }
+
+#[test]
+fn a_decaying_breaker_first_used_late_weighs_its_first_successes_in_full() {
+    let cfg = config().with_half_life_ms(1_000);
+    let shared = SharedBreaker::new(cfg.build().unwrap());
+    const LATE: u64 = 3_600_000;
+    thread::scope(|s| {
+        s.spawn(|| {
+            for _ in 0..3 {
+                let _ = shared.record_success_with(|| LATE);
+            }
+        });
+    });
+    // three successes an hour after the breaker was made: they happened now,
+    // not spread over the hour the breaker sat unused
+    let successes = shared.posterior(LATE).alpha() - cfg.prior().alpha();
+    assert!((successes - 3.0).abs() < 1e-12, "{successes}");
+}
