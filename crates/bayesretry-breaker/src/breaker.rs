@@ -4,6 +4,7 @@ use bayesretry_beta::Beta;
 
 use crate::config::Config;
 use crate::evidence::{Evidence, upper_bound_below};
+use crate::pacing;
 
 /// Where a breaker stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -140,6 +141,14 @@ pub struct Breaker {
     state: State,
     /// The cooldown of the current (or latest) opening.
     cooldown_ms: u64,
+    /// When the breaker last opened from closed (a reopening after a failed
+    /// probe keeps it): how long the outage has lasted, for a paced cooldown.
+    opened_at_ms: u64,
+    /// The call rate, per millisecond, measured when the breaker last opened
+    /// from closed: what a paced cooldown weighs refused calls by.
+    traffic_per_ms: f64,
+    /// Failures recorded since the last success.
+    failure_run: u32,
 }
 
 impl Breaker {
@@ -149,6 +158,9 @@ impl Breaker {
             evidence: Evidence::none(0),
             state: State::Closed,
             cooldown_ms: config.cooldown_ms(),
+            opened_at_ms: 0,
+            traffic_per_ms: 0.0,
+            failure_run: 0,
         }
     }
 
@@ -161,6 +173,12 @@ impl Breaker {
     /// still reads `Open` until the next [`check`](Breaker::check) moves it on.
     pub const fn state(&self) -> State {
         self.state
+    }
+
+    /// How many failures have been recorded since the last success (or since
+    /// the breaker was built or reset).
+    pub const fn failure_run(&self) -> u32 {
+        self.failure_run
     }
 
     /// The cooldown of the current or latest opening, in milliseconds.
@@ -231,9 +249,19 @@ impl Breaker {
         let half_life = self.config.half_life_ms();
         self.evidence = self.evidence.at(now_ms, half_life);
         self.evidence.observe(success);
+        self.failure_run = if success {
+            0
+        } else {
+            self.failure_run.saturating_add(1)
+        };
         match self.state {
             State::Closed if !success && self.rule_says_down() => {
-                self.cooldown_ms = self.config.cooldown_ms();
+                self.opened_at_ms = now_ms;
+                self.traffic_per_ms =
+                    pacing::traffic_per_ms(self.evidence.strength(), half_life);
+                self.cooldown_ms = self
+                    .paced_cooldown_ms(now_ms)
+                    .unwrap_or(self.config.cooldown_ms());
                 let until_ms = now_ms.saturating_add(self.cooldown_ms);
                 self.state = State::Open { until_ms };
                 Some(Transition::Opened { until_ms })
@@ -245,7 +273,9 @@ impl Breaker {
                 successes,
             } => {
                 if !success {
-                    self.cooldown_ms = self.config.next_cooldown_ms(self.cooldown_ms);
+                    self.cooldown_ms = self
+                        .paced_cooldown_ms(now_ms)
+                        .unwrap_or_else(|| self.config.next_cooldown_ms(self.cooldown_ms));
                     let until_ms = now_ms.saturating_add(self.cooldown_ms);
                     self.state = State::Open { until_ms };
                     return Some(Transition::Reopened {
@@ -315,6 +345,9 @@ impl Breaker {
     #[cfg(feature = "std")]
     pub(crate) fn absorb_successes(&mut self, count: u64) {
         self.evidence.observe_successes(count);
+        if count > 0 {
+            self.failure_run = 0;
+        }
     }
 
     /// Closes the breaker and forgets its evidence, as an operator's override.
@@ -325,6 +358,7 @@ impl Breaker {
     fn close(&mut self, now_ms: u64) {
         self.state = State::Closed;
         self.evidence = Evidence::none(now_ms);
+        self.failure_run = 0;
         self.cooldown_ms = self.config.cooldown_ms();
     }
 
@@ -334,6 +368,20 @@ impl Breaker {
             probes: 1,
             successes: 0,
         };
+    }
+
+    /// The value-paced cooldown at `now_ms`, if the config paces it and a call
+    /// rate was measured; see the `pacing` module.
+    fn paced_cooldown_ms(&self, now_ms: u64) -> Option<u64> {
+        let success_value = self.config.value_paced_cooldown()?;
+        pacing::paced_cooldown_ms(
+            success_value,
+            now_ms.saturating_sub(self.opened_at_ms),
+            self.config.half_life_ms(),
+            self.traffic_per_ms,
+            self.config.cooldown_ms(),
+            self.config.max_cooldown_ms(),
+        )
     }
 
     /// The opening rule on the current evidence.

@@ -38,9 +38,17 @@ pub const DEFAULT_BREAKER_HALF_LIFE: Duration = Duration::from_secs(10);
 /// The longest the breaker a [`Builder`] gives each endpoint by default stays
 /// open before it lets a probe through: its first cooldown, and every later one.
 pub const DEFAULT_BREAKER_MAX_COOLDOWN: Duration = Duration::from_secs(10);
+/// The shortest the breaker a [`Builder`] gives each endpoint by default stays
+/// open: the floor under its value-paced cooldown (see [`default_breaker`]),
+/// which leaves a probe time to answer before another is sent.
+pub const DEFAULT_BREAKER_MIN_COOLDOWN: Duration = Duration::from_millis(250);
 /// The range the default breaker's `open_below` is clamped to (see
 /// [`default_breaker`]).
-pub const DEFAULT_OPEN_BELOW_RANGE: (f64, f64) = (0.05, 0.5);
+pub const DEFAULT_OPEN_BELOW_RANGE: (f64, f64) = (0.05, 0.9);
+
+/// The largest `V / c` the default breaker paces its probes by: beyond it the
+/// cooldown is at its floor anyway.
+const MAX_PACING_VALUE: f64 = 1e9;
 
 /// The breaker a [`Builder`] gives each endpoint unless told otherwise, for the
 /// policy's cost model: `bayesretry_breaker::Config::new()` with three changes.
@@ -78,12 +86,14 @@ pub fn default_breaker(cost_model: &CostModel) -> bayesretry_breaker::Config {
     // finite: a cost model's success value is finite and above zero
     let open_below = cost_model.break_even_probability().clamp(low, high);
     let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-    let cooldown_ms = millis(DEFAULT_BREAKER_MAX_COOLDOWN);
+    // a free attempt makes every success infinitely dear: pace as for a very dear one
+    let success_value = (1.0 / cost_model.break_even_probability()).min(MAX_PACING_VALUE);
     bayesretry_breaker::Config::new()
         .with_open_below(open_below)
         .with_half_life_ms(millis(DEFAULT_BREAKER_HALF_LIFE))
-        .with_cooldown_ms(cooldown_ms)
-        .with_max_cooldown_ms(cooldown_ms)
+        .with_cooldown_ms(millis(DEFAULT_BREAKER_MIN_COOLDOWN))
+        .with_max_cooldown_ms(millis(DEFAULT_BREAKER_MAX_COOLDOWN))
+        .with_value_paced_cooldown(success_value)
 }
 
 /// Decides, after each failed attempt, whether another one is worth it, and runs
@@ -143,15 +153,39 @@ impl Inner {
     /// [`decide`](Inner::decide) without telling the observer: for the run
     /// loop, which may still turn the verdict into a stop (the budget refuses)
     /// and reports only the decision it acts on.
+    ///
+    /// A learning decision also reads the endpoint's breaker, which has seen
+    /// every attempt, first tries included: the failures in a row since its
+    /// last success and its usual success rate go into the situation
+    /// ([`Situation::with_failure_run`]), so that a run of failures on an
+    /// endpoint that usually succeeds stops retries before the context's own
+    /// posterior has learned of the outage. A caller who set a run keeps it.
     pub(crate) fn judge(&self, ctx: &Context<'_>, situation: &Situation, now_ms: u64) -> Decision {
         if !self.learning {
-            self.engine.decide_fixed(ctx.attempt(), situation, now_ms)
-        } else if self.engine.config().strategy() == Strategy::Thompson {
+            return self.engine.decide_fixed(ctx.attempt(), situation, now_ms);
+        }
+        let situation = self.with_failure_run(ctx, situation, now_ms);
+        if self.engine.config().strategy() == Strategy::Thompson {
             let u = self.rng.next_unit();
             self.engine
-                .decide_with_uniform(&self.store, ctx, situation, now_ms, u)
+                .decide_with_uniform(&self.store, ctx, &situation, now_ms, u)
         } else {
-            self.engine.decide(&self.store, ctx, situation, now_ms)
+            self.engine.decide(&self.store, ctx, &situation, now_ms)
+        }
+    }
+
+    /// `situation` with the endpoint breaker's failure run and usual success
+    /// rate, when the policy has a breaker and the caller gave no run. Taken
+    /// only after a failure, so the breaker's lock (which the failure's record
+    /// has just taken) is no cost on the success path.
+    fn with_failure_run(&self, ctx: &Context<'_>, situation: &Situation, now_ms: u64) -> Situation {
+        match (&self.endpoints, situation.failure_run()) {
+            (Some(endpoints), None) => {
+                let breaker = endpoints.resolve(ctx.endpoint()).breaker.snapshot();
+                let usual = breaker.posterior(now_ms).mean();
+                situation.with_failure_run(breaker.failure_run(), usual)
+            }
+            _ => *situation,
         }
     }
 
