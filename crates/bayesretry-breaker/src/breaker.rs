@@ -149,6 +149,10 @@ pub struct Breaker {
     traffic_per_ms: f64,
     /// Failures recorded since the last success.
     failure_run: u32,
+    /// When the current evidence began (the first outcome after the breaker
+    /// was built, closed or reset): how long the decayed count has been
+    /// counting, for the call rate it stands for.
+    counting_since_ms: Option<u64>,
 }
 
 impl Breaker {
@@ -161,6 +165,7 @@ impl Breaker {
             opened_at_ms: 0,
             traffic_per_ms: 0.0,
             failure_run: 0,
+            counting_since_ms: None,
         }
     }
 
@@ -247,6 +252,13 @@ impl Breaker {
     /// most. Half-open, the outcome is a probe result. Open, it is evidence only.
     pub fn record(&mut self, now_ms: u64, success: bool) -> Option<Transition> {
         let half_life = self.config.half_life_ms();
+        // only a decaying count measures a rate (and only then is every
+        // outcome timed: a shared breaker without a half-life counts successes
+        // without the time)
+        let counting_since = match half_life {
+            Some(_) => *self.counting_since_ms.get_or_insert(now_ms),
+            None => now_ms,
+        };
         self.evidence = self.evidence.at(now_ms, half_life);
         self.evidence.observe(success);
         self.failure_run = if success {
@@ -257,8 +269,11 @@ impl Breaker {
         match self.state {
             State::Closed if !success && self.rule_says_down() => {
                 self.opened_at_ms = now_ms;
-                self.traffic_per_ms =
-                    pacing::traffic_per_ms(self.evidence.strength(), half_life);
+                self.traffic_per_ms = pacing::traffic_per_ms(
+                    self.evidence.strength(),
+                    now_ms.saturating_sub(counting_since),
+                    half_life,
+                );
                 self.cooldown_ms = self
                     .paced_cooldown_ms(now_ms)
                     .unwrap_or(self.config.cooldown_ms());
@@ -359,6 +374,7 @@ impl Breaker {
         self.state = State::Closed;
         self.evidence = Evidence::none(now_ms);
         self.failure_run = 0;
+        self.counting_since_ms = None;
         self.cooldown_ms = self.config.cooldown_ms();
     }
 

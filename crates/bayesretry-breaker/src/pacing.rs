@@ -27,8 +27,11 @@
 //! probes start close together and spread out as the outage drags on, as
 //! `sqrt(τ)` — gentler than doubling. For `r` it takes the call rate it
 //! measured before it opened: with a half-life `h`, the decayed evidence is an
-//! exponentially weighted count of outcomes whose weight settles at
-//! `r · h / ln 2`, so `r ≈ strength · ln 2 / h` at the moment it opens.
+//! exponentially weighted count of outcomes, which after counting for a time
+//! `a` at a steady rate weighs `r · h · (1 − 2^(−a/h)) / ln 2`; so
+//! `r ≈ strength · ln 2 / (h · (1 − 2^(−a/h)))` at the moment it opens — the
+//! plain count over `a` for a young count, `strength · ln 2 / h` for a settled
+//! one.
 //!
 //! The consequences are the ones a user wants: a busy endpoint is probed often
 //! in time but rarely per call (its refused calls would be many), a quiet one
@@ -46,11 +49,22 @@ use crate::math;
 const LN_2: f64 = core::f64::consts::LN_2;
 
 /// The call rate, per millisecond, that decayed evidence of total weight
-/// `strength` under a half-life of `half_life_ms` stands for; 0 without a
-/// half-life (a count that never decays measures no rate).
-pub(crate) fn traffic_per_ms(strength: f64, half_life_ms: Option<u64>) -> f64 {
+/// `strength`, counted for `age_ms` under a half-life of `half_life_ms`, stands
+/// for; 0 without a half-life (a count that never decays measures no rate). An
+/// age under 1 ms is read as 1 ms.
+pub(crate) fn traffic_per_ms(strength: f64, age_ms: u64, half_life_ms: Option<u64>) -> f64 {
     match half_life_ms {
-        Some(h) if h > 0 && strength > 0.0 => strength * LN_2 / h as f64,
+        Some(h) if h > 0 && strength > 0.0 => {
+            let h = h as f64;
+            let filled = 1.0 - math::exp2(-(age_ms.max(1) as f64) / h);
+            // filled > 0 for any age ≥ 1 ms below ~2^52 half-lives; at worst the
+            // settled reading
+            if filled > 0.0 {
+                strength * LN_2 / (h * filled)
+            } else {
+                strength * LN_2 / h
+            }
+        }
         _ => 0.0,
     }
 }
@@ -94,10 +108,20 @@ mod tests {
     fn the_rate_is_read_back_from_a_settled_count() {
         // 10 calls/s under a 10 s half-life settle at 10 · 10 / ln 2 ≈ 144.3.
         let strength = 10.0 * 10.0 / core::f64::consts::LN_2;
-        let r = traffic_per_ms(strength, Some(10_000));
+        let r = traffic_per_ms(strength, u64::MAX, Some(10_000));
         assert!((r - 0.01).abs() < 1e-12, "{r}");
-        assert_eq!(traffic_per_ms(strength, None), 0.0);
-        assert_eq!(traffic_per_ms(0.0, Some(10_000)), 0.0);
+        assert_eq!(traffic_per_ms(strength, 1_000, None), 0.0);
+        assert_eq!(traffic_per_ms(0.0, 1_000, Some(10_000)), 0.0);
+    }
+
+    #[test]
+    fn a_young_count_is_read_as_count_over_age() {
+        // 30 outcomes in 3 s, barely decayed: about 10 a second
+        let strength = 30.0 * (1.0 - 0.5_f64.powf(0.3)) / (0.3 * core::f64::consts::LN_2);
+        let r = traffic_per_ms(strength, 3_000, Some(10_000));
+        assert!((r - 0.01).abs() < 1e-12, "{r}");
+        // a burst at one instant reads as a very high rate, not as no rate
+        assert!(traffic_per_ms(5.0, 0, Some(10_000)) > 1.0);
     }
 
     #[test]
