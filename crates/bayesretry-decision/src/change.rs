@@ -28,12 +28,18 @@
 //!
 //! ```text
 //! w = H·m_k / (H·m_k + (1 − H)·(1 − p₀)^k)
-//! p = (1 − w) · p_context + w · ½ / (k + 1)
+//! p = min(p_context, (1 − w) · p_context + w · ½ / (k + 1))
 //! ```
+//!
+//! The minimum makes the run evidence *against* a retry only. The changed
+//! regime's mean speaks of the endpoint's attempts as a whole; the context's
+//! posterior may know better that this kind of failure is rarely cured by a
+//! retry (a doomed request, a class whose retries fail), and a run of failures
+//! does not make such a retry likelier.
 //!
 //! On a healthy endpoint (`p₀ = 0.95`) one failure moves nothing (`w ≈ 0.1`),
 //! three make a change likely and five certain; at the default `V / c` of 10 the
-//! retries stop after about four failures in a row, first tries included,
+//! retries stop after four or five failures in a row, first tries included,
 //! instead of after about nine failed retries. On a flaky endpoint
 //! (`p₀ = 0.5`) runs are ordinary and `w` stays small until they are long. A
 //! success ends the run, and with it the adjustment.
@@ -85,9 +91,15 @@ impl Change {
         0.5 / (f64::from(self.failures) + 1.0)
     }
 
-    /// `p` from the context's posterior, mixed with what a change would mean.
+    /// `p` from the context's posterior, mixed with what a change would mean
+    /// when that is lower: the run only ever lowers `p`.
     pub(crate) fn adjust(&self, p: f64) -> f64 {
-        (1.0 - self.weight) * p + self.weight * self.changed_mean()
+        let changed = self.changed_mean();
+        if changed < p {
+            (1.0 - self.weight) * p + self.weight * changed
+        } else {
+            p
+        }
     }
 }
 
@@ -115,6 +127,8 @@ mod tests {
         let five = Change::after(5, 0.95).unwrap();
         assert!(five.weight > 0.99, "{}", five.weight);
         assert!((five.adjust(0.9) - 0.5 / 6.0).abs() < 0.01);
+        // never raised: a retry the context already judges poor stays poor
+        assert_eq!(five.adjust(0.01), 0.01);
     }
 
     #[test]
