@@ -144,7 +144,10 @@ mod tests {
     #[test]
     fn the_clamp_and_the_fallbacks_hold() {
         assert_eq!(paced_cooldown_ms(10.0, 0, None, 0.01, 1, 10_000), None);
-        assert_eq!(paced_cooldown_ms(10.0, 0, Some(10_000), 0.0, 1, 10_000), None);
+        assert_eq!(
+            paced_cooldown_ms(10.0, 0, Some(10_000), 0.0, 1, 10_000),
+            None
+        );
         // V ≤ c: nothing is lost by refusing, wait the longest
         assert_eq!(
             paced_cooldown_ms(1.0, 0, Some(10_000), 0.01, 1, 10_000),

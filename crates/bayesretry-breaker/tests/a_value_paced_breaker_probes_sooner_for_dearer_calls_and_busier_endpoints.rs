@@ -4,7 +4,8 @@
 //! Manual clock throughout.
 #![allow(
     clippy::panic,
-    reason = "test helper: an unexpected transition must fail the calling test"
+    clippy::unwrap_used,
+    reason = "test code: an unexpected transition or a rejected known-good config must fail the test"
 )]
 
 use bayesretry_breaker::{Breaker, Config, Error, State, Transition};

@@ -62,8 +62,14 @@ fn five_failures_in_a_row_on_a_healthy_endpoint_stop_every_strategy() {
     let calm = Situation::new().with_failure_run(1, 0.95);
     for strategy in [Strategy::Greedy, Strategy::Lookahead] {
         let engine = engine(strategy);
-        assert!(engine.decide(&store, &ctx(), &calm, 0).retry(), "{strategy:?}");
-        assert!(!engine.decide(&store, &ctx(), &outage, 0).retry(), "{strategy:?}");
+        assert!(
+            engine.decide(&store, &ctx(), &calm, 0).retry(),
+            "{strategy:?}"
+        );
+        assert!(
+            !engine.decide(&store, &ctx(), &outage, 0).retry(),
+            "{strategy:?}"
+        );
     }
     // Thompson: even a draw at the top of the posterior is weighed down
     let thompson = engine(Strategy::Thompson);
@@ -78,7 +84,12 @@ fn on_a_flaky_endpoint_a_short_run_changes_little() {
     let store = TableStore::with_means(&[0.5, 0.6]);
     let greedy = engine(Strategy::Greedy);
     let plain = greedy.decide(&store, &ctx(), &Situation::new(), 0);
-    let flaky = greedy.decide(&store, &ctx(), &Situation::new().with_failure_run(3, 0.5), 0);
+    let flaky = greedy.decide(
+        &store,
+        &ctx(),
+        &Situation::new().with_failure_run(3, 0.5),
+        0,
+    );
     assert!(flaky.retry());
     assert!((plain.probability() - flaky.probability()).abs() < 0.05);
 }
@@ -90,11 +101,21 @@ fn a_run_never_raises_a_retry_the_posterior_judges_poor() {
     let plain = greedy.decide(&store, &ctx(), &Situation::new(), 0);
     // the changed regime's mean ½ / (k + 1) is above 0.05 for k < 9: no change
     for k in [1, 2, 3, 8] {
-        let run = greedy.decide(&store, &ctx(), &Situation::new().with_failure_run(k, 0.95), 0);
+        let run = greedy.decide(
+            &store,
+            &ctx(),
+            &Situation::new().with_failure_run(k, 0.95),
+            0,
+        );
         assert_eq!(run, plain, "k = {k}");
     }
     // below it, lowered a little further
-    let long = greedy.decide(&store, &ctx(), &Situation::new().with_failure_run(10, 0.95), 0);
+    let long = greedy.decide(
+        &store,
+        &ctx(),
+        &Situation::new().with_failure_run(10, 0.95),
+        0,
+    );
     assert!(long.probability() < plain.probability() && !long.retry());
 }
 
@@ -107,7 +128,9 @@ fn no_run_or_no_usable_rate_leaves_the_posterior_alone() {
         Situation::new().with_failure_run(0, 0.95),
         Situation::new().with_failure_run(5, f64::NAN),
         Situation::new().with_failure_run(5, 1.0),
-        Situation::new().with_failure_run(5, 0.95).without_failure_run(),
+        Situation::new()
+            .with_failure_run(5, 0.95)
+            .without_failure_run(),
     ] {
         assert_eq!(greedy.decide(&store, &ctx(), &situation, 0), plain);
     }
@@ -125,7 +148,11 @@ fn the_lookahead_assumes_the_run_grows_with_each_later_failure() {
     // judged on a longer run, and it stops
     let store = TableStore::with_means(&[0.5, 0.05, 0.9, 0.9]);
     let lookahead = engine(Strategy::Lookahead);
-    assert!(lookahead.decide(&store, &ctx(), &Situation::new(), 0).retry());
+    assert!(
+        lookahead
+            .decide(&store, &ctx(), &Situation::new(), 0)
+            .retry()
+    );
     let run = Situation::new().with_failure_run(3, 0.95);
     assert!(!lookahead.decide(&store, &ctx(), &run, 0).retry());
 }

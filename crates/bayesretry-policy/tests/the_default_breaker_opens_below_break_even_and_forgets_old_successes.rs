@@ -11,8 +11,8 @@
 
 use core::time::Duration;
 
-use bayesretry_cost::CostModel;
 use bayesretry_breaker::State;
+use bayesretry_cost::CostModel;
 use bayesretry_policy::{Clock, HttpStatus, ManualClock, RetryError, RetryPolicy, VirtualSleeper};
 
 /// A policy on virtual time, with `cost` (or the default cost model) and

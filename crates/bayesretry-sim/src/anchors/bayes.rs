@@ -180,8 +180,8 @@ impl BayesRetry {
         // as the policy's run loop does: the breaker's run of failures and its
         // usual success rate weigh in on the decision
         if let Some(breaker) = &self.breaker {
-            situation = situation
-                .with_failure_run(breaker.failure_run(), breaker.posterior(now_ms).mean());
+            situation =
+                situation.with_failure_run(breaker.failure_run(), breaker.posterior(now_ms).mean());
         }
         let u = self.rng.next_unit();
         let decision = self
