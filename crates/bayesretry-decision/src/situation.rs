@@ -154,10 +154,10 @@ impl Situation {
     /// ```
     /// use bayesretry_cost::CostModel;
     /// use bayesretry_decision::{Config, Situation};
-    /// use bayesretry_store::{Context, ErrorClass, MemoryStore, StoreConfig};
+    /// use bayesretry_store::{Context, ErrorClass, MemoryStore};
     ///
     /// let engine = Config::new(CostModel::new(10.0, 1.0)?).build().unwrap();
-    /// let store = MemoryStore::new(StoreConfig::new());
+    /// let store = MemoryStore::new();
     /// let ctx = Context::new("api", 1, ErrorClass::Http(503)); // never seen: prior mean ½
     /// let calm = Situation::new().with_failure_run(1, 0.95);
     /// assert!(engine.decide(&store, &ctx, &calm, 0).retry());
