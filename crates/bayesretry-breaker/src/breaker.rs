@@ -153,6 +153,9 @@ pub struct Breaker {
     /// was built, closed or reset): how long the decayed count has been
     /// counting, for the call rate it stands for.
     counting_since_ms: Option<u64>,
+    /// When probes last closed the breaker: a reopening within a half-life of
+    /// it continues the outage that the paced cooldown measures.
+    closed_at_ms: Option<u64>,
 }
 
 impl Breaker {
@@ -166,6 +169,7 @@ impl Breaker {
             traffic_per_ms: 0.0,
             failure_run: 0,
             counting_since_ms: None,
+            closed_at_ms: None,
         }
     }
 
@@ -268,7 +272,9 @@ impl Breaker {
         };
         match self.state {
             State::Closed if !success && self.rule_says_down() => {
-                self.opened_at_ms = now_ms;
+                if !self.reopens_soon_after_closing(now_ms) {
+                    self.opened_at_ms = now_ms;
+                }
                 self.traffic_per_ms = pacing::traffic_per_ms(
                     self.evidence.strength(),
                     now_ms.saturating_sub(counting_since),
@@ -301,6 +307,7 @@ impl Breaker {
                 let successes = successes.saturating_add(1);
                 if successes >= self.config.probes_to_close() {
                     self.close(now_ms);
+                    self.closed_at_ms = Some(now_ms);
                     return Some(Transition::Closed);
                 }
                 self.state = State::HalfOpen {
@@ -368,6 +375,7 @@ impl Breaker {
     /// Closes the breaker and forgets its evidence, as an operator's override.
     pub fn reset(&mut self, now_ms: u64) {
         self.close(now_ms);
+        self.closed_at_ms = None;
     }
 
     fn close(&mut self, now_ms: u64) {
@@ -384,6 +392,18 @@ impl Breaker {
             probes: 1,
             successes: 0,
         };
+    }
+
+    /// Whether an opening at `now_ms` comes within a half-life of the probes
+    /// that last closed the breaker: their success was a lull (a token of a
+    /// rate limit, a lucky request), not the end of the outage, and a paced
+    /// cooldown goes on counting the outage from when it first opened instead
+    /// of starting again from its shortest cooldown.
+    fn reopens_soon_after_closing(&self, now_ms: u64) -> bool {
+        match (self.closed_at_ms, self.config.half_life_ms()) {
+            (Some(closed), Some(half_life)) => now_ms.saturating_sub(closed) < half_life,
+            _ => false,
+        }
     }
 
     /// The value-paced cooldown at `now_ms`, if the config paces it and a call

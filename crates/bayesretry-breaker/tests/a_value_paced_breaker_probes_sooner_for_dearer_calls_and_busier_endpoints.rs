@@ -183,3 +183,67 @@ fn a_success_value_that_is_not_a_positive_number_is_rejected() {
         None
     );
 }
+
+/// Probes the open breaker at the end of its cooldown with `success`; the
+/// time of the probe.
+fn probe(breaker: &mut Breaker, success: bool) -> (u64, Option<Transition>) {
+    let State::Open { until_ms } = breaker.state() else {
+        panic!("open, not {:?}", breaker.state());
+    };
+    assert!(breaker.check(until_ms).is_allowed());
+    (until_ms, breaker.record(until_ms, success))
+}
+
+/// Failures at ten a second from `now` until the breaker opens again; the
+/// cooldown it opened with.
+fn reopen(breaker: &mut Breaker, mut now: u64) -> u64 {
+    loop {
+        now += 100;
+        if let Some(Transition::Opened { until_ms }) = breaker.record(now, false) {
+            return until_ms - now;
+        }
+    }
+}
+
+#[test]
+fn a_reopening_soon_after_a_lucky_probe_continues_the_outage() {
+    let mut breaker = paced(10.0);
+    let (_, first) = open_after_traffic(&mut breaker, 10);
+    // a minute of failed probes: the cooldown has grown
+    let mut grown = first;
+    for _ in 0..10_000 {
+        let (at, transition) = probe(&mut breaker, false);
+        let Some(Transition::Reopened { cooldown_ms, .. }) = transition else {
+            panic!("a failed probe reopens");
+        };
+        grown = cooldown_ms;
+        if at > 120_000 {
+            break;
+        }
+    }
+    assert!(grown > 2 * first, "{grown} vs {first}");
+    // one lucky probe closes it; failures at once reopen it within a half-life:
+    // the outage goes on, and so does the long cooldown
+    let (at, transition) = probe(&mut breaker, true);
+    assert_eq!(transition, Some(Transition::Closed));
+    // (the call rate is measured afresh, from the failures since the close:
+    // within a few per cent of the first reading)
+    let soon = reopen(&mut breaker, at);
+    assert!(soon > 2 * first, "{soon} vs {first}");
+    assert!(soon as f64 > 0.9 * grown as f64, "{soon} vs {grown}");
+
+    // a breaker that stays closed for longer than a half-life starts afresh
+    let (at, _) = probe(&mut breaker, true);
+    let mut now = at;
+    while now < at + 2 * HALF_LIFE_MS {
+        now += 100;
+        assert_eq!(breaker.record(now, true), None);
+    }
+    let fresh = reopen(&mut breaker, now);
+    assert!(fresh < soon, "{fresh} vs {soon}");
+
+    // an operator's reset forgets the outage too
+    let (at, _) = probe(&mut breaker, true);
+    breaker.reset(at);
+    assert!(reopen(&mut breaker, at) < soon);
+}
