@@ -189,7 +189,9 @@ impl Inner {
     /// has just taken) is no cost on the success path.
     fn with_failure_run(&self, ctx: &Context<'_>, situation: &Situation, now_ms: u64) -> Situation {
         match (&self.endpoints, situation.failure_run()) {
-            (Some(endpoints), None) => {
+            // an endpoint with no state yet has seen no failure: nothing to add,
+            // and asking (`should_retry`) makes no state for it
+            (Some(endpoints), None) if endpoints.peek(ctx.endpoint()).is_some() => {
                 let breaker = endpoints.resolve(ctx.endpoint()).breaker.snapshot();
                 let usual = breaker.posterior(now_ms).mean();
                 situation.with_failure_run(breaker.failure_run(), usual)
