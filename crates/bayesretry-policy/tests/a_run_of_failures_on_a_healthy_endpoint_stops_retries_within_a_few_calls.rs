@@ -72,3 +72,11 @@ fn without_the_breaker_the_posterior_alone_takes_longer_to_learn() {
     // to the break-even 0.1
     assert!(total >= 6, "{retries:?}");
 }
+
+#[test]
+fn asking_about_an_endpoint_never_called_makes_no_state_for_it() {
+    let (policy, _clock) = policy(true);
+    let ctx = bayesretry_store::Context::new("never", 1, bayesretry_store::ErrorClass::Http(503));
+    assert!(policy.should_retry(&ctx).retry(), "the prior alone: retry");
+    assert_eq!(policy.breaker_state("never"), None);
+}
