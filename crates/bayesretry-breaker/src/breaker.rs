@@ -4,6 +4,7 @@ use bayesretry_beta::Beta;
 
 use crate::config::Config;
 use crate::evidence::{Evidence, upper_bound_below};
+use crate::pacing;
 
 /// Where a breaker stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -140,6 +141,21 @@ pub struct Breaker {
     state: State,
     /// The cooldown of the current (or latest) opening.
     cooldown_ms: u64,
+    /// When the breaker last opened from closed (a reopening after a failed
+    /// probe keeps it): how long the outage has lasted, for a paced cooldown.
+    opened_at_ms: u64,
+    /// The call rate, per millisecond, measured when the breaker last opened
+    /// from closed: what a paced cooldown weighs refused calls by.
+    traffic_per_ms: f64,
+    /// Failures recorded since the last success.
+    failure_run: u32,
+    /// When the current evidence began (the first outcome after the breaker
+    /// was built, closed or reset): how long the decayed count has been
+    /// counting, for the call rate it stands for.
+    counting_since_ms: Option<u64>,
+    /// When probes last closed the breaker: a reopening within a half-life of
+    /// it continues the outage that the paced cooldown measures.
+    closed_at_ms: Option<u64>,
 }
 
 impl Breaker {
@@ -149,6 +165,11 @@ impl Breaker {
             evidence: Evidence::none(0),
             state: State::Closed,
             cooldown_ms: config.cooldown_ms(),
+            opened_at_ms: 0,
+            traffic_per_ms: 0.0,
+            failure_run: 0,
+            counting_since_ms: None,
+            closed_at_ms: None,
         }
     }
 
@@ -161,6 +182,12 @@ impl Breaker {
     /// still reads `Open` until the next [`check`](Breaker::check) moves it on.
     pub const fn state(&self) -> State {
         self.state
+    }
+
+    /// How many failures have been recorded since the last success (or since
+    /// the breaker was built or reset).
+    pub const fn failure_run(&self) -> u32 {
+        self.failure_run
     }
 
     /// The cooldown of the current or latest opening, in milliseconds.
@@ -229,11 +256,33 @@ impl Breaker {
     /// most. Half-open, the outcome is a probe result. Open, it is evidence only.
     pub fn record(&mut self, now_ms: u64, success: bool) -> Option<Transition> {
         let half_life = self.config.half_life_ms();
+        // only a decaying count measures a rate (and only then is every
+        // outcome timed: a shared breaker without a half-life counts successes
+        // without the time)
+        let counting_since = match half_life {
+            Some(_) => *self.counting_since_ms.get_or_insert(now_ms),
+            None => now_ms,
+        };
         self.evidence = self.evidence.at(now_ms, half_life);
         self.evidence.observe(success);
+        self.failure_run = if success {
+            0
+        } else {
+            self.failure_run.saturating_add(1)
+        };
         match self.state {
             State::Closed if !success && self.rule_says_down() => {
-                self.cooldown_ms = self.config.cooldown_ms();
+                if !self.reopens_soon_after_closing(now_ms) {
+                    self.opened_at_ms = now_ms;
+                }
+                self.traffic_per_ms = pacing::traffic_per_ms(
+                    self.evidence.strength(),
+                    now_ms.saturating_sub(counting_since),
+                    half_life,
+                );
+                self.cooldown_ms = self
+                    .paced_cooldown_ms(now_ms)
+                    .unwrap_or(self.config.cooldown_ms());
                 let until_ms = now_ms.saturating_add(self.cooldown_ms);
                 self.state = State::Open { until_ms };
                 Some(Transition::Opened { until_ms })
@@ -245,7 +294,9 @@ impl Breaker {
                 successes,
             } => {
                 if !success {
-                    self.cooldown_ms = self.config.next_cooldown_ms(self.cooldown_ms);
+                    self.cooldown_ms = self
+                        .paced_cooldown_ms(now_ms)
+                        .unwrap_or_else(|| self.config.next_cooldown_ms(self.cooldown_ms));
                     let until_ms = now_ms.saturating_add(self.cooldown_ms);
                     self.state = State::Open { until_ms };
                     return Some(Transition::Reopened {
@@ -256,6 +307,7 @@ impl Breaker {
                 let successes = successes.saturating_add(1);
                 if successes >= self.config.probes_to_close() {
                     self.close(now_ms);
+                    self.closed_at_ms = Some(now_ms);
                     return Some(Transition::Closed);
                 }
                 self.state = State::HalfOpen {
@@ -317,9 +369,16 @@ impl Breaker {
     #[cfg(feature = "std")]
     pub(crate) fn absorb_successes(&mut self, count: u64, since_ms: u64, now_ms: u64) {
         let half_life = self.config.half_life_ms();
+        if half_life.is_some() && count > 0 {
+            // the decayed count measures a rate from its first outcome on
+            self.counting_since_ms.get_or_insert(since_ms);
+        }
         self.evidence = self.evidence.at(now_ms, half_life);
         self.evidence
             .observe_spread_successes(count, since_ms, half_life);
+        if count > 0 {
+            self.failure_run = 0;
+        }
     }
 
     /// The latest time the evidence was brought up to.
@@ -331,11 +390,14 @@ impl Breaker {
     /// Closes the breaker and forgets its evidence, as an operator's override.
     pub fn reset(&mut self, now_ms: u64) {
         self.close(now_ms);
+        self.closed_at_ms = None;
     }
 
     fn close(&mut self, now_ms: u64) {
         self.state = State::Closed;
         self.evidence = Evidence::none(now_ms);
+        self.failure_run = 0;
+        self.counting_since_ms = None;
         self.cooldown_ms = self.config.cooldown_ms();
     }
 
@@ -345,6 +407,32 @@ impl Breaker {
             probes: 1,
             successes: 0,
         };
+    }
+
+    /// Whether an opening at `now_ms` comes within a half-life of the probes
+    /// that last closed the breaker: their success was a lull (a token of a
+    /// rate limit, a lucky request), not the end of the outage, and a paced
+    /// cooldown goes on counting the outage from when it first opened instead
+    /// of starting again from its shortest cooldown.
+    fn reopens_soon_after_closing(&self, now_ms: u64) -> bool {
+        match (self.closed_at_ms, self.config.half_life_ms()) {
+            (Some(closed), Some(half_life)) => now_ms.saturating_sub(closed) < half_life,
+            _ => false,
+        }
+    }
+
+    /// The value-paced cooldown at `now_ms`, if the config paces it and a call
+    /// rate was measured; see the `pacing` module.
+    fn paced_cooldown_ms(&self, now_ms: u64) -> Option<u64> {
+        let success_value = self.config.value_paced_cooldown()?;
+        pacing::paced_cooldown_ms(
+            success_value,
+            now_ms.saturating_sub(self.opened_at_ms),
+            self.config.half_life_ms(),
+            self.traffic_per_ms,
+            self.config.cooldown_ms(),
+            self.config.max_cooldown_ms(),
+        )
     }
 
     /// The opening rule on the current evidence.

@@ -17,6 +17,7 @@ use crate::error::Error;
 /// - `cooldown_ms`: 10 000; `cooldown_factor`: 2; `max_cooldown_ms`: 300 000
 /// - `max_probes`: 1; `probes_to_close`: 1
 /// - no decay (no half-life)
+/// - no value pacing: the cooldown follows the fixed schedule above
 ///
 /// With these, a run of failures on a fresh endpoint opens the breaker at the 58th:
 /// only then does the 95 % upper bound of Beta(1, 59) fall below 5 %.
@@ -47,6 +48,7 @@ pub struct Config {
     max_probes: u32,
     probes_to_close: u32,
     half_life_ms: Option<u64>,
+    success_value: Option<f64>,
 }
 
 impl Config {
@@ -63,6 +65,7 @@ impl Config {
             max_probes: 1,
             probes_to_close: 1,
             half_life_ms: None,
+            success_value: None,
         }
     }
 
@@ -151,6 +154,36 @@ impl Config {
         }
     }
 
+    /// Paces the cooldown by the value of information: each time the breaker
+    /// opens, and each time a probe fails, it waits
+    /// `sqrt(2 · D / (r · (success_value − 1)))` before the next probe, where
+    /// `success_value` is what a successful call is worth in attempts (`V / c`),
+    /// `r` the call rate the breaker measured before it opened and `D` the time
+    /// it has been open plus one half-life — clamped to [`cooldown_ms`,
+    /// `max_cooldown_ms`]. See [the crate documentation](crate#value-paced-probes)
+    /// for where the rule comes from.
+    ///
+    /// The call rate is read from decayed evidence, so pacing needs a half-life;
+    /// without one (or before any outcome), the fixed schedule applies:
+    /// `cooldown_ms`, multiplied by `cooldown_factor` after each failed probe.
+    ///
+    /// [`cooldown_ms`]: Config::with_cooldown_ms
+    /// [`max_cooldown_ms`]: Config::with_max_cooldown_ms
+    pub const fn with_value_paced_cooldown(self, success_value: f64) -> Self {
+        Config {
+            success_value: Some(success_value),
+            ..self
+        }
+    }
+
+    /// The fixed cooldown schedule (the default).
+    pub const fn without_value_paced_cooldown(self) -> Self {
+        Config {
+            success_value: None,
+            ..self
+        }
+    }
+
     /// Checks every setting and returns a closed breaker with no evidence, as of
     /// time 0 (the first outcome's `now_ms` takes over from there).
     pub fn build(self) -> Result<Breaker, Error> {
@@ -186,6 +219,11 @@ impl Config {
         }
         if self.half_life_ms == Some(0) {
             return Err(Error::InvalidHalfLife(0));
+        }
+        if let Some(v) = self.success_value {
+            if !(v > 0.0 && v < f64::INFINITY) {
+                return Err(Error::InvalidSuccessValue(v));
+            }
         }
         Ok(Breaker::from_checked(self))
     }
@@ -238,6 +276,11 @@ impl Config {
     /// The half-life of evidence, if it decays.
     pub const fn half_life_ms(&self) -> Option<u64> {
         self.half_life_ms
+    }
+
+    /// The success value (`V / c`) pacing the cooldown, if it is paced.
+    pub const fn value_paced_cooldown(&self) -> Option<f64> {
+        self.success_value
     }
 
     /// The cooldown after `current` when a probe fails: `current × factor`, at most

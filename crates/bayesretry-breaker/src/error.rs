@@ -37,6 +37,9 @@ pub enum Error {
     },
     /// `half_life_ms` was zero.
     InvalidHalfLife(u64),
+    /// The success value of a value-paced cooldown was NaN, infinite or not
+    /// above 0.
+    InvalidSuccessValue(f64),
 }
 
 impl fmt::Display for Error {
@@ -71,6 +74,10 @@ impl fmt::Display for Error {
                 "probes_to_close must be between 1 and max_probes ({max_probes}), got {probes_to_close}"
             ),
             Error::InvalidHalfLife(v) => write!(f, "half_life_ms must be at least 1, got {v}"),
+            Error::InvalidSuccessValue(v) => write!(
+                f,
+                "the success value pacing the cooldown must be finite and > 0, got {v}"
+            ),
         }
     }
 }

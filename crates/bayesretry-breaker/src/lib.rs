@@ -13,6 +13,7 @@ mod evidence;
 #[cfg(feature = "std")]
 mod keyed;
 mod math;
+mod pacing;
 #[cfg(feature = "std")]
 mod shared;
 

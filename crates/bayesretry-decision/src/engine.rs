@@ -5,6 +5,7 @@ use bayesretry_beta::Beta;
 use bayesretry_cost::{CostLookup, CostModel, NoOverrides, expected_value_of_retry};
 use bayesretry_store::{Context, PosteriorStore};
 
+use crate::change::Change;
 use crate::config::Config;
 use crate::decision::{Decision, Reason};
 use crate::situation::Situation;
@@ -202,18 +203,21 @@ impl<L: CostLookup> DecisionEngine<L> {
         }
         let model = self.config.costs().model_for(ctx.endpoint());
         let posterior = store.posterior(ctx, now_ms);
+        let run = situation.failure_run();
+        let change = run.and_then(|(failures, usual)| Change::after(failures, usual));
+        let adjust = |p: f64| change.map_or(p, |c| c.adjust(p));
         match self.config.strategy() {
             Strategy::Greedy => {
-                let p = posterior.mean();
+                let p = adjust(posterior.mean());
                 Decision::from_expected_value(p, expected_value_of_retry(p, &model))
             }
             Strategy::Thompson => {
-                let p = draw(&posterior);
+                let p = adjust(draw(&posterior));
                 Decision::from_expected_value(p, expected_value_of_retry(p, &model))
             }
             Strategy::Lookahead => {
-                let q = posterior.mean();
-                let later = self.later_value(store, ctx, now_ms, &model);
+                let q = adjust(posterior.mean());
+                let later = self.later_value(store, ctx, now_ms, &model, run);
                 Decision::from_expected_value(q, continuation(q, later, &model))
             }
         }
@@ -228,6 +232,7 @@ impl<L: CostLookup> DecisionEngine<L> {
         ctx: &Context<'_>,
         now_ms: u64,
         model: &CostModel,
+        run: Option<(u32, f64)>,
     ) -> f64 {
         // Attempt `a` succeeds with the posterior of the context whose attempt is
         // `a - 1`. The next attempt is `made + 1`; the ones after it are
@@ -241,6 +246,11 @@ impl<L: CostLookup> DecisionEngine<L> {
         let mut value = 0.0;
         for failed in (first..=last).rev() {
             let q = store.posterior(&ctx.with_attempt(failed), now_ms).mean();
+            // reached only if every attempt before it failed: the run is longer
+            let q = run.map_or(q, |(failures, usual)| {
+                let more = failed.saturating_sub(ctx.attempt());
+                Change::after(failures.saturating_add(more), usual).map_or(q, |c| c.adjust(q))
+            });
             // f64::max returns the other operand for NaN: never NaN here
             value = continuation(q, value, model).max(0.0);
         }

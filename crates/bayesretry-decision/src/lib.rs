@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![no_std]
 
+mod change;
 mod config;
 mod decision;
 mod engine;
@@ -8,6 +9,7 @@ mod error;
 mod situation;
 mod strategy;
 
+pub use change::CHANGE_HAZARD;
 pub use config::Config;
 pub use decision::{Decision, Reason};
 pub use engine::DecisionEngine;

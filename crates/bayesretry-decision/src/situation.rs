@@ -18,7 +18,8 @@
 /// - no deadline;
 /// - a planned delay of 0 ms;
 /// - no Retry-After from the server, and no limit on it;
-/// - the breaker closed, the budget available, the error not permanent.
+/// - the breaker closed, the budget available, the error not permanent;
+/// - no failure run: the posterior alone decides.
 ///
 /// ```
 /// use bayesretry_decision::Situation;
@@ -40,6 +41,9 @@ pub struct Situation {
     breaker_open: bool,
     budget_exhausted: bool,
     permanent: bool,
+    /// Failures in a row at the endpoint, and the bits of its usual success rate
+    /// (bits, so that the type stays `Eq` and `Hash`).
+    failure_run: Option<(u32, u64)>,
 }
 
 impl Situation {
@@ -54,6 +58,7 @@ impl Situation {
             breaker_open: false,
             budget_exhausted: false,
             permanent: false,
+            failure_run: None,
         }
     }
 
@@ -138,6 +143,40 @@ impl Situation {
         self
     }
 
+    /// What the endpoint's breaker has seen: `failures` in a row (first tries
+    /// included, since its last success) on an endpoint whose usual success rate
+    /// is `usual_success_rate` (its decayed posterior mean). The engine weighs
+    /// the run as evidence that the endpoint has just changed — an outage
+    /// beginning — and lowers the probability it acts on accordingly; see
+    /// [the crate documentation](crate#a-run-of-failures). A run of 0, or a rate
+    /// that is not strictly between 0 and 1, changes nothing.
+    ///
+    /// ```
+    /// use bayesretry_cost::CostModel;
+    /// use bayesretry_decision::{Config, Situation};
+    /// use bayesretry_store::{Context, ErrorClass, MemoryStore};
+    ///
+    /// let engine = Config::new(CostModel::new(10.0, 1.0)?).build().unwrap();
+    /// let store = MemoryStore::new();
+    /// let ctx = Context::new("api", 1, ErrorClass::Http(503)); // never seen: prior mean ½
+    /// let calm = Situation::new().with_failure_run(1, 0.95);
+    /// assert!(engine.decide(&store, &ctx, &calm, 0).retry());
+    /// // five failures in a row on an endpoint that usually succeeds: an outage
+    /// let outage = Situation::new().with_failure_run(5, 0.95);
+    /// assert!(!engine.decide(&store, &ctx, &outage, 0).retry());
+    /// # Ok::<(), bayesretry_cost::Error>(())
+    /// ```
+    pub fn with_failure_run(mut self, failures: u32, usual_success_rate: f64) -> Self {
+        self.failure_run = Some((failures, usual_success_rate.to_bits()));
+        self
+    }
+
+    /// Drops the failure run: the posterior alone decides (the default).
+    pub const fn without_failure_run(mut self) -> Self {
+        self.failure_run = None;
+        self
+    }
+
     /// The deadline, if any.
     pub const fn deadline_ms(&self) -> Option<u64> {
         self.deadline_ms
@@ -180,5 +219,11 @@ impl Situation {
     /// Whether the error is permanent.
     pub const fn permanent(&self) -> bool {
         self.permanent
+    }
+
+    /// The endpoint's failure run and usual success rate, if given.
+    pub fn failure_run(&self) -> Option<(u32, f64)> {
+        self.failure_run
+            .map(|(failures, bits)| (failures, f64::from_bits(bits)))
     }
 }

@@ -26,8 +26,9 @@ pub use error::{Error, RetryError};
 pub use observer::Observer;
 pub use policy::{
     Builder, DEFAULT_ATTEMPT_COST, DEFAULT_BREAKER_HALF_LIFE, DEFAULT_BREAKER_MAX_COOLDOWN,
-    DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_RETRY_AFTER, DEFAULT_OPEN_BELOW_RANGE, DEFAULT_SUCCESS_VALUE,
-    MAX_UNCOUNTED_FAILURES, RetryPolicy, default_breaker,
+    DEFAULT_BREAKER_MIN_COOLDOWN, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_RETRY_AFTER,
+    DEFAULT_OPEN_BELOW_RANGE, DEFAULT_SUCCESS_VALUE, MAX_UNCOUNTED_FAILURES, RetryPolicy,
+    default_breaker,
 };
 #[cfg(feature = "tokio")]
 pub use sleep::TokioSleeper;

@@ -36,32 +36,48 @@ pub const MAX_UNCOUNTED_FAILURES: u32 = 16;
 /// endpoint by default: outcomes older than a few of these barely count.
 pub const DEFAULT_BREAKER_HALF_LIFE: Duration = Duration::from_secs(10);
 /// The longest the breaker a [`Builder`] gives each endpoint by default stays
-/// open before it lets a probe through: its first cooldown, and every later one.
+/// open before it lets a probe through: the ceiling of its value-paced cooldown
+/// (see [`default_breaker`]).
 pub const DEFAULT_BREAKER_MAX_COOLDOWN: Duration = Duration::from_secs(10);
+/// The shortest the breaker a [`Builder`] gives each endpoint by default stays
+/// open: the floor under its value-paced cooldown (see [`default_breaker`]),
+/// which leaves a probe time to answer before another is sent.
+pub const DEFAULT_BREAKER_MIN_COOLDOWN: Duration = Duration::from_millis(250);
 /// The range the default breaker's `open_below` is clamped to (see
 /// [`default_breaker`]).
-pub const DEFAULT_OPEN_BELOW_RANGE: (f64, f64) = (0.05, 0.5);
+pub const DEFAULT_OPEN_BELOW_RANGE: (f64, f64) = (0.05, 0.9);
+
+/// The largest `V / c` the default breaker paces its probes by: beyond it the
+/// cooldown is at its floor anyway.
+const MAX_PACING_VALUE: f64 = 1e9;
 
 /// The breaker a [`Builder`] gives each endpoint unless told otherwise, for the
 /// policy's cost model: `bayesretry_breaker::Config::new()` with three changes.
 ///
 /// - `open_below` is the cost model's break-even probability `c / V`, clamped to
-///   [`DEFAULT_OPEN_BELOW_RANGE`]: the breaker opens once the endpoint's success
-///   rate is credibly below the rate at which an attempt pays for itself. A
-///   first attempt is worth no more than a retry, and the breaker is the only
-///   part of the policy that can decline one. The clamp keeps a breaker for a
-///   huge `V / c` from waiting for near-certain failure (0.05 is the breaker's
-///   own default) and one for a tiny `V / c` from opening on a merely poor
-///   endpoint.
+///   [`DEFAULT_OPEN_BELOW_RANGE`] (0.05 to 0.9): the breaker opens once the
+///   endpoint's success rate is credibly below the rate at which an attempt
+///   pays for itself. A first attempt is worth no more than a retry, and the
+///   breaker is the only part of the policy that can decline one. The floor
+///   keeps a breaker for a huge `V / c` from waiting for near-certain failure
+///   (0.05 is the breaker's own default); the ceiling keeps the threshold below
+///   1, where no credible bound could fall under it, and leaves an endpoint
+///   that succeeds nine times in ten open whatever the cost model says.
 /// - the evidence halves in weight every [`DEFAULT_BREAKER_HALF_LIFE`] (10 s):
 ///   without decay, minutes of healthy traffic stand behind the posterior and an
 ///   overload or outage cannot move its upper bound for a long time; with it,
 ///   the breaker reads the last half-minute or so.
-/// - the cooldown stays at 10 s ([`DEFAULT_BREAKER_MAX_COOLDOWN`]) instead of
-///   doubling to 5 minutes after each failed probe: a breaker whose evidence
-///   fades opens in every long outage, and a doubled cooldown would keep
-///   refusing calls for minutes after the endpoint came back. One probe every
-///   10 s on an endpoint that stays down costs little.
+/// - the cooldown is paced by the value of information
+///   ([`with_value_paced_cooldown`](bayesretry_breaker::Config::with_value_paced_cooldown)
+///   with the cost model's `V / c`), between [`DEFAULT_BREAKER_MIN_COOLDOWN`]
+///   (250 ms) and [`DEFAULT_BREAKER_MAX_COOLDOWN`] (10 s), instead of a fixed
+///   10 s doubling to 5 minutes: each probe comes after
+///   `sqrt(2 · D / (r · (V/c − 1)))`, `r` being the call rate the breaker saw
+///   before it opened and `D` the time open plus a half-life. A breaker whose
+///   evidence fades opens in every long outage, and every call it refuses after
+///   the endpoint is back loses `V − c`: a busy endpoint or a dear success is
+///   probed for within a second or two, a quiet endpoint or a cheap success
+///   every few seconds, and never less often than every 10 s.
 ///
 /// ```
 /// use bayesretry_cost::CostModel;
@@ -69,7 +85,8 @@ pub const DEFAULT_OPEN_BELOW_RANGE: (f64, f64) = (0.05, 0.5);
 /// let breaker = default_breaker(&CostModel::new(10.0, 1.0).unwrap());
 /// assert_eq!(breaker.open_below(), 0.1);
 /// assert_eq!(breaker.half_life_ms(), Some(10_000));
-/// assert_eq!(breaker.max_cooldown_ms(), 10_000);
+/// assert_eq!(breaker.value_paced_cooldown(), Some(10.0));
+/// assert_eq!((breaker.cooldown_ms(), breaker.max_cooldown_ms()), (250, 10_000));
 /// // clamped: a success worth 1000 attempts still opens below 5 %
 /// assert_eq!(default_breaker(&CostModel::new(1000.0, 1.0).unwrap()).open_below(), 0.05);
 /// ```
@@ -78,12 +95,14 @@ pub fn default_breaker(cost_model: &CostModel) -> bayesretry_breaker::Config {
     // finite: a cost model's success value is finite and above zero
     let open_below = cost_model.break_even_probability().clamp(low, high);
     let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-    let cooldown_ms = millis(DEFAULT_BREAKER_MAX_COOLDOWN);
+    // a free attempt makes every success infinitely dear: pace as for a very dear one
+    let success_value = (1.0 / cost_model.break_even_probability()).min(MAX_PACING_VALUE);
     bayesretry_breaker::Config::new()
         .with_open_below(open_below)
         .with_half_life_ms(millis(DEFAULT_BREAKER_HALF_LIFE))
-        .with_cooldown_ms(cooldown_ms)
-        .with_max_cooldown_ms(cooldown_ms)
+        .with_cooldown_ms(millis(DEFAULT_BREAKER_MIN_COOLDOWN))
+        .with_max_cooldown_ms(millis(DEFAULT_BREAKER_MAX_COOLDOWN))
+        .with_value_paced_cooldown(success_value)
 }
 
 /// Decides, after each failed attempt, whether another one is worth it, and runs
@@ -143,15 +162,41 @@ impl Inner {
     /// [`decide`](Inner::decide) without telling the observer: for the run
     /// loop, which may still turn the verdict into a stop (the budget refuses)
     /// and reports only the decision it acts on.
+    ///
+    /// A learning decision also reads the endpoint's breaker, which has seen
+    /// every attempt, first tries included: the failures in a row since its
+    /// last success and its usual success rate go into the situation
+    /// ([`Situation::with_failure_run`]), so that a run of failures on an
+    /// endpoint that usually succeeds stops retries before the context's own
+    /// posterior has learned of the outage. A caller who set a run keeps it.
     pub(crate) fn judge(&self, ctx: &Context<'_>, situation: &Situation, now_ms: u64) -> Decision {
         if !self.learning {
-            self.engine.decide_fixed(ctx.attempt(), situation, now_ms)
-        } else if self.engine.config().strategy() == Strategy::Thompson {
+            return self.engine.decide_fixed(ctx.attempt(), situation, now_ms);
+        }
+        let situation = self.with_failure_run(ctx, situation, now_ms);
+        if self.engine.config().strategy() == Strategy::Thompson {
             let u = self.rng.next_unit();
             self.engine
-                .decide_with_uniform(&self.store, ctx, situation, now_ms, u)
+                .decide_with_uniform(&self.store, ctx, &situation, now_ms, u)
         } else {
-            self.engine.decide(&self.store, ctx, situation, now_ms)
+            self.engine.decide(&self.store, ctx, &situation, now_ms)
+        }
+    }
+
+    /// `situation` with the endpoint breaker's failure run and usual success
+    /// rate, when the policy has a breaker and the caller gave no run. Taken
+    /// only after a failure, so the breaker's lock (which the failure's record
+    /// has just taken) is no cost on the success path.
+    fn with_failure_run(&self, ctx: &Context<'_>, situation: &Situation, now_ms: u64) -> Situation {
+        match (&self.endpoints, situation.failure_run()) {
+            // an endpoint with no state yet has seen no failure: nothing to add,
+            // and asking (`should_retry`) makes no state for it
+            (Some(endpoints), None) if endpoints.peek(ctx.endpoint()).is_some() => {
+                let breaker = endpoints.resolve(ctx.endpoint()).breaker.snapshot();
+                let usual = breaker.posterior(now_ms).mean();
+                situation.with_failure_run(breaker.failure_run(), usual)
+            }
+            _ => *situation,
         }
     }
 
@@ -370,9 +415,13 @@ impl RetryPolicy {
 ///   A retry is made while `p · 10 − 1 > 0`, that is while at least one retry in
 ///   ten is expected to succeed. A failed call usually costs far more than one
 ///   more attempt (a user waits, a job is redone), and the ratio says so; under
-///   the uniform prior (`p = 0.5`) a context never seen before is always retried,
-///   and it takes eight failures in a row in one context for its mean to fall to
-///   0.1 and its retries to stop;
+///   the uniform prior (`p = 0.5`) a context never seen before is retried, and
+///   it takes eight failures in a row in one context for its mean to fall to
+///   0.1 and its retries to stop — unless the endpoint's breaker has seen a run
+///   of failures first: every learning decision weighs the breaker's failures in
+///   a row (first tries included) against its usual success rate as
+///   change-point evidence ([`Situation::with_failure_run`]), so on an endpoint
+///   that usually succeeds, four or five failures in a row stop retries at once;
 /// - [`DEFAULT_MAX_ATTEMPTS`] = 4 attempts in all;
 /// - the backoff of `bayesretry_backoff::Config::new()`: exponential from 500 ms,
 ///   factor 2, full jitter, capped at 30 s;
@@ -382,8 +431,9 @@ impl RetryPolicy {
 ///   breaker crate's defaults (95 % credible upper bound, at least 10 outcomes,
 ///   one probe) with three changes. It opens when the endpoint's success rate is
 ///   credibly below the break-even `c / V` (0.1 with the default cost model;
-///   clamped to 0.05–0.5), its evidence halves every
-///   [`DEFAULT_BREAKER_HALF_LIFE`] = 10 s, and its cooldown stays at 10 s. Why:
+///   clamped to 0.05–0.9), its evidence halves every
+///   [`DEFAULT_BREAKER_HALF_LIFE`] = 10 s, and its cooldown is paced by the
+///   value of information, between 250 ms and 10 s. Why:
 ///   an endpoint that succeeds less often than break-even loses value on
 ///   *every* attempt, the first one included, and only the breaker can decline
 ///   a first attempt; with the breaker crate's own 0.05 the policy kept calling
@@ -393,12 +443,14 @@ impl RetryPolicy {
 ///   and the server stays overloaded after the trigger has passed; with a 10 s
 ///   half-life the breaker reads roughly the last half-minute, opens within
 ///   seconds of failures taking over, and lets the backlog drain. Because it
-///   now opens in every long outage, its cooldown does not double: a 5-minute
-///   cooldown would refuse calls long after the endpoint came back. The price:
-///   after an outage ends, calls are refused for up to one cooldown (about 12 s
-///   until the success rate is back, against 1 s without a breaker), and an
-///   endpoint that sees fewer than a few calls a second gathers too little
-///   recent evidence to open at 0.05. The decision benchmark
+///   now opens in every long outage, it probes as often as the calls it would
+///   refuse after the endpoint is back are worth: about every 0.5–2 s at ten
+///   calls a second and `V / c = 10`, never less often than every 10 s. The
+///   price: after an outage ends, calls are still refused until the next probe
+///   (the benchmark's S5 success rate is back within 5 points of the oracle's
+///   after about 8–10 s, against 1 s without a breaker), and an endpoint that
+///   sees fewer than a few calls a second gathers too little recent evidence
+///   to open at 0.05. The decision benchmark
 ///   (docs/BENCHMARKS.md, `bayesretry-sim`) has the figures. A breaker set with
 ///   [`with_breaker`](Builder::with_breaker) is used as given, and
 ///   [`without_breaker`](Builder::without_breaker) turns it off;

@@ -1,16 +1,19 @@
 //! The breaker a builder gives each endpoint by default: it opens when the
 //! success rate is credibly below the cost model's break-even, its evidence
-//! fades with a 10 s half-life, and its cooldown does not grow.
+//! fades with a 10 s half-life, and its cooldown is paced by the value of a
+//! success and the traffic it measured, between 250 ms and 10 s.
 
 #![allow(
     clippy::unwrap_used,
+    clippy::panic,
     reason = "test code: a broken expectation must fail the test"
 )]
 
 use core::time::Duration;
 
+use bayesretry_breaker::State;
 use bayesretry_cost::CostModel;
-use bayesretry_policy::{HttpStatus, ManualClock, RetryError, RetryPolicy, VirtualSleeper};
+use bayesretry_policy::{Clock, HttpStatus, ManualClock, RetryError, RetryPolicy, VirtualSleeper};
 
 /// A policy on virtual time, with `cost` (or the default cost model) and
 /// `breaker` (or the default breaker), and the clock it reads.
@@ -105,24 +108,46 @@ fn minutes_of_successes_do_not_keep_it_closed_once_failures_take_over() {
     );
 }
 
+/// How long the breaker of "api" stays open, as it reports: the end of the
+/// cooldown minus the time now.
+fn cooldown_now(policy: &RetryPolicy, clock: &ManualClock) -> u64 {
+    match policy.breaker_state("api") {
+        Some(State::Open { until_ms }) => until_ms - clock.now_ms(),
+        other => panic!("the breaker is open, not {other:?}"),
+    }
+}
+
 #[test]
-fn its_cooldown_stays_at_ten_seconds_after_failed_probes() {
-    let (policy, clock) = policy(None, None);
-    failures_until_open(&policy, &clock, 200).unwrap();
-    for _ in 0..5 {
-        // the cooldown passes: one probe is let through, fails, and the breaker
-        // opens again for the same 10 s
-        clock.advance(Duration::from_secs(10));
+fn its_cooldown_is_shorter_for_a_dearer_success_and_never_above_ten_seconds() {
+    // ten calls a second: the breaker measures 0.01 calls per ms, so its first
+    // cooldown is sqrt(2 · 10 s / (0.01/ms · (V/c − 1))): 471 ms at V/c 10,
+    // 1.41 s at V/c 2; the refused call that shows it open comes 100 ms later
+    let first = |value: f64| {
+        let (policy, clock) = policy(Some(CostModel::new(value, 1.0).unwrap()), None);
+        failures_until_open(&policy, &clock, 200).unwrap();
+        (cooldown_now(&policy, &clock), policy, clock)
+    };
+    let (dear, policy, clock) = first(10.0);
+    let (cheap, ..) = first(2.0);
+    assert!((300..=450).contains(&dear), "{dear}");
+    assert!((1_150..=1_550).contains(&cheap), "{cheap}");
+
+    // probes that keep failing: the cooldown grows as the outage drags on,
+    // and stops at 10 s
+    let mut previous = dear;
+    for _ in 0..2_000 {
+        clock.advance(Duration::from_millis(cooldown_now(&policy, &clock)));
         let result: Result<(), _> = policy.run_blocking("api", |_| Err(HttpStatus(500)));
         assert!(
             !matches!(result, Err(RetryError::CircuitOpen { .. })),
-            "{result:?}"
+            "the probe is let through: {result:?}"
         );
-        clock.advance(Duration::from_millis(9_900));
-        let result: Result<(), _> = policy.run_blocking("api", |_| Err(HttpStatus(500)));
-        assert!(
-            matches!(result, Err(RetryError::CircuitOpen { .. })),
-            "{result:?}"
-        );
+        let cooldown = cooldown_now(&policy, &clock);
+        assert!(cooldown >= previous && cooldown <= 10_000, "{cooldown}");
+        previous = cooldown;
+        if cooldown == 10_000 {
+            break;
+        }
     }
+    assert_eq!(previous, 10_000);
 }

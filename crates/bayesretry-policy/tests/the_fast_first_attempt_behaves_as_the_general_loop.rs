@@ -59,7 +59,7 @@ fn outcome(call: u32, attempt: u32) -> Result<u32, HttpStatus> {
     let failing = match call {
         0..40 => call % 9 == 0 && attempt == 1, // healthy, a rare blip
         40..80 => (call + attempt) % 3 == 0,    // flaky
-        80..220 => true,                        // down
+        80..300 => true,                        // down
         _ => call % 11 == 0 && attempt == 1,    // recovered
     };
     let status = if call % 2 == 0 { 503 } else { 429 };
@@ -74,7 +74,7 @@ fn life(general: bool, blocking: bool) -> Vec<String> {
     let (policy, clock) = policy(general);
     let endpoint = policy.endpoint("provider");
     let mut seen = Vec::new();
-    for call in 0..300 {
+    for call in 0..380 {
         let result = if blocking {
             endpoint.run_blocking(|attempt| outcome(call, attempt))
         } else {

@@ -37,7 +37,7 @@ pub struct BayesConfig {
     pub prior: Option<(f64, f64)>,
     /// The breaker opens when the credible upper bound of an endpoint's success
     /// rate falls below this (`None`: the policy's default, the break-even
-    /// `1 / V` clamped to [0.05, 0.5]).
+    /// `1 / V` clamped to [0.05, 0.9]).
     pub open_below: Option<f64>,
     /// The policy's default before the break-even breaker (reported as `BR-G0`,
     /// `BR-T0`, `BR-L0`): the breaker crate's own `Config::new()` (opens below

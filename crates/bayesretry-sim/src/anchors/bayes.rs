@@ -11,7 +11,8 @@
 //! 2. after an attempt, its outcome is recorded in the breaker, and the evidence
 //!    of the context that led to it (the previous failure) goes to the store;
 //! 3. after a failure, the engine decides on the context
-//!    `(endpoint, attempts failed, class)` with the breaker's state, and the
+//!    `(endpoint, attempts failed, class)` with the breaker's state and its run
+//!    of failures (with the usual success rate it weighs the run against), and the
 //!    backoff gives the delay; a retry the engine allows then spends from the
 //!    budget, if there is one (first attempts deposit into it).
 //!
@@ -173,9 +174,15 @@ impl BayesRetry {
             self.breaker.as_ref().map(Breaker::state),
             Some(bayesretry_breaker::State::Open { .. })
         );
-        let situation = Situation::new()
+        let mut situation = Situation::new()
             .with_delay_ms(u64::try_from(delay.as_millis()).unwrap_or(u64::MAX))
             .with_breaker_open(open);
+        // as the policy's run loop does: the breaker's run of failures and its
+        // usual success rate weigh in on the decision
+        if let Some(breaker) = &self.breaker {
+            situation =
+                situation.with_failure_run(breaker.failure_run(), breaker.posterior(now_ms).mean());
+        }
         let u = self.rng.next_unit();
         let decision = self
             .engine

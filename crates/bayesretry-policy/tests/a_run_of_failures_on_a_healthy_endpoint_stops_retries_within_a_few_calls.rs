@@ -1,0 +1,82 @@
+//! The change-point evidence of the default policy: the endpoint's breaker sees
+//! every attempt, first tries included, and a run of failures on an endpoint
+//! that usually succeeds stops retries before the retry context's own posterior
+//! (here a class never seen before, at its uniform prior) has learned of the
+//! outage. Virtual time throughout.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "test code: a broken expectation must fail the test"
+)]
+
+use core::time::Duration;
+
+use bayesretry_policy::{HttpStatus, ManualClock, RetryPolicy, VirtualSleeper};
+
+/// The default policy (or one without a breaker) on virtual time, and its clock.
+fn policy(breaker: bool) -> (RetryPolicy, ManualClock) {
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let clock = sleeper.clock().clone();
+    let mut builder = RetryPolicy::builder()
+        .with_virtual_time(sleeper)
+        .with_seed(11);
+    if !breaker {
+        builder = builder.without_breaker();
+    }
+    (builder.build().unwrap(), clock)
+}
+
+/// A minute of healthy calls, ten a second, then `calls` calls into an outage
+/// that fails every attempt with a 503; the retries each outage call made.
+fn retries_into_an_outage(policy: &RetryPolicy, clock: &ManualClock, calls: usize) -> Vec<u32> {
+    for _ in 0..600 {
+        assert!(
+            policy
+                .run_blocking("api", |_| Ok::<(), HttpStatus>(()))
+                .is_ok()
+        );
+        clock.advance(Duration::from_millis(100));
+    }
+    (0..calls)
+        .map(|_| {
+            let mut attempts = 0;
+            let _ = policy.run_blocking("api", |_| {
+                attempts += 1;
+                Err::<(), _>(HttpStatus(503))
+            });
+            clock.advance(Duration::from_millis(100));
+            attempts - 1
+        })
+        .collect()
+}
+
+#[test]
+fn four_failures_in_a_row_stop_the_retries_of_a_class_never_seen() {
+    let (policy, clock) = policy(true);
+    let retries = retries_into_an_outage(&policy, &clock, 20);
+    // the first call's first failure is one in a row (a healthy endpoint fails
+    // now and then): it retries; by the fourth failure in a row the run says
+    // the endpoint changed, and no call retries any more
+    assert!(retries[0] >= 1, "{retries:?}");
+    let total: u32 = retries.iter().sum();
+    assert!(total <= 3, "{retries:?}");
+    assert!(retries[3..].iter().all(|&r| r == 0), "{retries:?}");
+}
+
+#[test]
+fn without_the_breaker_the_posterior_alone_takes_longer_to_learn() {
+    let (policy, clock) = policy(false);
+    let retries = retries_into_an_outage(&policy, &clock, 20);
+    let total: u32 = retries.iter().sum();
+    // the uniform prior needs about nine failed retries before its mean falls
+    // to the break-even 0.1
+    assert!(total >= 6, "{retries:?}");
+}
+
+#[test]
+fn asking_about_an_endpoint_never_called_makes_no_state_for_it() {
+    let (policy, _clock) = policy(true);
+    let ctx = bayesretry_store::Context::new("never", 1, bayesretry_store::ErrorClass::Http(503));
+    assert!(policy.should_retry(&ctx).retry(), "the prior alone: retry");
+    assert_eq!(policy.breaker_state("never"), None);
+}
