@@ -300,6 +300,18 @@ impl SharedBreaker {
         locked.breaker.posterior(now_ms)
     }
 
+    /// The failures in a row since the last success
+    /// ([`Breaker::failure_run`]) and the posterior at `now_ms`, read together
+    /// under one lock, with every counted success folded in.
+    pub fn failure_run(&self, now_ms: u64) -> (u32, Beta) {
+        let mut locked = self.lock();
+        self.fold(&mut locked, now_ms);
+        (
+            locked.breaker.failure_run(),
+            locked.breaker.posterior(now_ms),
+        )
+    }
+
     /// A copy of the breaker as it is now, with every counted success folded in
     /// as of the latest time the breaker has seen.
     pub fn snapshot(&self) -> Breaker {

@@ -411,7 +411,12 @@ impl<'a> Attempts<'a> {
         let decision = if self.attempt >= hard_cap {
             Decision::stop(Reason::MaxAttempts)
         } else {
-            inner.judge(&ctx, &situation, now_ms)
+            inner.judge(
+                &ctx,
+                &situation,
+                now_ms,
+                self.state.as_ref().map(|state| &state.breaker),
+            )
         };
 
         let info = FailedAttempt {

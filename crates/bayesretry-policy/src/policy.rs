@@ -6,7 +6,7 @@ use core::future::Future;
 use core::time::Duration;
 
 use bayesretry_backoff::{Backoff, Jitter};
-use bayesretry_breaker::State;
+use bayesretry_breaker::{SharedBreaker, State};
 use bayesretry_budget::Budget;
 use bayesretry_cost::CostModel;
 use bayesretry_decision::{Decision, DecisionEngine, Situation, Strategy};
@@ -154,7 +154,7 @@ impl Inner {
     /// number is drawn only for a Thompson draw), on the fixed count in classic
     /// mode.
     pub(crate) fn decide(&self, ctx: &Context<'_>, situation: &Situation, now_ms: u64) -> Decision {
-        let decision = self.judge(ctx, situation, now_ms);
+        let decision = self.judge(ctx, situation, now_ms, None);
         self.report(&decision, ctx);
         decision
     }
@@ -169,11 +169,19 @@ impl Inner {
     /// ([`Situation::with_failure_run`]), so that a run of failures on an
     /// endpoint that usually succeeds stops retries before the context's own
     /// posterior has learned of the outage. A caller who set a run keeps it.
-    pub(crate) fn judge(&self, ctx: &Context<'_>, situation: &Situation, now_ms: u64) -> Decision {
+    /// `breaker` is the endpoint's breaker when the caller has found it
+    /// already (the run loop has); otherwise it is found by name.
+    pub(crate) fn judge(
+        &self,
+        ctx: &Context<'_>,
+        situation: &Situation,
+        now_ms: u64,
+        breaker: Option<&SharedBreaker>,
+    ) -> Decision {
         if !self.learning {
             return self.engine.decide_fixed(ctx.attempt(), situation, now_ms);
         }
-        let situation = self.with_failure_run(ctx, situation, now_ms);
+        let situation = self.with_failure_run(ctx, situation, now_ms, breaker);
         if self.engine.config().strategy() == Strategy::Thompson {
             let u = self.rng.next_unit();
             self.engine
@@ -187,17 +195,27 @@ impl Inner {
     /// rate, when the policy has a breaker and the caller gave no run. Taken
     /// only after a failure, so the breaker's lock (which the failure's record
     /// has just taken) is no cost on the success path.
-    fn with_failure_run(&self, ctx: &Context<'_>, situation: &Situation, now_ms: u64) -> Situation {
-        match (&self.endpoints, situation.failure_run()) {
+    fn with_failure_run(
+        &self,
+        ctx: &Context<'_>,
+        situation: &Situation,
+        now_ms: u64,
+        breaker: Option<&SharedBreaker>,
+    ) -> Situation {
+        if situation.failure_run().is_some() {
+            return *situation;
+        }
+        let (run, posterior) = match (breaker, &self.endpoints) {
+            (Some(breaker), _) => breaker.failure_run(now_ms),
             // an endpoint with no state yet has seen no failure: nothing to add,
             // and asking (`should_retry`) makes no state for it
-            (Some(endpoints), None) if endpoints.peek(ctx.endpoint()).is_some() => {
-                let breaker = endpoints.resolve(ctx.endpoint()).breaker.snapshot();
-                let usual = breaker.posterior(now_ms).mean();
-                situation.with_failure_run(breaker.failure_run(), usual)
-            }
-            _ => *situation,
-        }
+            (None, Some(endpoints)) if endpoints.peek(ctx.endpoint()).is_some() => endpoints
+                .resolve(ctx.endpoint())
+                .breaker
+                .failure_run(now_ms),
+            (None, _) => return *situation,
+        };
+        situation.with_failure_run(run, posterior.mean())
     }
 
     /// Tells the observer of the decision taken for `ctx`.
