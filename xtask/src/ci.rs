@@ -72,6 +72,11 @@ pub(crate) fn steps(options: Options) -> Result<Vec<Step>, String> {
             "-D warnings -D rustdoc::broken_intra_doc_links",
         ),
     );
+    steps.push(Step::action(
+        "package: clear stale sources",
+        "remove this workspace's crates from CARGO_HOME's local-registry sources",
+        clear_packaged_sources,
+    ));
     // --allow-dirty: the check is of what the crates contain, and a developer
     // runs it before committing too
     steps.push(Step::cargo(
@@ -85,9 +90,70 @@ pub(crate) fn steps(options: Options) -> Result<Vec<Step>, String> {
     Ok(steps)
 }
 
+/// Removes the copies of this workspace's crates that earlier `cargo package`
+/// runs unpacked under `$CARGO_HOME/registry/src/`.
+///
+/// `cargo package --workspace` verifies each crate against the tarballs of the
+/// others, served from a local registry in the target directory, and unpacks
+/// them under `$CARGO_HOME/registry/src/-<hash of that registry's path>/`. It
+/// unpacks a `name-version` only once: a later run from the same checkout path,
+/// with the crates changed but their version not (as between releases), builds
+/// against the stale copy and fails on code that is not there. Those copies are
+/// a cache of this workspace's own tarballs, so removing them loses nothing.
+/// Directories of named registries (crates.io's `index.crates.io-…`) are never
+/// touched: only the nameless local ones, whose names start with `-`.
+fn clear_packaged_sources() -> Result<(), String> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|home| std::path::Path::new(&home).join(".cargo"))
+        });
+    let Some(sources) = home.map(|home| home.join("registry").join("src")) else {
+        return Ok(());
+    };
+    let Ok(registries) = std::fs::read_dir(&sources) else {
+        return Ok(()); // nothing unpacked yet
+    };
+    for registry in registries.flatten() {
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        let Ok(crates) = std::fs::read_dir(registry.path()) else {
+            continue;
+        };
+        for unpacked in crates.flatten() {
+            if is_workspace_crate(&unpacked.file_name().to_string_lossy()) {
+                std::fs::remove_dir_all(unpacked.path())
+                    .map_err(|err| format!("removing {}: {err}", unpacked.path().display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether an unpacked directory `name-version` is one of this workspace's
+/// crates (all named `bayesretry` or `bayesretry-…`).
+fn is_workspace_crate(dir: &str) -> bool {
+    dir.rsplit_once('-').is_some_and(|(name, version)| {
+        (name == "bayesretry" || name.starts_with("bayesretry-"))
+            && version.starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Options, steps};
+    use super::{Options, is_workspace_crate, steps};
+
+    #[test]
+    fn only_this_workspace_s_unpacked_crates_are_cleared() {
+        assert!(is_workspace_crate("bayesretry-0.1.0"));
+        assert!(is_workspace_crate("bayesretry-breaker-0.1.0"));
+        assert!(is_workspace_crate("bayesretry-sim-12.3.4"));
+        assert!(!is_workspace_crate("serde-1.0.220"));
+        assert!(!is_workspace_crate("bayesretryx-0.1.0"));
+        assert!(!is_workspace_crate("bayesretry"));
+        assert!(!is_workspace_crate("bayesretry-breaker"));
+    }
 
     fn names(options: Options) -> Vec<String> {
         steps(options)

@@ -17,6 +17,9 @@ pub(crate) struct Step {
     args: Vec<OsString>,
     envs: Vec<(&'static str, &'static str)>,
     hint: Option<&'static str>,
+    /// Work done in this process instead of a command, such as clearing a
+    /// cache a later command would trust.
+    action: Option<fn() -> Result<(), String>>,
 }
 
 impl Step {
@@ -32,6 +35,21 @@ impl Step {
             args: args.into_iter().map(|a| a.as_ref().to_owned()).collect(),
             envs: Vec::new(),
             hint: None,
+            action: None,
+        }
+    }
+
+    /// Work done by this task itself rather than by a command: `action`, with
+    /// `description` shown as its command line.
+    pub(crate) fn action(
+        name: impl Into<String>,
+        description: &'static str,
+        action: fn() -> Result<(), String>,
+    ) -> Self {
+        Self {
+            program: Some(description),
+            action: Some(action),
+            ..Self::cargo(name, core::iter::empty::<&str>())
         }
     }
 
@@ -116,6 +134,19 @@ pub(crate) fn run(steps: &[Step]) -> Result<(), Failure> {
         println!("==> {}", step.name);
         println!("    $ {}", step.command_line());
         let started = Instant::now();
+        if let Some(action) = step.action {
+            let reason = action().err();
+            timings.push((&step.name, started.elapsed(), reason.is_none()));
+            if let Some(reason) = reason {
+                outcome = Err(Failure {
+                    step: step.name.clone(),
+                    reason,
+                    hint: step.hint,
+                });
+                break;
+            }
+            continue;
+        }
         let program = step.program.map_or_else(|| cargo.clone(), OsString::from);
         let status = Command::new(program)
             .args(&step.args)
