@@ -134,35 +134,11 @@ pub(crate) fn run(steps: &[Step]) -> Result<(), Failure> {
         println!("==> {}", step.name);
         println!("    $ {}", step.command_line());
         let started = Instant::now();
-        if let Some(action) = step.action {
-            let reason = action().err();
-            timings.push((&step.name, started.elapsed(), reason.is_none()));
-            if let Some(reason) = reason {
-                outcome = Err(Failure {
-                    step: step.name.clone(),
-                    reason,
-                    hint: step.hint,
-                });
-                break;
-            }
-            continue;
-        }
-        let program = step.program.map_or_else(|| cargo.clone(), OsString::from);
-        let status = Command::new(program)
-            .args(&step.args)
-            .envs(step.envs.iter().copied())
-            .current_dir(&root)
-            .status();
-        let elapsed = started.elapsed();
-        let reason = match status {
-            Ok(status) if status.success() => None,
-            Ok(status) => Some(match status.code() {
-                Some(code) => format!("`{}` exited with code {code}", step.command_line()),
-                None => format!("`{}` was stopped ({status})", step.command_line()),
-            }),
-            Err(err) => Some(format!("could not start `{}`: {err}", step.command_line())),
+        let reason = match step.action {
+            Some(action) => action().err(),
+            None => command_failure(step, &cargo, &root),
         };
-        timings.push((&step.name, elapsed, reason.is_none()));
+        timings.push((&step.name, started.elapsed(), reason.is_none()));
         if let Some(reason) = reason {
             outcome = Err(Failure {
                 step: step.name.clone(),
@@ -175,6 +151,26 @@ pub(crate) fn run(steps: &[Step]) -> Result<(), Failure> {
 
     print_timings(&timings, steps.len());
     outcome
+}
+
+/// Runs `step`'s command from `root`; why it failed, or `None`.
+fn command_failure(step: &Step, cargo: &OsStr, root: &Path) -> Option<String> {
+    let program = step
+        .program
+        .map_or_else(|| cargo.to_owned(), OsString::from);
+    let status = Command::new(program)
+        .args(&step.args)
+        .envs(step.envs.iter().copied())
+        .current_dir(root)
+        .status();
+    match status {
+        Ok(status) if status.success() => None,
+        Ok(status) => Some(match status.code() {
+            Some(code) => format!("`{}` exited with code {code}", step.command_line()),
+            None => format!("`{}` was stopped ({status})", step.command_line()),
+        }),
+        Err(err) => Some(format!("could not start `{}`: {err}", step.command_line())),
+    }
 }
 
 fn print_timings(timings: &[(&str, Duration, bool)], planned: usize) {

@@ -9,18 +9,9 @@
 
 mod common;
 
-use bayesretry_cost::CostModel;
-use bayesretry_decision::{CHANGE_HAZARD, Config, DecisionEngine, Situation, Strategy};
+use bayesretry_decision::{CHANGE_HAZARD, Situation, Strategy};
 use bayesretry_store::{Context, ErrorClass};
-use common::TableStore;
-
-/// V = 10, c = 1: a retry pays when q > 0.1.
-fn engine(strategy: Strategy) -> DecisionEngine {
-    Config::new(CostModel::new(10.0, 1.0).unwrap())
-        .with_strategy(strategy)
-        .build()
-        .unwrap()
-}
+use common::{TableStore, engine};
 
 fn ctx() -> Context<'static> {
     Context::new("api", 1, ErrorClass::from_status(503))

@@ -9,20 +9,13 @@
 mod common;
 
 use bayesretry_cost::CostModel;
-use bayesretry_decision::{Config, Decision, DecisionEngine, Reason, Situation, Strategy};
+use bayesretry_decision::{Config, Decision, Reason, Situation, Strategy};
 use bayesretry_store::{Context, ErrorClass};
-use common::TableStore;
+use common::{TableStore, engine};
 
 const NOW: u64 = 10_000;
 
 /// Retry while p > 0.1. Max 4 attempts.
-fn engine(strategy: Strategy) -> DecisionEngine {
-    Config::new(CostModel::new(10.0, 1.0).unwrap())
-        .with_strategy(strategy)
-        .build()
-        .unwrap()
-}
-
 fn ctx(attempt: u32) -> Context<'static> {
     Context::new("api", attempt, ErrorClass::from_status(503))
 }

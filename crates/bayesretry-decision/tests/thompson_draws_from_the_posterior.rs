@@ -9,17 +9,9 @@
 mod common;
 
 use bayesretry_beta::{Beta, inc_beta_inv};
-use bayesretry_cost::CostModel;
-use bayesretry_decision::{Config, DecisionEngine, Reason, Situation, Strategy};
+use bayesretry_decision::{Reason, Situation, Strategy};
 use bayesretry_store::{Context, ErrorClass};
-use common::TableStore;
-
-fn engine(strategy: Strategy) -> DecisionEngine {
-    Config::new(CostModel::new(10.0, 1.0).unwrap())
-        .with_strategy(strategy)
-        .build()
-        .unwrap()
-}
+use common::{TableStore, engine};
 
 fn ctx() -> Context<'static> {
     Context::new("api", 1, ErrorClass::ConnectionReset)

@@ -110,7 +110,7 @@ where
             Err(err) => start_rest(
                 this.call,
                 this.op,
-                Some((this.first.take(), err)),
+                this.first.take().map(|first| (first, err)),
                 this.rest,
                 this.make_rest,
                 cx,
@@ -119,16 +119,16 @@ where
     }
 }
 
-/// Makes the retry loop, in a box, and polls it: after the first attempt
-/// failed with `after.1` (the fast path's admission in `after.0`), or from the
-/// start when `after` is `None`. Out of line: the first attempt's success path
-/// stays small enough to inline into the caller.
+/// Makes the retry loop, in a box, and polls it: after the first attempt,
+/// admitted as `after.0`, failed with `after.1`, or from the start when
+/// `after` is `None`. Out of line: the first attempt's success path stays small
+/// enough to inline into the caller.
 #[cold]
 #[inline(never)]
 fn start_rest<'a, T, E, F, Fut, M, R>(
     call: &mut Option<Call<'a, E>>,
     op: &mut Option<F>,
-    after: Option<(Option<First<'a>>, E)>,
+    after: Option<(First<'a>, E)>,
     rest: &mut Option<Pin<Box<R>>>,
     make_rest: &M,
     cx: &mut Context<'_>,
@@ -144,13 +144,8 @@ where
     };
     let inner = inner_of(&call);
     let (attempts, failure) = match after {
-        Some((Some(first), err)) => (
+        Some((first, err)) => (
             Attempts::after_first(inner, call.endpoint(), first),
-            Some(Failure::Error(err)),
-        ),
-        // not reached: a first attempt is made only with its admission
-        Some((None, err)) => (
-            Attempts::new(inner, call.endpoint(), call.site()),
             Some(Failure::Error(err)),
         ),
         None => (Attempts::new(inner, call.endpoint(), call.site()), None),

@@ -1,5 +1,5 @@
 //! A tiny in-test posterior store: one fixed posterior per attempt number, and a
-//! count of the lookups made.
+//! count of the lookups made; and the engine most tests decide with.
 
 #![allow(
     dead_code,
@@ -13,7 +13,17 @@
 use core::sync::atomic::{AtomicUsize, Ordering};
 
 use bayesretry_beta::Beta;
+use bayesretry_cost::CostModel;
+use bayesretry_decision::{Config, DecisionEngine, Strategy};
 use bayesretry_store::{Context, PosteriorStore};
+
+/// An engine with `strategy` for V = 10, c = 1: a retry pays when q > 0.1.
+pub(crate) fn engine(strategy: Strategy) -> DecisionEngine {
+    Config::new(CostModel::new(10.0, 1.0).unwrap())
+        .with_strategy(strategy)
+        .build()
+        .unwrap()
+}
 
 /// `posteriors[k]` is the posterior of every context whose attempt is `k` (the
 /// belief that attempt `k + 1` succeeds after attempt `k` failed); attempts past

@@ -326,6 +326,17 @@ impl Shard {
         })
     }
 
+    /// Where a key the table does not hold stands: `Ok(slot)` when it is
+    /// filed under `Unknown` ([`overflowed`](Shard::overflowed)) and that
+    /// context exists, otherwise `Err(key)` with the key to go on with (the
+    /// filed one, or `key` itself).
+    fn filed<'k>(&self, key: Key<'k>) -> Result<u32, Key<'k>> {
+        match self.overflowed(&key) {
+            Some(filed) => self.find(&filed).ok_or(filed),
+            None => Err(key),
+        }
+    }
+
     // ----- reads -------------------------------------------------------------
 
     /// A context's own evidence, stamped: this store's plus other writers',
@@ -378,12 +389,9 @@ impl Shard {
         board: &Mutex<Board>,
         now_ms: u64,
     ) -> (Evidence, Evidence) {
-        let key = match self.overflowed(&key) {
-            Some(filed) => match self.find(&filed) {
-                Some(at) => return self.read_known(at, p, now_ms),
-                None => filed,
-            },
-            None => key,
+        let key = match self.filed(key) {
+            Ok(at) => return self.read_known(at, p, now_ms),
+            Err(key) => key,
         };
         if !p.hierarchical {
             return (Evidence::NONE, Evidence::NONE);
@@ -568,12 +576,9 @@ impl Shard {
         board: &Mutex<Board>,
         now_ms: u64,
     ) -> u32 {
-        let key = match self.overflowed(&key) {
-            Some(filed) => match self.find(&filed) {
-                Some(at) => return at,
-                None => filed,
-            },
-            None => key,
+        let key = match self.filed(key) {
+            Ok(at) => return at,
+            Err(key) => key,
         };
         let reuse = if self.slots.len() >= self.capacity {
             self.evict(p)
