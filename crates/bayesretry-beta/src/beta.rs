@@ -53,6 +53,12 @@ impl Beta {
         Ok(Beta { alpha, beta })
     }
 
+    /// Beta(α, β) for parameters the caller has already shown to be finite
+    /// and positive.
+    pub(crate) const fn from_checked(alpha: f64, beta: f64) -> Beta {
+        Beta { alpha, beta }
+    }
+
     /// The uniform prior Beta(1, 1): every success rate equally plausible.
     pub const fn uniform() -> Beta {
         Beta {

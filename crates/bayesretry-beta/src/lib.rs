@@ -5,6 +5,7 @@
 extern crate std;
 
 mod beta;
+mod change;
 mod coefficients;
 mod dd;
 mod erf;
@@ -18,6 +19,7 @@ mod math;
 mod sample;
 
 pub use beta::Beta;
+pub use change::{CHANGE_HAZARD, ChangePoint};
 pub use error::Error;
 pub use gamma::{ln_beta, ln_gamma};
 pub use inc_beta::{inc_beta, inc_beta_complement};

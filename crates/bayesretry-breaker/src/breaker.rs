@@ -3,7 +3,7 @@
 use bayesretry_beta::Beta;
 
 use crate::config::Config;
-use crate::evidence::{Evidence, upper_bound_below};
+use crate::evidence::{Evidence, run_says_down, upper_bound_below};
 use crate::pacing;
 
 /// Where a breaker stands.
@@ -437,11 +437,13 @@ impl Breaker {
 
     /// The opening rule on the current evidence.
     fn rule_says_down(&self) -> bool {
-        self.evidence.strength() >= self.config.min_strength()
-            && upper_bound_below(
-                &self.evidence.posterior(self.config.prior()),
-                self.config.confidence(),
-                self.config.open_below(),
-            )
+        if self.evidence.strength() < self.config.min_strength() {
+            return false;
+        }
+        let posterior = self.evidence.posterior(self.config.prior());
+        let (confidence, open_below) = (self.config.confidence(), self.config.open_below());
+        upper_bound_below(&posterior, confidence, open_below)
+            || (self.config.reads_failure_run()
+                && run_says_down(self.failure_run, &posterior, confidence, open_below))
     }
 }

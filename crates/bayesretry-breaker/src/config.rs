@@ -18,6 +18,7 @@ use crate::error::Error;
 /// - `max_probes`: 1; `probes_to_close`: 1
 /// - no decay (no half-life)
 /// - no value pacing: the cooldown follows the fixed schedule above
+/// - the failure run not read: only the credible bound opens the breaker
 ///
 /// With these, a run of failures on a fresh endpoint opens the breaker at the 58th:
 /// only then does the 95 % upper bound of Beta(1, 59) fall below 5 %.
@@ -49,6 +50,7 @@ pub struct Config {
     probes_to_close: u32,
     half_life_ms: Option<u64>,
     success_value: Option<f64>,
+    reads_failure_run: bool,
 }
 
 impl Config {
@@ -66,6 +68,7 @@ impl Config {
             probes_to_close: 1,
             half_life_ms: None,
             success_value: None,
+            reads_failure_run: false,
         }
     }
 
@@ -184,6 +187,61 @@ impl Config {
         }
     }
 
+    /// Lets a run of failures in a row open the breaker too, read as a change
+    /// point ([`ChangePoint`]): when the run makes it near certain that the
+    /// endpoint changed when the run began, the breaker judges the endpoint by
+    /// the run rather than by the evidence from before it. It opens when the
+    /// mixture of the two readings, weighed by the probability of a change,
+    /// puts the success rate above `open_below` with probability under
+    /// `1 − confidence`.
+    ///
+    /// # Why
+    ///
+    /// Decayed evidence of good times holds the credible bound up for as long
+    /// as it lasts: with a 10 s half-life, an endpoint that served ten calls a
+    /// second and then went down entirely keeps its breaker closed for about
+    /// half a minute of failures. The run says the same thing within a second
+    /// or two, and on an endpoint whose failures are ordinary (a flaky one) it
+    /// says little, because such runs are common there. The breaker reads the
+    /// run only on the way to opening: it never keeps a breaker closed that the
+    /// bound would open.
+    ///
+    /// ```
+    /// use bayesretry_breaker::{Config, State};
+    ///
+    /// let config = Config::new().with_open_below(0.1).with_half_life_ms(10_000);
+    /// let mut plain = config.build().unwrap();
+    /// let mut reading = config.with_failure_run().build().unwrap();
+    /// // a minute of a healthy endpoint at ten calls a second
+    /// for t in (0..60_000).step_by(100) {
+    ///     let _ = plain.record(t, true);
+    ///     let _ = reading.record(t, true);
+    /// }
+    /// // then it goes down: two seconds of failures
+    /// for t in (60_000..62_000).step_by(100) {
+    ///     let _ = plain.record(t, false);
+    ///     let _ = reading.record(t, false);
+    /// }
+    /// assert_eq!(plain.state(), State::Closed);
+    /// assert!(matches!(reading.state(), State::Open { .. }));
+    /// ```
+    ///
+    /// [`ChangePoint`]: bayesretry_beta::ChangePoint
+    pub const fn with_failure_run(self) -> Self {
+        Config {
+            reads_failure_run: true,
+            ..self
+        }
+    }
+
+    /// Opens on the credible bound alone (the default).
+    pub const fn without_failure_run(self) -> Self {
+        Config {
+            reads_failure_run: false,
+            ..self
+        }
+    }
+
     /// Checks every setting and returns a closed breaker with no evidence, as of
     /// time 0 (the first outcome's `now_ms` takes over from there).
     pub fn build(self) -> Result<Breaker, Error> {
@@ -281,6 +339,11 @@ impl Config {
     /// The success value (`V / c`) pacing the cooldown, if it is paced.
     pub const fn value_paced_cooldown(&self) -> Option<f64> {
         self.success_value
+    }
+
+    /// Whether a run of failures may open the breaker.
+    pub const fn reads_failure_run(&self) -> bool {
+        self.reads_failure_run
     }
 
     /// The cooldown after `current` when a probe fails: `current × factor`, at most

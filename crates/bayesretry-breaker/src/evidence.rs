@@ -26,7 +26,7 @@
 //! that has been quiet for a while is thus judged on what remains of old evidence —
 //! less of it, so the posterior is wider and `min_strength` is harder to reach.
 
-use bayesretry_beta::Beta;
+use bayesretry_beta::{Beta, ChangePoint};
 
 use crate::math;
 
@@ -147,6 +147,25 @@ pub(crate) fn upper_bound_below(posterior: &Beta, confidence: f64, floor: f64) -
         }
     }
     posterior.cdf(floor) > confidence
+}
+
+/// Whether a run of `failures` in a row, read as a change point against the
+/// endpoint's `posterior`, puts the success rate above `floor` with
+/// probability under `1 − confidence`: the mixture of "nothing changed" (the
+/// posterior) and "changed when the run began" (Beta(½, ½ + k)), weighed by
+/// the run's change-point weight at the posterior's mean.
+pub(crate) fn run_says_down(failures: u32, posterior: &Beta, confidence: f64, floor: f64) -> bool {
+    let Some(run) = ChangePoint::after(failures, posterior.mean()) else {
+        return false;
+    };
+    let allowed = 1.0 - confidence;
+    let changed = run.changed().sf(floor);
+    // even a certain change would leave too much mass above the floor
+    if changed >= allowed {
+        return false;
+    }
+    let weight = run.weight();
+    (1.0 - weight) * posterior.sf(floor) + weight * changed < allowed
 }
 
 #[cfg(test)]

@@ -52,7 +52,7 @@ pub const DEFAULT_OPEN_BELOW_RANGE: (f64, f64) = (0.05, 0.9);
 const MAX_PACING_VALUE: f64 = 1e9;
 
 /// The breaker a [`Builder`] gives each endpoint unless told otherwise, for the
-/// policy's cost model: `bayesretry_breaker::Config::new()` with three changes.
+/// policy's cost model: `bayesretry_breaker::Config::new()` with four changes.
 ///
 /// - `open_below` is the cost model's break-even probability `c / V`, clamped to
 ///   [`DEFAULT_OPEN_BELOW_RANGE`] (0.05 to 0.9): the breaker opens once the
@@ -78,6 +78,13 @@ const MAX_PACING_VALUE: f64 = 1e9;
 ///   the endpoint is back loses `V − c`: a busy endpoint or a dear success is
 ///   probed for within a second or two, a quiet endpoint or a cheap success
 ///   every few seconds, and never less often than every 10 s.
+/// - a run of failures in a row may open it too
+///   ([`with_failure_run`](bayesretry_breaker::Config::with_failure_run)): read
+///   as a change point, the run that begins an outage opens the breaker within
+///   about twenty failures on an endpoint that was healthy, where the fading
+///   evidence of the good times would hold it closed for half a minute. On an
+///   endpoint whose failures are ordinary, runs say little and the credible
+///   bound decides alone.
 ///
 /// ```
 /// use bayesretry_cost::CostModel;
@@ -87,6 +94,7 @@ const MAX_PACING_VALUE: f64 = 1e9;
 /// assert_eq!(breaker.half_life_ms(), Some(10_000));
 /// assert_eq!(breaker.value_paced_cooldown(), Some(10.0));
 /// assert_eq!((breaker.cooldown_ms(), breaker.max_cooldown_ms()), (250, 10_000));
+/// assert!(breaker.reads_failure_run());
 /// // clamped: a success worth 1000 attempts still opens below 5 %
 /// assert_eq!(default_breaker(&CostModel::new(1000.0, 1.0).unwrap()).open_below(), 0.05);
 /// ```
@@ -103,6 +111,7 @@ pub fn default_breaker(cost_model: &CostModel) -> bayesretry_breaker::Config {
         .with_cooldown_ms(millis(DEFAULT_BREAKER_MIN_COOLDOWN))
         .with_max_cooldown_ms(millis(DEFAULT_BREAKER_MAX_COOLDOWN))
         .with_value_paced_cooldown(success_value)
+        .with_failure_run()
 }
 
 /// Decides, after each failed attempt, whether another one is worth it, and runs

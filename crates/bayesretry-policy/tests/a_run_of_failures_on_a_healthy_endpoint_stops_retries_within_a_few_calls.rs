@@ -2,7 +2,7 @@
 //! every attempt, first tries included, and a run of failures on an endpoint
 //! that usually succeeds stops retries before the retry context's own posterior
 //! (here a class never seen before, at its uniform prior) has learned of the
-//! outage. Virtual time throughout.
+//! outage; a run long enough opens the breaker itself. Virtual time throughout.
 
 #![allow(
     clippy::unwrap_used,
@@ -11,7 +11,9 @@
 
 use core::time::Duration;
 
-use bayesretry_policy::{HttpStatus, ManualClock, RetryPolicy, VirtualSleeper};
+use bayesretry_breaker::State;
+use bayesretry_cost::CostModel;
+use bayesretry_policy::{HttpStatus, ManualClock, RetryPolicy, VirtualSleeper, default_breaker};
 
 /// The default policy (or one without a breaker) on virtual time, and its clock.
 fn policy(breaker: bool) -> (RetryPolicy, ManualClock) {
@@ -27,7 +29,8 @@ fn policy(breaker: bool) -> (RetryPolicy, ManualClock) {
 }
 
 /// A minute of healthy calls, ten a second, then `calls` calls into an outage
-/// that fails every attempt with a 503; the retries each outage call made.
+/// that fails every attempt with a 503; the retries each outage call made
+/// (none for a call the breaker refused).
 fn retries_into_an_outage(policy: &RetryPolicy, clock: &ManualClock, calls: usize) -> Vec<u32> {
     for _ in 0..600 {
         assert!(
@@ -39,13 +42,13 @@ fn retries_into_an_outage(policy: &RetryPolicy, clock: &ManualClock, calls: usiz
     }
     (0..calls)
         .map(|_| {
-            let mut attempts = 0;
+            let mut attempts: u32 = 0;
             let _ = policy.run_blocking("api", |_| {
                 attempts += 1;
                 Err::<(), _>(HttpStatus(503))
             });
             clock.advance(Duration::from_millis(100));
-            attempts - 1
+            attempts.saturating_sub(1)
         })
         .collect()
 }
@@ -61,6 +64,31 @@ fn four_failures_in_a_row_stop_the_retries_of_a_class_never_seen() {
     let total: u32 = retries.iter().sum();
     assert!(total <= 3, "{retries:?}");
     assert!(retries[3..].iter().all(|&r| r == 0), "{retries:?}");
+}
+
+#[test]
+fn a_run_of_twenty_opens_the_breaker_after_a_healthy_minute() {
+    let (policy, clock) = policy(true);
+    let _ = retries_into_an_outage(&policy, &clock, 16);
+    // the first call's attempts and fifteen more first tries: 18 or more
+    // failures in a row, 95 % sure under Jeffreys' prior that the changed
+    // rate is below the break-even 0.1
+    assert!(
+        matches!(policy.breaker_state("api"), Some(State::Open { .. })),
+        "{:?}",
+        policy.breaker_state("api")
+    );
+    // the same breaker reading only its decayed evidence is still closed
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let clock = sleeper.clock().clone();
+    let plain = RetryPolicy::builder()
+        .with_breaker(default_breaker(&CostModel::new(10.0, 1.0).unwrap()).without_failure_run())
+        .with_virtual_time(sleeper)
+        .with_seed(11)
+        .build()
+        .unwrap();
+    let _ = retries_into_an_outage(&plain, &clock, 16);
+    assert_eq!(plain.breaker_state("api"), Some(State::Closed));
 }
 
 #[test]

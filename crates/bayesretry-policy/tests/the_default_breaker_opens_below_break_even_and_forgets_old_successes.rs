@@ -1,7 +1,8 @@
 //! The breaker a builder gives each endpoint by default: it opens when the
 //! success rate is credibly below the cost model's break-even, its evidence
 //! fades with a 10 s half-life, and its cooldown is paced by the value of a
-//! success and the traffic it measured, between 250 ms and 10 s.
+//! success and the traffic it measured, between 250 ms and 10 s; a run of
+//! failures after healthy traffic opens it within twenty.
 
 #![allow(
     clippy::unwrap_used,
@@ -13,7 +14,9 @@ use core::time::Duration;
 
 use bayesretry_breaker::State;
 use bayesretry_cost::CostModel;
-use bayesretry_policy::{Clock, HttpStatus, ManualClock, RetryError, RetryPolicy, VirtualSleeper};
+use bayesretry_policy::{
+    Clock, HttpStatus, ManualClock, RetryError, RetryPolicy, VirtualSleeper, default_breaker,
+};
 
 /// A policy on virtual time, with `cost` (or the default cost model) and
 /// `breaker` (or the default breaker), and the clock it reads.
@@ -87,9 +90,16 @@ fn a_low_value_opens_on_a_poor_endpoint_that_a_high_value_keeps_calling() {
 
 #[test]
 fn minutes_of_successes_do_not_keep_it_closed_once_failures_take_over() {
+    let cost = CostModel::new(10.0, 1.0).unwrap();
     let (default, clock) = policy(None, None);
+    let (fading, fading_clock) = policy(None, Some(default_breaker(&cost).without_failure_run()));
     let (crate_own, crate_clock) = policy(None, Some(bayesretry_breaker::Config::new()));
-    for (policy, clock) in [(&default, &clock), (&crate_own, &crate_clock)] {
+    let all = [
+        (&default, &clock),
+        (&fading, &fading_clock),
+        (&crate_own, &crate_clock),
+    ];
+    for (policy, clock) in all {
         // ten minutes of healthy traffic, ten calls a second
         for _ in 0..6_000 {
             let result = policy.run_blocking("api", |_| Ok::<(), HttpStatus>(()));
@@ -97,10 +107,13 @@ fn minutes_of_successes_do_not_keep_it_closed_once_failures_take_over() {
             clock.advance(Duration::from_millis(100));
         }
     }
-    // within a minute of failures at ten calls a second, once the successes
+    // the default reads the run: 18 failures in a row after healthy traffic
+    // are 95 % sure to mean a rate below the break-even 0.1
+    assert_eq!(failures_until_open(&default, &clock, 600), Some(18));
+    // fading evidence alone: within a minute of failures, once the successes
     // have faded below a tenth of the recent evidence
-    let default_at = failures_until_open(&default, &clock, 600);
-    assert!(default_at.is_some_and(|n| n > 100), "{default_at:?}");
+    let fading_at = failures_until_open(&fading, &fading_clock, 600);
+    assert!(fading_at.is_some_and(|n| n > 100), "{fading_at:?}");
     assert_eq!(
         failures_until_open(&crate_own, &crate_clock, 600),
         None,

@@ -376,6 +376,15 @@ impl Rule for BaselineRule {
         }
     }
 
+    fn breaker_open(&self, endpoint: u8) -> bool {
+        match &self.kind {
+            Kind::Breaker { breakers, .. } => breakers
+                .get(usize::from(endpoint))
+                .is_some_and(|b| b.open_until.is_some()),
+            _ => false,
+        }
+    }
+
     fn record(&mut self, state: &mut CallState, success: bool, now_us: u64) {
         let ep = usize::from(state.call.endpoint);
         match &mut self.kind {

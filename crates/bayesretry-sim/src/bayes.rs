@@ -7,6 +7,7 @@ use core::cell::RefCell;
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
 
+use bayesretry_breaker::State as BreakerState;
 use bayesretry_policy::{Classification, ErrorClass, RetryError, RetryPolicy, Strategy};
 use bayesretry_store::{HalfLife, StoreConfig};
 
@@ -270,6 +271,9 @@ pub(crate) async fn drive(
     let mut l = log.borrow_mut();
     if refused {
         l.refusals.push((end, call.endpoint));
+    }
+    if result.is_err() && matches!(policy.breaker_state(name), Some(BreakerState::Open { .. })) {
+        l.breaker_opens.push((end, call.endpoint));
     }
     if let Some(rec) = l.call_mut(call.id) {
         *rec = CallRecord {

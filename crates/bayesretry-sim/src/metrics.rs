@@ -140,7 +140,9 @@ const DETECT_BINS: u64 = 3;
 /// Seconds from the window's start to the end of the first bin of
 /// [`DETECT_BINS`] consecutive 2-second bins in which the endpoint's retries
 /// stayed below 10 % of `(max_attempts − 1) ×` its first tries (the rate of a
-/// policy that retries every failure); the window's length if that never happens.
+/// policy that retries every failure), or to the end of the bin in which the
+/// client's breaker for the endpoint was first seen open, whichever is
+/// sooner; the window's length if neither happens.
 fn time_to_detect(
     log: &RunLog,
     endpoint: u8,
@@ -171,6 +173,14 @@ fn time_to_detect(
             *b += 1;
         }
     }
+    // a breaker seen open in the window detects at the end of its bin, on the
+    // measure's own 2-second grid
+    let opened = log
+        .breaker_opens
+        .iter()
+        .filter(|&&(t, ep)| ep == endpoint && t >= start && t < end)
+        .map(|&(t, _)| ((t - start) / DETECT_BIN_US + 1) as f64 * DETECT_BIN_US as f64 / 1e6)
+        .fold(f64::INFINITY, f64::min);
     let extra = u64::from(max_attempts.saturating_sub(1)).max(1);
     let quiet: Vec<bool> = retries
         .iter()
@@ -181,10 +191,10 @@ fn time_to_detect(
     for (i, w) in quiet.windows(need).enumerate() {
         if w.iter().all(|&q| q) {
             let t = (i as f64 + 1.0) * DETECT_BIN_US as f64 / 1e6;
-            return t;
+            return t.min(opened);
         }
     }
-    end.saturating_sub(start) as f64 / 1e6
+    (end.saturating_sub(start) as f64 / 1e6).min(opened)
 }
 
 /// Successes and calls per arrival second, for the recovery measure.
@@ -231,4 +241,64 @@ pub fn time_to_recover(policy: &[(u32, u32)], oracle: &[(u32, u32)], end_s: usiz
         }
     }
     horizon.saturating_sub(end_s) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DETECT_BIN_US, time_to_detect};
+    use crate::scenario::SECOND;
+    use crate::trace::{CallRecord, RunLog};
+
+    /// An endpoint with ten calls a second over a 20 s window from 100 s, each
+    /// retried three times: never quiet by its retries.
+    fn busy_log() -> RunLog {
+        let mut log = RunLog::new(0);
+        for i in 0..200_u64 {
+            let t = 100 * SECOND + i * SECOND / 10;
+            log.calls.push(CallRecord {
+                endpoint: 4,
+                arrival_us: t,
+                done: true,
+                ..CallRecord::default()
+            });
+            for k in 1..=3 {
+                log.retries.push((t + k, 4));
+            }
+        }
+        log
+    }
+
+    fn detect(log: &RunLog) -> f64 {
+        time_to_detect(
+            log,
+            4,
+            &|r: &CallRecord| r.endpoint == 4,
+            (100 * SECOND, 120 * SECOND),
+            4,
+        )
+    }
+
+    #[test]
+    fn a_breaker_seen_open_detects_at_the_end_of_its_bin() {
+        let mut log = busy_log();
+        assert_eq!(detect(&log), 20.0, "retries alone never go quiet");
+        // an opening before the window, or on another endpoint, says nothing
+        log.breaker_opens.push((99 * SECOND, 4));
+        log.breaker_opens.push((101 * SECOND, 3));
+        assert_eq!(detect(&log), 20.0);
+        log.breaker_opens
+            .push((100 * SECOND + DETECT_BIN_US + SECOND / 2, 4));
+        assert_eq!(detect(&log), 4.0);
+        log.breaker_opens.push((100 * SECOND + SECOND / 2, 4));
+        assert_eq!(detect(&log), 2.0);
+    }
+
+    #[test]
+    fn quiet_retries_detect_before_a_later_opening() {
+        let mut log = busy_log();
+        // retries stop from 104 s on
+        log.retries.retain(|&(t, _)| t < 104 * SECOND);
+        log.breaker_opens.push((110 * SECOND, 4));
+        assert_eq!(detect(&log), 6.0);
+    }
 }

@@ -48,6 +48,13 @@ pub trait Rule {
     /// After a failure: `Some(delay)` in microseconds to retry, `None` to stop.
     fn retry(&mut self, env: &Environment, state: &mut CallState) -> Option<u64>;
 
+    /// Whether the rule's breaker for `endpoint` is open (a throttle is not a
+    /// breaker: its refusals are probabilistic and happen outside outages too).
+    fn breaker_open(&self, endpoint: u8) -> bool {
+        let _ = endpoint;
+        false
+    }
+
     /// The predicted success probability of the retry just decided, for the
     /// calibration metric (oracles only).
     fn predicted(&self) -> Option<f64> {
@@ -110,6 +117,9 @@ pub(crate) async fn drive(
             l.brier.1 += 1;
         }
         rule.borrow_mut().record(&mut state, ok, end);
+        if !ok && rule.borrow().breaker_open(call.endpoint) {
+            log.borrow_mut().breaker_opens.push((end, call.endpoint));
+        }
         let Some(failure) = outcome.failure else {
             success = true;
             break;

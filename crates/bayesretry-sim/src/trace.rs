@@ -34,6 +34,9 @@ pub struct RunLog {
     pub calls: Vec<CallRecord>,
     /// Start time and endpoint of every retry made.
     pub retries: Vec<(u64, u8)>,
+    /// Times a client-side breaker was seen open for an endpoint, at the end of
+    /// an attempt (baselines) or a call (BayesRetry), with the endpoint.
+    pub breaker_opens: Vec<(u64, u8)>,
     /// Start time and endpoint of every local refusal (breaker or throttle).
     pub refusals: Vec<(u64, u8)>,
     /// Sum of squared errors of the policy's predicted success probability
