@@ -234,6 +234,17 @@ pub(crate) struct Attempts<'a> {
     previous: Option<(u32, ErrorClass)>,
     /// Whether the attempt under way is a half-open breaker's probe.
     probe: bool,
+    /// The retry decided after the last failure, with the failure run it was
+    /// judged on, while it waits to go out (learning with a breaker only).
+    pending: Option<Pending>,
+}
+
+/// A retry decided on a failure run, waiting for its delay: judged again
+/// before it goes out if the run grew meanwhile (see [`Attempts::recheck`]).
+#[derive(Clone, Copy)]
+struct Pending {
+    situation: Situation,
+    run: u32,
 }
 
 /// What a call's fast first attempt found, for the loop that goes on after
@@ -273,6 +284,7 @@ impl<'a> Attempts<'a> {
             counted: 0,
             previous: None,
             probe: false,
+            pending: None,
         }
     }
 
@@ -293,6 +305,7 @@ impl<'a> Attempts<'a> {
             counted: 0,
             previous: None,
             probe: false,
+            pending: None,
         }
     }
 
@@ -411,12 +424,11 @@ impl<'a> Attempts<'a> {
         let decision = if self.attempt >= hard_cap {
             Decision::stop(Reason::MaxAttempts)
         } else {
-            inner.judge(
-                &ctx,
-                &situation,
-                now_ms,
-                self.state.as_ref().map(|state| &state.breaker),
-            )
+            let breaker = self.state.as_ref().map(|state| &state.breaker);
+            if inner.learning {
+                situation = inner.with_failure_run(&ctx, &situation, now_ms, breaker);
+            }
+            inner.judge(&ctx, &situation, now_ms, breaker)
         };
 
         let info = FailedAttempt {
@@ -468,6 +480,10 @@ impl<'a> Attempts<'a> {
         );
         let attempts = self.attempt;
         if decision.retry() {
+            self.pending = situation
+                .failure_run()
+                .filter(|_| !delay.is_zero())
+                .map(|(run, _)| Pending { situation, run });
             return Step::Retry(delay, err);
         }
         let stop = match (err, decision.reason()) {
@@ -505,6 +521,54 @@ impl<'a> Attempts<'a> {
             hook(&stop);
         }
         Step::Done(stop)
+    }
+
+    /// Before a retry decided on a failure run goes out, after its wait: if
+    /// the endpoint's run grew meanwhile (other calls failed), judges the
+    /// retry again on the longer run, and returns the decision that stops it,
+    /// if it is no longer worth making. The observer is told of that decision.
+    ///
+    /// A retry waits for its backoff; in the first seconds of an outage every
+    /// call fails its first attempt during that wait, and the evidence that
+    /// decided the retry is stale by the time it is sent. Acting on the latest
+    /// evidence costs one look at the breaker per retry, only when learning.
+    /// Judging again can only stop a retry that was decided: the hooks that
+    /// approved it are not asked again, and the budget it was charged is spent.
+    fn recheck(&mut self) -> Option<Decision> {
+        let pending = self.pending.take()?;
+        let (attempt, class) = self.previous?;
+        let state = self.state.as_ref()?;
+        let inner = self.inner;
+        let now_ms = inner.now_ms();
+        let (run, posterior) = state.breaker.failure_run(now_ms);
+        if run <= pending.run {
+            return None;
+        }
+        // the wait is over: only the deadline is left to weigh it against
+        let situation = pending
+            .situation
+            .with_delay_ms(0)
+            .with_failure_run(run, posterior.mean());
+        let ctx = Context::new(self.endpoint, attempt, class);
+        let decision = inner.judge(&ctx, &situation, now_ms, Some(&state.breaker));
+        if decision.retry() {
+            return None;
+        }
+        inner.report(&decision, &ctx);
+        #[cfg(feature = "tracing")]
+        tracing::event!(
+            tracing::Level::DEBUG,
+            endpoint = self.endpoint,
+            attempt = self.attempt,
+            error_class = %class,
+            retry = false,
+            reason = %decision.reason(),
+            probability = decision.probability(),
+            expected_value = decision.expected_value(),
+            failure_run = run,
+            "retry judged again before it went out"
+        );
+        Some(decision)
     }
 }
 
@@ -659,6 +723,21 @@ impl<'a, E> Call<'a, E> {
                 reason,
                 last_error: last.take(),
             });
+        }
+        if last.is_some() {
+            if let Some(decision) = attempts.recheck() {
+                if let Some(last_error) = last.take() {
+                    let stop = RetryError::Exhausted {
+                        last_error,
+                        attempts: attempts.attempt,
+                        decision,
+                    };
+                    if let Some(hook) = self.hooks.as_mut().and_then(|h| h.on_exhausted.as_mut()) {
+                        hook(&stop);
+                    }
+                    return Err(stop);
+                }
+            }
         }
         match attempts.start() {
             Ok(attempt) => Ok(attempt),

@@ -204,7 +204,7 @@ impl Inner {
     /// rate, when the policy has a breaker and the caller gave no run. Taken
     /// only after a failure, so the breaker's lock (which the failure's record
     /// has just taken) is no cost on the success path.
-    fn with_failure_run(
+    pub(crate) fn with_failure_run(
         &self,
         ctx: &Context<'_>,
         situation: &Situation,
