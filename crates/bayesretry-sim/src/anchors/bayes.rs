@@ -14,7 +14,10 @@
 //!    `(endpoint, attempts failed, class)` with the breaker's state and its run
 //!    of failures (with the usual success rate it weighs the run against), and the
 //!    backoff gives the delay; a retry the engine allows then spends from the
-//!    budget, if there is one (first attempts deposit into it).
+//!    budget, if there is one (first attempts deposit into it);
+//! 4. before a retry goes out, if the breaker's run of failures grew during its
+//!    wait, the engine decides again on the longer run, and a stop ends the call
+//!    without the attempt.
 //!
 //! Only this ordering is written here; every decision, posterior and breaker
 //! transition is the crates' own.
@@ -54,6 +57,8 @@ pub(crate) struct BayesRetry {
 pub(crate) struct CallTrack {
     attempts: u32,
     previous: Option<(u32, ErrorClass)>,
+    /// The situation a pending retry was decided in, and the run it read.
+    pending: Option<(Situation, u32)>,
 }
 
 /// The settings of a BayesRetry state.
@@ -123,8 +128,24 @@ impl BayesRetry {
         }
     }
 
-    /// Step 1: may the call's next attempt go out now? Counts it if so.
+    /// Steps 4 and 1: is a pending retry still worth it, and may the call's
+    /// next attempt go out now? Counts it if so.
     pub(crate) fn admit(&mut self, call: &mut CallTrack, now_ms: u64) -> bool {
+        if let (Some((situation, run)), Some((attempt, class)), Some(breaker)) =
+            (call.pending.take(), call.previous, &self.breaker)
+        {
+            if breaker.failure_run() > run {
+                let situation = situation
+                    .with_delay_ms(0)
+                    .with_failure_run(breaker.failure_run(), breaker.posterior(now_ms).mean());
+                let ctx = Context::new(ENDPOINT, attempt, class);
+                // greedy, as built: no draw, as the policy's loop draws none
+                let decision = self.engine.decide(&self.store, &ctx, &situation, now_ms);
+                if !decision.retry() {
+                    return false;
+                }
+            }
+        }
         if let Some(breaker) = &mut self.breaker {
             if !breaker.check(now_ms).is_allowed() {
                 return false;
@@ -195,6 +216,10 @@ impl BayesRetry {
                 return None;
             }
         }
+        call.pending = situation
+            .failure_run()
+            .filter(|_| !delay.is_zero())
+            .map(|(run, _)| (situation, run));
         Some(delay)
     }
 }
