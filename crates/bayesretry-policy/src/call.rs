@@ -14,7 +14,7 @@ use crate::cancel::CancelToken;
 use crate::classify::{Classification, Classify};
 use crate::endpoint::{EndpointState, Resolved, Site};
 use crate::error::RetryError;
-use crate::policy::{Inner, MAX_UNCOUNTED_FAILURES, RetryPolicy};
+use crate::policy::{Inner, MAX_UNCOUNTED_FAILURES, RetryPolicy, WAIT_WHILE_OPEN_POLL};
 use crate::run::Run;
 use crate::sleep::BoxSleep;
 
@@ -147,6 +147,17 @@ enum Step<E> {
     Done(RetryError<E>),
 }
 
+/// Why [`Call::begin`] did not start an attempt: wait this long for the
+/// breaker and ask again, or stop.
+enum Refusal<E> {
+    Wait(Duration),
+    Stop(RetryError<E>),
+}
+
+/// The most waits for an open breaker one call makes: with the 100 ms poll,
+/// more than a day of waiting, far beyond any sensible `max_wait`.
+const MAX_WAITS: u32 = 1_000_000;
+
 /// How an attempt failed: with its own error, or cut off by the per-attempt
 /// timeout.
 pub(crate) enum Failure<E> {
@@ -237,6 +248,9 @@ pub(crate) struct Attempts<'a> {
     /// The retry decided after the last failure, with the failure run it was
     /// judged on, while it waits to go out (learning with a breaker only).
     pending: Option<Pending>,
+    /// Milliseconds waited for the breaker so far, and how many waits.
+    waited_ms: u64,
+    waits: u32,
 }
 
 /// A retry decided on a failure run, waiting for its delay: judged again
@@ -285,6 +299,8 @@ impl<'a> Attempts<'a> {
             previous: None,
             probe: false,
             pending: None,
+            waited_ms: 0,
+            waits: 0,
         }
     }
 
@@ -306,6 +322,8 @@ impl<'a> Attempts<'a> {
             previous: None,
             probe: false,
             pending: None,
+            waited_ms: 0,
+            waits: 0,
         }
     }
 
@@ -523,6 +541,43 @@ impl<'a> Attempts<'a> {
         Step::Done(stop)
     }
 
+    /// After the breaker refused the next attempt, `retry_after` before it may
+    /// admit one: how long to wait before asking again, if the policy waits
+    /// for the breaker ([`Builder::with_wait_while_open`](crate::Builder::with_wait_while_open))
+    /// and the admission can come within what is left of its `max_wait` and
+    /// of the deadline. Counts the wait.
+    fn wait_step(&mut self, retry_after: Option<Duration>) -> Option<Duration> {
+        let inner = self.inner;
+        let max_wait = millis(inner.wait_while_open?);
+        if self.waits >= MAX_WAITS {
+            return None;
+        }
+        let until_ms = retry_after.map_or(0, millis);
+        // open: the cooldown's end, when this call may probe; half-open with
+        // the probe out: look again soon, the probe's answer may close it
+        let open = self
+            .state
+            .as_ref()
+            .is_some_and(|state| state.breaker.open_until().is_some());
+        let step_ms = if open {
+            until_ms
+        } else {
+            until_ms.min(millis(WAIT_WHILE_OPEN_POLL))
+        }
+        .max(1);
+        if self.waited_ms.saturating_add(step_ms) > max_wait {
+            return None;
+        }
+        if let Some(deadline_ms) = self.deadline_ms {
+            if inner.now_ms().saturating_add(step_ms) > deadline_ms {
+                return None;
+            }
+        }
+        self.waited_ms = self.waited_ms.saturating_add(step_ms);
+        self.waits = self.waits.saturating_add(1);
+        Some(Duration::from_millis(step_ms))
+    }
+
     /// Before a retry decided on a failure run goes out, after its wait: if
     /// the endpoint's run grew meanwhile (other calls failed), judges the
     /// retry again on the longer run, and returns the decision that stops it,
@@ -717,12 +772,12 @@ impl<'a, E> Call<'a, E> {
         &mut self,
         attempts: &mut Attempts<'_>,
         last: &mut Option<E>,
-    ) -> Result<u32, RetryError<E>> {
+    ) -> Result<u32, Refusal<E>> {
         if let Some(reason) = self.cancel().and_then(CancelToken::reason) {
-            return Err(RetryError::Cancelled {
+            return Err(Refusal::Stop(RetryError::Cancelled {
                 reason,
                 last_error: last.take(),
-            });
+            }));
         }
         if last.is_some() {
             if let Some(decision) = attempts.recheck() {
@@ -735,13 +790,54 @@ impl<'a, E> Call<'a, E> {
                     if let Some(hook) = self.hooks.as_mut().and_then(|h| h.on_exhausted.as_mut()) {
                         hook(&stop);
                     }
-                    return Err(stop);
+                    return Err(Refusal::Stop(stop));
                 }
             }
         }
         match attempts.start() {
             Ok(attempt) => Ok(attempt),
-            Err(retry_after) => Err(self.circuit_open(retry_after, last.take())),
+            Err(retry_after) => match attempts.wait_step(retry_after) {
+                Some(wait) => Err(Refusal::Wait(wait)),
+                None => Err(Refusal::Stop(self.circuit_open(retry_after, last.take()))),
+            },
+        }
+    }
+
+    /// Sleeps `delay` on the policy's async sleeper; a cancellation of the
+    /// call ends the sleep at once, with its reason.
+    async fn pause(&self, inner: &Inner, delay: Duration) -> Option<String> {
+        // `None`: the sleep finished as it was made (a ready future)
+        let mut sleep = match delay.is_zero() {
+            true => return None,
+            false => inner.sleeper.sleep_boxed(delay)?,
+        };
+        match self.cancel() {
+            None => {
+                sleep.await;
+                None
+            }
+            Some(token) => {
+                let mut cancelled = pin!(token.cancelled());
+                poll_fn(|cx| {
+                    if let Poll::Ready(reason) = cancelled.as_mut().poll(cx) {
+                        return Poll::Ready(Some(reason));
+                    }
+                    sleep.as_mut().poll(cx).map(|()| None)
+                })
+                .await
+            }
+        }
+    }
+
+    /// Sleeps `delay` on the policy's blocking sleeper; a cancellation ends
+    /// the sleep at once (and is seen by [`begin`](Call::begin)).
+    fn pause_blocking(&self, inner: &Inner, delay: Duration) {
+        if delay.is_zero() {
+            return;
+        }
+        match self.cancel() {
+            None => inner.blocking.sleep_blocking(delay),
+            Some(token) => inner.blocking.sleep_blocking_cancellable(delay, token),
         }
     }
 
@@ -768,34 +864,26 @@ impl<'a, E> Call<'a, E> {
                     Step::Done(stop) => return Err(stop),
                     Step::Retry(delay, err) => (delay, err),
                 };
-                // `None`: the sleep finished as it was made (a ready future)
-                let sleep = match delay.is_zero() {
-                    true => None,
-                    false => inner.sleeper.sleep_boxed(delay),
-                };
-                if let Some(mut sleep) = sleep {
-                    match self.cancel() {
-                        None => sleep.await,
-                        Some(token) => {
-                            let mut cancelled = pin!(token.cancelled());
-                            let woke = poll_fn(|cx| {
-                                if let Poll::Ready(reason) = cancelled.as_mut().poll(cx) {
-                                    return Poll::Ready(Some(reason));
-                                }
-                                sleep.as_mut().poll(cx).map(|()| None)
-                            })
-                            .await;
-                            if let Some(reason) = woke {
-                                return Err(RetryError::Cancelled {
-                                    reason,
-                                    last_error: last,
-                                });
-                            }
-                        }
-                    }
+                if let Some(reason) = self.pause(inner, delay).await {
+                    return Err(RetryError::Cancelled {
+                        reason,
+                        last_error: last,
+                    });
                 }
             }
-            let attempt = self.begin(&mut attempts, &mut last)?;
+            let attempt = match self.begin(&mut attempts, &mut last) {
+                Ok(attempt) => attempt,
+                Err(Refusal::Stop(stop)) => return Err(stop),
+                Err(Refusal::Wait(wait)) => {
+                    if let Some(reason) = self.pause(inner, wait).await {
+                        return Err(RetryError::Cancelled {
+                            reason,
+                            last_error: last,
+                        });
+                    }
+                    continue;
+                }
+            };
             match attempt_outcome(inner, op(attempt)).await {
                 Ok(value) => {
                     attempts.succeeded();
@@ -876,20 +964,19 @@ impl<'a, E> Call<'a, E> {
                 match attempts.failed(Failure::Error(err), &mut self) {
                     Step::Done(stop) => return Err(stop),
                     Step::Retry(delay, error) => {
-                        if !delay.is_zero() {
-                            match self.cancel() {
-                                None => inner.blocking.sleep_blocking(delay),
-                                // ends at once on a cancellation; seen by `begin`
-                                Some(token) => {
-                                    inner.blocking.sleep_blocking_cancellable(delay, token);
-                                }
-                            }
-                        }
+                        self.pause_blocking(inner, delay);
                         last = error;
                     }
                 }
             }
-            let attempt = self.begin(&mut attempts, &mut last)?;
+            let attempt = match self.begin(&mut attempts, &mut last) {
+                Ok(attempt) => attempt,
+                Err(Refusal::Stop(stop)) => return Err(stop),
+                Err(Refusal::Wait(wait)) => {
+                    self.pause_blocking(inner, wait);
+                    continue;
+                }
+            };
             match op(attempt) {
                 Ok(value) => {
                     attempts.succeeded();

@@ -47,6 +47,11 @@ pub const DEFAULT_BREAKER_MIN_COOLDOWN: Duration = Duration::from_millis(250);
 /// [`default_breaker`]).
 pub const DEFAULT_OPEN_BELOW_RANGE: (f64, f64) = (0.05, 0.9);
 
+/// How often a call waiting for the breaker
+/// ([`Builder::with_wait_while_open`]) looks again while another call's probe
+/// is out.
+pub const WAIT_WHILE_OPEN_POLL: Duration = Duration::from_millis(100);
+
 /// The largest `V / c` the default breaker paces its probes by: beyond it the
 /// cooldown is at its floor anyway.
 const MAX_PACING_VALUE: f64 = 1e9;
@@ -135,6 +140,8 @@ pub(crate) struct Inner {
     pub(crate) max_elapsed: Option<Duration>,
     pub(crate) attempt_timeout: Option<Duration>,
     pub(crate) max_retry_after: Duration,
+    /// How long a call may wait for an open breaker, if it waits at all.
+    pub(crate) wait_while_open: Option<Duration>,
     /// The per-endpoint state (the breakers), if the breaker is on.
     pub(crate) endpoints: Option<Endpoints>,
     pub(crate) budget: Option<Arc<dyn Budget + Send + Sync>>,
@@ -495,6 +502,7 @@ pub struct Builder {
     max_elapsed: Option<Duration>,
     attempt_timeout: Option<Duration>,
     max_retry_after: Duration,
+    wait_while_open: Option<Duration>,
     breaker: BreakerChoice,
     budget: Option<Arc<dyn Budget + Send + Sync>>,
     store: StoreConfig,
@@ -515,6 +523,7 @@ impl fmt::Debug for Builder {
             .field("backoff", &self.backoff)
             .field("max_elapsed", &self.max_elapsed)
             .field("attempt_timeout", &self.attempt_timeout)
+            .field("wait_while_open", &self.wait_while_open)
             .field("breaker", &self.breaker_debug())
             .field("budget", &self.budget.is_some())
             .field("store", &self.store)
@@ -541,6 +550,7 @@ impl Builder {
             max_elapsed: None,
             attempt_timeout: None,
             max_retry_after: DEFAULT_MAX_RETRY_AFTER,
+            wait_while_open: None,
             breaker: BreakerChoice::Default,
             budget: None,
             store: StoreConfig::new().with_hierarchical_priors(true),
@@ -634,6 +644,47 @@ impl Builder {
     /// The longest Retry-After honoured; a server asking for longer stops the call.
     pub fn with_max_retry_after(mut self, max_retry_after: Duration) -> Builder {
         self.max_retry_after = max_retry_after;
+        self
+    }
+
+    /// Lets a call that the endpoint's breaker refuses wait for it, up to
+    /// `max_wait` in all and never past the deadline
+    /// ([`with_max_elapsed`](Builder::with_max_elapsed)), instead of failing at
+    /// once with [`RetryError::CircuitOpen`](crate::RetryError::CircuitOpen).
+    ///
+    /// An open breaker is waited out until its cooldown ends, when the waiting
+    /// call may become the probe itself; while another call's probe is out,
+    /// the call looks again every [`WAIT_WHILE_OPEN_POLL`] (100 ms). The call
+    /// fails with `CircuitOpen` as before when the breaker will not admit it
+    /// within what is left of `max_wait` or of the deadline, so a call never
+    /// waits for an admission it cannot get in time. Cancellation ends the wait
+    /// at once.
+    ///
+    /// # Why
+    ///
+    /// Failing fast is the breaker's default because a caller may have
+    /// somewhere else to go (a fallback provider, a cached answer) and because
+    /// a caller's threads and connections are not free. A caller with neither,
+    /// whose request is worth waiting for — an agent step that needs this
+    /// model's answer, a batch job — loses every call refused between the
+    /// endpoint's recovery and the next probe. Waiting costs no attempt: the
+    /// waiting calls make none until the breaker admits them, so the endpoint
+    /// sees no more load than with failing fast. This is gRPC's
+    /// "wait for ready", bounded by the caller's own limit.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use bayesretry_policy::RetryPolicy;
+    ///
+    /// let policy = RetryPolicy::builder()
+    ///     .with_max_elapsed(Duration::from_secs(30))
+    ///     .with_wait_while_open(Duration::from_secs(10))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = policy;
+    /// ```
+    pub fn with_wait_while_open(mut self, max_wait: Duration) -> Builder {
+        self.wait_while_open = Some(max_wait);
         self
     }
 
@@ -759,6 +810,7 @@ impl Builder {
                 max_elapsed: self.max_elapsed,
                 attempt_timeout: self.attempt_timeout,
                 max_retry_after: self.max_retry_after,
+                wait_while_open: self.wait_while_open,
                 endpoints,
                 budget: self.budget,
                 clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock::new())),

@@ -49,6 +49,10 @@ pub struct BayesConfig {
     /// The backoff as (base, cap) in ms, full jitter (`None`: the policy's
     /// default, 500 ms doubling to 30 s).
     pub backoff_ms: Option<(u64, u64)>,
+    /// Whether a call the breaker refuses waits for it, up to the call's
+    /// deadline (`Builder::with_wait_while_open`), reported as `BR-Gw` and
+    /// its siblings.
+    pub wait_while_open: bool,
 }
 
 impl BayesConfig {
@@ -66,6 +70,16 @@ impl BayesConfig {
             previous_breaker: false,
             class_refresh_ms: None,
             backoff_ms: None,
+            wait_while_open: false,
+        }
+    }
+
+    /// The default configuration, with calls the breaker refuses waiting for
+    /// it up to their deadline (reported as `BR-Gw`, `BR-Tw`, `BR-Lw`).
+    pub fn waiting(strategy: Strategy, value: f64, max_attempts: u32) -> BayesConfig {
+        BayesConfig {
+            wait_while_open: true,
+            ..BayesConfig::new(strategy, value, max_attempts)
         }
     }
 
@@ -90,7 +104,8 @@ impl BayesConfig {
     }
 
     /// The id in reports: BR-G, BR-T, BR-L, with `+` for an adjusted
-    /// configuration and `0` for the previous default.
+    /// configuration, `0` for the previous default and `w` for waiting while
+    /// the breaker is open.
     pub fn id(&self) -> String {
         let base = match self.strategy {
             Strategy::Thompson => "BR-T",
@@ -101,6 +116,8 @@ impl BayesConfig {
             format!("{base}+")
         } else if self.previous_breaker {
             format!("{base}0")
+        } else if self.wait_while_open {
+            format!("{base}w")
         } else {
             base.to_owned()
         }
@@ -162,6 +179,9 @@ impl BayesConfig {
                 breaker = breaker.with_open_below(p);
             }
             builder = builder.with_breaker(breaker);
+        }
+        if self.wait_while_open {
+            builder = builder.with_wait_while_open(Duration::from_micros(DEADLINE_US));
         }
         let parameters = format!("{builder:?}; shard_keys: {}", self.shard_keys);
         let policy = builder

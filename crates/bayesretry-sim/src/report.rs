@@ -524,6 +524,9 @@ pub fn write_all(dir: &Path, results: &[RunResult]) -> io::Result<()> {
     if results.iter().any(|r| r.policy == "BR-G0") {
         text.push_str(&goals_markdown(&goals(results, "BR-G0")));
     }
+    if results.iter().any(|r| r.policy == "BR-Gw") {
+        text.push_str(&goals_markdown(&goals(results, "BR-Gw")));
+    }
     std::fs::write(dir.join("goals.md"), text)?;
     Ok(())
 }

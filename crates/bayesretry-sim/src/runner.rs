@@ -103,6 +103,15 @@ pub fn policies_with(max_attempts: u32, previous: bool) -> Vec<PolicySpec> {
     out
 }
 
+/// The greedy BayesRetry whose calls wait while the breaker is open (`BR-Gw`),
+/// at every V/c, for a pass with this attempt cap.
+pub fn waiting_policies(max_attempts: u32) -> Vec<PolicySpec> {
+    VALUE_RATIOS
+        .into_iter()
+        .map(|v| PolicySpec::Bayes(BayesConfig::waiting(Strategy::Greedy, v, max_attempts)))
+        .collect()
+}
+
 /// Every policy of the suite for a pass with this attempt cap.
 pub fn policies(max_attempts: u32) -> Vec<PolicySpec> {
     let mut out: Vec<PolicySpec> = Baseline::ALL

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use bayesretry_sim::{Scenario, goals, goals_markdown, policies_with, suite, write_all};
+use bayesretry_sim::{
+    Scenario, goals, goals_markdown, policies_with, suite, waiting_policies, write_all,
+};
 use clap::Parser;
 
 /// Runs the decision-quality benchmark of BayesRetry.
@@ -31,6 +33,10 @@ struct Args {
     /// breaker (the breaker crate's own settings), BR-G0.
     #[arg(long)]
     previous_default: bool,
+    /// Also run the greedy BayesRetry whose calls wait while the breaker is
+    /// open, up to their deadline (`with_wait_while_open`), BR-Gw.
+    #[arg(long)]
+    wait_while_open: bool,
     /// Directory for the JSON and Markdown files (nothing written without it).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -54,7 +60,10 @@ fn main() -> ExitCode {
         out
     };
     let seeds: Vec<u64> = (args.first_seed..args.first_seed.saturating_add(args.seeds)).collect();
-    let specs = policies_with(args.max_attempts, args.previous_default);
+    let mut specs = policies_with(args.max_attempts, args.previous_default);
+    if args.wait_while_open {
+        specs.extend(waiting_policies(args.max_attempts));
+    }
     let start = Instant::now();
     let results = match suite(&scenarios, &seeds, &specs, args.max_attempts, args.threads) {
         Ok(r) => r,
@@ -75,6 +84,9 @@ fn main() -> ExitCode {
     print!("{}", goals_markdown(&goals(&results, "BR-G")));
     if args.previous_default {
         print!("{}", goals_markdown(&goals(&results, "BR-G0")));
+    }
+    if args.wait_while_open {
+        print!("{}", goals_markdown(&goals(&results, "BR-Gw")));
     }
     if let Some(dir) = &args.out {
         if let Err(e) = write_all(dir, &results) {

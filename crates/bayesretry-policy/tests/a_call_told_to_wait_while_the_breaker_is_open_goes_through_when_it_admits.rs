@@ -1,0 +1,164 @@
+//! `Builder::with_wait_while_open`: a call the breaker refuses waits for it,
+//! within its `max_wait` and the deadline, instead of failing fast — and fails
+//! fast as before when the admission cannot come in time. Virtual time
+//! throughout.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test"
+)]
+
+use core::future::{Future, ready};
+use core::pin::pin;
+use core::task::{Context, Poll, Waker};
+use core::time::Duration;
+
+use bayesretry_breaker::State;
+use bayesretry_policy::{
+    Clock, HttpStatus, ManualClock, RetryError, RetryPolicy, VirtualSleeper, WAIT_WHILE_OPEN_POLL,
+};
+
+/// The default policy on virtual time, waiting up to `wait` while open (if
+/// given), with a 30 s deadline; its sleeper.
+fn policy(wait: Option<Duration>) -> (RetryPolicy, VirtualSleeper) {
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let mut builder = RetryPolicy::builder()
+        .with_virtual_time(sleeper.clone())
+        .with_max_elapsed(Duration::from_secs(30))
+        .with_seed(9);
+    if let Some(wait) = wait {
+        builder = builder.with_wait_while_open(wait);
+    }
+    (builder.build().unwrap(), sleeper)
+}
+
+/// Fails calls to "api", 100 ms apart, until its breaker opens; the time
+/// left of the cooldown, in ms.
+fn open_it(policy: &RetryPolicy, sleeper: &VirtualSleeper) -> u64 {
+    for _ in 0..1_000 {
+        let _ = policy.run_blocking("api", |_| Err::<(), _>(HttpStatus(503)));
+        if let Some(State::Open { until_ms }) = policy.breaker_state("api") {
+            return until_ms - sleeper.clock().now_ms();
+        }
+        sleeper.clock().advance(Duration::from_millis(100));
+    }
+    panic!("a dead endpoint opens the breaker");
+}
+
+/// Polls a future that never pends (the virtual sleeper is ready at once).
+fn block_on<F: Future>(fut: F) -> F::Output {
+    let mut fut = pin!(fut);
+    let mut cx = Context::from_waker(Waker::noop());
+    // bounded: every future here finishes on its first poll
+    for _ in 0..1_000 {
+        if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
+            return out;
+        }
+    }
+    panic!("the call never finished");
+}
+
+#[test]
+fn without_the_setting_a_refused_call_fails_at_once() {
+    let (policy, sleeper) = policy(None);
+    open_it(&policy, &sleeper);
+    let before = sleeper.clock().now_ms();
+    let result = policy.run_blocking("api", |_| Ok::<(), HttpStatus>(()));
+    assert!(
+        matches!(result, Err(RetryError::CircuitOpen { .. })),
+        "{result:?}"
+    );
+    assert_eq!(sleeper.clock().now_ms(), before, "no time passed");
+}
+
+#[test]
+fn a_waiting_call_sleeps_out_the_cooldown_and_goes_through_as_the_probe() {
+    let (policy, sleeper) = policy(Some(Duration::from_secs(10)));
+    let left = open_it(&policy, &sleeper);
+    assert!(left > 0);
+    let before = sleeper.clock().now_ms();
+    let slept = sleeper.delays().len();
+    let mut attempts = 0;
+    let result = policy.run_blocking("api", |_| {
+        attempts += 1;
+        Ok::<(), HttpStatus>(())
+    });
+    assert!(result.is_ok(), "{result:?}");
+    assert_eq!(attempts, 1);
+    // one wait, exactly to the end of the cooldown; the probe's success closed it
+    assert_eq!(sleeper.delays()[slept..], [Duration::from_millis(left)]);
+    assert_eq!(sleeper.clock().now_ms(), before + left);
+    assert_eq!(policy.breaker_state("api"), Some(State::Closed));
+}
+
+#[test]
+fn the_async_loop_waits_the_same_way() {
+    let (policy, sleeper) = policy(Some(Duration::from_secs(10)));
+    let left = open_it(&policy, &sleeper);
+    let slept = sleeper.delays().len();
+    let result = block_on(policy.run("api", |_| ready(Ok::<u32, HttpStatus>(7))));
+    assert_eq!(result.ok(), Some(7));
+    assert_eq!(sleeper.delays()[slept..], [Duration::from_millis(left)]);
+}
+
+#[test]
+fn a_cooldown_longer_than_the_wait_allowed_fails_at_once() {
+    let (policy, sleeper) = policy(Some(Duration::from_millis(1)));
+    let left = open_it(&policy, &sleeper);
+    assert!(left > 1, "the cooldown is at least 250 ms");
+    let before = sleeper.clock().now_ms();
+    let result = policy.run_blocking("api", |_| Ok::<(), HttpStatus>(()));
+    let Err(RetryError::CircuitOpen { retry_after, .. }) = result else {
+        panic!("refused, not {result:?}");
+    };
+    assert_eq!(retry_after, Some(Duration::from_millis(left)));
+    assert_eq!(
+        sleeper.clock().now_ms(),
+        before,
+        "no wait that cannot end in an admission"
+    );
+}
+
+#[test]
+fn a_cooldown_past_the_deadline_fails_at_once() {
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let policy = RetryPolicy::builder()
+        .with_virtual_time(sleeper.clone())
+        .with_max_elapsed(Duration::from_millis(1))
+        .with_wait_while_open(Duration::from_secs(60))
+        .with_seed(9)
+        .build()
+        .unwrap();
+    open_it(&policy, &sleeper);
+    let before = sleeper.clock().now_ms();
+    let result = policy.run_blocking("api", |_| Ok::<(), HttpStatus>(()));
+    assert!(
+        matches!(result, Err(RetryError::CircuitOpen { .. })),
+        "{result:?}"
+    );
+    assert_eq!(sleeper.clock().now_ms(), before);
+}
+
+#[test]
+fn while_another_calls_probe_is_out_a_waiting_call_looks_again_every_poll() {
+    let (policy, sleeper) = policy(Some(Duration::from_millis(450)));
+    let left = open_it(&policy, &sleeper);
+    sleeper.clock().advance(Duration::from_millis(left));
+    let mut inner = None;
+    // the outer call is the probe; while it is out, an inner call waits
+    let outer = policy.run_blocking("api", |_| {
+        let slept = sleeper.delays().len();
+        let result = policy.run_blocking("api", |_| Ok::<(), HttpStatus>(()));
+        inner = Some((result, sleeper.delays()[slept..].to_vec()));
+        Ok::<(), HttpStatus>(())
+    });
+    assert!(outer.is_ok());
+    let (result, delays) = inner.unwrap();
+    // four looks 100 ms apart fit in 450 ms, a fifth would not: then it fails
+    assert_eq!(delays, [WAIT_WHILE_OPEN_POLL; 4]);
+    assert!(
+        matches!(result, Err(RetryError::CircuitOpen { .. })),
+        "{result:?}"
+    );
+}
