@@ -627,6 +627,33 @@ impl<'a> Attempts<'a> {
     }
 }
 
+/// Sleeps `delay` on the policy's async sleeper; a cancellation of the call
+/// (`cancel`) ends the sleep at once, with its reason. A free function: the
+/// future holds the token, never the call, whose hooks need not be `Sync`.
+async fn pause(inner: &Inner, cancel: Option<&CancelToken>, delay: Duration) -> Option<String> {
+    // `None`: the sleep finished as it was made (a ready future)
+    let mut sleep = match delay.is_zero() {
+        true => return None,
+        false => inner.sleeper.sleep_boxed(delay)?,
+    };
+    match cancel {
+        None => {
+            sleep.await;
+            None
+        }
+        Some(token) => {
+            let mut cancelled = pin!(token.cancelled());
+            poll_fn(|cx| {
+                if let Poll::Ready(reason) = cancelled.as_mut().poll(cx) {
+                    return Poll::Ready(Some(reason));
+                }
+                sleep.as_mut().poll(cx).map(|()| None)
+            })
+            .await
+        }
+    }
+}
+
 /// Polls `attempt` (pinned by the caller) with a timer of `timeout` beside it,
 /// timed by the policy's own sleeper, so that the timeout follows virtual time
 /// as every other wait does.
@@ -803,32 +830,6 @@ impl<'a, E> Call<'a, E> {
         }
     }
 
-    /// Sleeps `delay` on the policy's async sleeper; a cancellation of the
-    /// call ends the sleep at once, with its reason.
-    async fn pause(&self, inner: &Inner, delay: Duration) -> Option<String> {
-        // `None`: the sleep finished as it was made (a ready future)
-        let mut sleep = match delay.is_zero() {
-            true => return None,
-            false => inner.sleeper.sleep_boxed(delay)?,
-        };
-        match self.cancel() {
-            None => {
-                sleep.await;
-                None
-            }
-            Some(token) => {
-                let mut cancelled = pin!(token.cancelled());
-                poll_fn(|cx| {
-                    if let Poll::Ready(reason) = cancelled.as_mut().poll(cx) {
-                        return Poll::Ready(Some(reason));
-                    }
-                    sleep.as_mut().poll(cx).map(|()| None)
-                })
-                .await
-            }
-        }
-    }
-
     /// Sleeps `delay` on the policy's blocking sleeper; a cancellation ends
     /// the sleep at once (and is seen by [`begin`](Call::begin)).
     fn pause_blocking(&self, inner: &Inner, delay: Duration) {
@@ -864,7 +865,7 @@ impl<'a, E> Call<'a, E> {
                     Step::Done(stop) => return Err(stop),
                     Step::Retry(delay, err) => (delay, err),
                 };
-                if let Some(reason) = self.pause(inner, delay).await {
+                if let Some(reason) = pause(inner, self.cancel(), delay).await {
                     return Err(RetryError::Cancelled {
                         reason,
                         last_error: last,
@@ -875,7 +876,7 @@ impl<'a, E> Call<'a, E> {
                 Ok(attempt) => attempt,
                 Err(Refusal::Stop(stop)) => return Err(stop),
                 Err(Refusal::Wait(wait)) => {
-                    if let Some(reason) = self.pause(inner, wait).await {
+                    if let Some(reason) = pause(inner, self.cancel(), wait).await {
                         return Err(RetryError::Cancelled {
                             reason,
                             last_error: last,
