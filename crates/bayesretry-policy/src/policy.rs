@@ -463,11 +463,13 @@ impl RetryPolicy {
 ///   honoured, a longer one stops the call;
 /// - a breaker per endpoint, [`default_breaker`] for the cost model: the
 ///   breaker crate's defaults (95 % credible upper bound, at least 10 outcomes,
-///   one probe) with three changes. It opens when the endpoint's success rate is
+///   one probe) with four changes. It opens when the endpoint's success rate is
 ///   credibly below the break-even `c / V` (0.1 with the default cost model;
 ///   clamped to 0.05–0.9), its evidence halves every
-///   [`DEFAULT_BREAKER_HALF_LIFE`] = 10 s, and its cooldown is paced by the
-///   value of information, between 250 ms and 10 s. Why:
+///   [`DEFAULT_BREAKER_HALF_LIFE`] = 10 s, its cooldown is paced by the
+///   value of information, between 250 ms and 10 s, and a run of failures after
+///   healthy traffic, read as a change point, opens it too (see
+///   [`default_breaker`]). Why:
 ///   an endpoint that succeeds less often than break-even loses value on
 ///   *every* attempt, the first one included, and only the breaker can decline
 ///   a first attempt; with the breaker crate's own 0.05 the policy kept calling
@@ -482,7 +484,8 @@ impl RetryPolicy {
 ///   calls a second and `V / c = 10`, never less often than every 10 s. The
 ///   price: after an outage ends, calls are still refused until the next probe
 ///   (the benchmark's S5 success rate is back within 5 points of the oracle's
-///   after about 8–10 s, against 1 s without a breaker), and an endpoint that
+///   after about 10 s, against 1 s without a breaker, and 1 s with
+///   [`with_wait_while_open`](Builder::with_wait_while_open)), and an endpoint that
 ///   sees fewer than a few calls a second gathers too little recent evidence
 ///   to open at 0.05. The decision benchmark
 ///   (docs/BENCHMARKS.md, `bayesretry-sim`) has the figures. A breaker set with
