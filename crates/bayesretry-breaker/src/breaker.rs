@@ -3,7 +3,7 @@
 use bayesretry_beta::Beta;
 
 use crate::config::Config;
-use crate::evidence::{Evidence, run_says_down, upper_bound_below};
+use crate::evidence::{Evidence, run_says_down, shortest_opening_run, upper_bound_below};
 use crate::pacing;
 
 /// Where a breaker stands.
@@ -156,10 +156,18 @@ pub struct Breaker {
     /// When probes last closed the breaker: a reopening within a half-life of
     /// it continues the outage that the paced cooldown measures.
     closed_at_ms: Option<u64>,
+    /// The shortest run of failures that could open the breaker if read as a
+    /// change point (`u32::MAX` when the run is not read): shorter runs skip
+    /// the rule's incomplete beta functions.
+    min_run: u32,
 }
 
 impl Breaker {
-    pub(crate) const fn from_checked(config: Config) -> Breaker {
+    pub(crate) fn from_checked(config: Config) -> Breaker {
+        let min_run = match config.reads_failure_run() {
+            true => shortest_opening_run(config.confidence(), config.open_below()),
+            false => u32::MAX,
+        };
         Breaker {
             config,
             evidence: Evidence::none(0),
@@ -170,6 +178,7 @@ impl Breaker {
             failure_run: 0,
             counting_since_ms: None,
             closed_at_ms: None,
+            min_run,
         }
     }
 
@@ -443,7 +452,7 @@ impl Breaker {
         let posterior = self.evidence.posterior(self.config.prior());
         let (confidence, open_below) = (self.config.confidence(), self.config.open_below());
         upper_bound_below(&posterior, confidence, open_below)
-            || (self.config.reads_failure_run()
+            || (self.failure_run >= self.min_run
                 && run_says_down(self.failure_run, &posterior, confidence, open_below))
     }
 }

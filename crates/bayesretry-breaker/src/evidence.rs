@@ -149,6 +149,20 @@ pub(crate) fn upper_bound_below(posterior: &Beta, confidence: f64, floor: f64) -
     posterior.cdf(floor) > confidence
 }
 
+/// The shortest run of failures after which even a certain change (the rate
+/// Beta(½, ½ + k)) is below `floor` with probability `confidence`: no shorter
+/// run can open the breaker. `u32::MAX` if none up to the longest run weighed.
+pub(crate) fn shortest_opening_run(confidence: f64, floor: f64) -> u32 {
+    let allowed = 1.0 - confidence;
+    // bounded: a thousand runs, as ChangePoint weighs at most
+    (1..=1_000_u32)
+        .find(|&k| {
+            ChangePoint::after(k, 0.5)
+                .is_some_and(|run| run.changed().sf(floor) < allowed)
+        })
+        .unwrap_or(u32::MAX)
+}
+
 /// Whether a run of `failures` in a row, read as a change point against the
 /// endpoint's `posterior`, puts the success rate above `floor` with
 /// probability under `1 − confidence`: the mixture of "nothing changed" (the
@@ -173,7 +187,19 @@ mod tests {
     use bayesretry_beta::Beta;
     use proptest::prelude::*;
 
-    use super::{Evidence, upper_bound_below};
+    use super::{Evidence, run_says_down, shortest_opening_run, upper_bound_below};
+
+    #[test]
+    fn the_shortest_opening_run_is_where_jeffreys_tail_drops_below_the_allowance() {
+        // 95 % sure below 0.1 after 18 failures under Beta(½, ½ + k), below
+        // 0.05 after 38 (checked against mpmath)
+        assert_eq!(shortest_opening_run(0.95, 0.1), 18);
+        assert_eq!(shortest_opening_run(0.95, 0.05), 38);
+        // and no shorter run opens, even after a very healthy history
+        let healthy = Beta::new(1_000.0, 2.0).unwrap();
+        assert!(!run_says_down(17, &healthy, 0.95, 0.1));
+        assert!(run_says_down(18, &healthy, 0.95, 0.1));
+    }
 
     #[test]
     fn a_half_life_halves_the_evidence() {
