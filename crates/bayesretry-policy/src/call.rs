@@ -13,7 +13,7 @@ use bayesretry_store::{Context, ErrorClass};
 use crate::cancel::CancelToken;
 use crate::classify::{Classification, Classify};
 use crate::endpoint::{EndpointState, Resolved, Site};
-use crate::error::RetryError;
+use crate::error::{RetryError, RetryErrorKind};
 use crate::policy::{Inner, MAX_UNCOUNTED_FAILURES, RetryPolicy};
 use crate::run::Run;
 use crate::sleep::BoxSleep;
@@ -76,14 +76,14 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 /// 2. `on_failed_attempt(info)`: the error, the attempt, the retries left and
 ///    the next delay (`None` when the policy stops).
 /// 3. `should_retry(info)`: a veto, asked only when the policy would retry;
-///    `false` stops the call with [`RetryError::Stopped`]. It can never force a
+///    `false` stops the call with [`RetryErrorKind::Stopped`]. It can never force a
 ///    retry past the cap, a permanent error, the breaker, the budget or the
 ///    deadline.
 ///
 ///    The retry budget, if the policy has one, is charged only after this hook,
 ///    when the retry is really going to be made: a vetoed retry spends nothing.
 ///    So the decision the hooks see is the engine's, before the budget; if the
-///    budget then refuses, the call stops with [`RetryError::BudgetExhausted`]
+///    budget then refuses, the call stops with [`RetryErrorKind::BudgetExhausted`]
 ///    and `on_exhausted` sees that. The policy's observer
 ///    ([`Observer::on_decision`](crate::Observer::on_decision)) is told once per
 ///    failure, after the veto and the budget, of the decision the call acts on:
@@ -363,7 +363,7 @@ impl<'a> Attempts<'a> {
                 if let Some((attempt, class)) = self.previous.take() {
                     inner.observe(&Context::new(self.endpoint, attempt, class), false, now_ms);
                 }
-                return Step::Done(RetryError::Permanent(err));
+                return Step::Done(RetryErrorKind::Permanent(err).into());
             }
             // a timeout is classified retryable above
             (None, None) => (ErrorClass::Timeout, None),
@@ -470,37 +470,38 @@ impl<'a> Attempts<'a> {
         if decision.retry() {
             return Step::Retry(delay, err);
         }
-        let stop = match (err, decision.reason()) {
-            (Some(err), _) if vetoed => RetryError::Stopped {
+        let stop: RetryError<E> = match (err, decision.reason()) {
+            (Some(err), _) if vetoed => RetryErrorKind::Stopped {
                 last_error: err,
                 attempts,
             },
-            (last_error, Reason::BudgetExhausted) if !vetoed => RetryError::BudgetExhausted {
+            (last_error, Reason::BudgetExhausted) if !vetoed => RetryErrorKind::BudgetExhausted {
                 last_error,
                 attempts,
             },
-            (last_error, Reason::CircuitOpen) if !vetoed => RetryError::CircuitOpen {
+            (last_error, Reason::CircuitOpen) if !vetoed => RetryErrorKind::CircuitOpen {
                 endpoint: self.endpoint.to_owned(),
                 retry_after: breaker_until
                     .map(|until| Duration::from_millis(until.saturating_sub(now_ms))),
                 last_error,
             },
-            (Some(err), Reason::Deadline) => RetryError::DeadlineExceeded {
+            (Some(err), Reason::Deadline) => RetryErrorKind::DeadlineExceeded {
                 last_error: err,
                 attempts,
             },
-            (Some(err), _) => RetryError::Exhausted {
+            (Some(err), _) => RetryErrorKind::Exhausted {
                 last_error: err,
                 attempts,
                 decision,
             },
-            (None, _) => RetryError::AttemptTimedOut {
+            (None, _) => RetryErrorKind::AttemptTimedOut {
                 timeout: timed_out.unwrap_or_default(),
                 attempts,
                 decision,
                 vetoed,
             },
-        };
+        }
+        .into();
         if let Some(hook) = call.hooks.as_mut().and_then(|h| h.on_exhausted.as_mut()) {
             hook(&stop);
         }
@@ -655,10 +656,11 @@ impl<'a, E> Call<'a, E> {
         last: &mut Option<E>,
     ) -> Result<u32, RetryError<E>> {
         if let Some(reason) = self.cancel().and_then(CancelToken::reason) {
-            return Err(RetryError::Cancelled {
+            return Err(RetryErrorKind::Cancelled {
                 reason,
                 last_error: last.take(),
-            });
+            }
+            .into());
         }
         match attempts.start() {
             Ok(attempt) => Ok(attempt),
@@ -707,10 +709,11 @@ impl<'a, E> Call<'a, E> {
                             })
                             .await;
                             if let Some(reason) = woke {
-                                return Err(RetryError::Cancelled {
+                                return Err(RetryErrorKind::Cancelled {
                                     reason,
                                     last_error: last,
-                                });
+                                }
+                                .into());
                             }
                         }
                     }
@@ -824,11 +827,12 @@ impl<'a, E> Call<'a, E> {
     /// The breaker refused an attempt.
     fn circuit_open(&mut self, retry_after: Option<Duration>, last: Option<E>) -> RetryError<E> {
         let had_attempt = last.is_some();
-        let stop = RetryError::CircuitOpen {
+        let stop: RetryError<E> = RetryErrorKind::CircuitOpen {
             endpoint: self.endpoint.to_owned(),
             retry_after,
             last_error: last,
-        };
+        }
+        .into();
         if had_attempt {
             if let Some(hook) = self.hooks.as_mut().and_then(|h| h.on_exhausted.as_mut()) {
                 hook(&stop);

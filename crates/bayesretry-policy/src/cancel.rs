@@ -12,7 +12,7 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 /// Dropping a call's future already cancels it; a token is for the other side of
 /// a program — a shutdown, a user pressing stop — to end a call that is waiting
 /// out a long backoff *now*, and to say why. The call then returns
-/// [`RetryError::Cancelled`](crate::RetryError::Cancelled) with the reason. The
+/// [`RetryErrorKind::Cancelled`](crate::RetryErrorKind::Cancelled) with the reason. The
 /// first reason given wins. Clones share one signal.
 ///
 /// ```

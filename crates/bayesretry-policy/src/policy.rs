@@ -601,7 +601,7 @@ impl Builder {
     ///
     /// A timed-out attempt has no error value: the hooks see
     /// [`FailedAttempt::error`](crate::FailedAttempt::error) as `None`, and if the
-    /// call then stops it ends with [`RetryError::AttemptTimedOut`].
+    /// call then stops it ends with [`RetryErrorKind::AttemptTimedOut`](crate::RetryErrorKind::AttemptTimedOut).
     ///
     /// # Not in the blocking loop
     ///
