@@ -140,13 +140,6 @@ impl<E> fmt::Debug for Call<'_, E> {
     }
 }
 
-/// What the loop does after a failed attempt; the error is `None` after a
-/// timed-out attempt.
-enum Step<E> {
-    Retry(Duration, Option<E>),
-    Done(RetryError<E>),
-}
-
 /// How an attempt failed: with its own error, or cut off by the per-attempt
 /// timeout.
 pub(crate) enum Failure<E> {
@@ -339,41 +332,52 @@ impl<'a> Attempts<'a> {
         }
     }
 
-    /// The attempt failed with `err`: classify, learn, decide, ask the hooks.
+    /// The attempt failed: its error is in `last`, or, when the per-attempt
+    /// timeout `timed_out` cut it off, `last` is `None`. Classifies, learns,
+    /// decides and asks the hooks: `Ok(delay)` to sleep before the next attempt
+    /// (the error stays in `last`, for a cancellation or a breaker that stops
+    /// the call before that attempt), or the error that ends the call (the
+    /// attempt's error taken out of `last`).
+    ///
+    /// Out of line, and lean: a policy pays only for what it has. The clock is
+    /// read only when something reads the time (learning, a breaker, a deadline,
+    /// a budget); a context is observed only when the policy learns or has an
+    /// observer; the hooks' view of the failure is made only for hooks; the
+    /// error that ends a call is made out of line. The result is a `Duration`
+    /// or a pointer, so it comes back in registers.
     #[inline(never)]
-    fn failed<E>(&mut self, failure: Failure<E>, call: &mut Call<'_, E>) -> Step<E> {
+    fn failed<E>(
+        &mut self,
+        last: &mut Option<E>,
+        timed_out: Option<Duration>,
+        call: &mut Call<'_, E>,
+    ) -> Result<Duration, RetryError<E>> {
         let inner = self.inner;
-        let (classification, err, timed_out) = match failure {
-            Failure::Error(err) => (call.classify.classify(&err), Some(err), None),
-            Failure::TimedOut(timeout) => (
-                Classification::Retryable(ErrorClass::Timeout),
-                None,
-                Some(timeout),
-            ),
+        let classification = match last.as_ref() {
+            Some(err) => call.classify.classify(err),
+            None => Classification::Retryable(ErrorClass::Timeout),
         };
-        let now_ms = inner.now_ms();
-        let (class, err) = match (classification.error_class(), err) {
-            (Some(class), err) => (class, err),
-            (None, Some(err)) => {
-                // A permanent error says nothing about whether the endpoint
-                // is back: a probe's slot is handed back, not spent.
-                if let (true, Some(state)) = (self.probe, &self.state) {
-                    state.breaker.release_probe();
-                }
-                if let Some((attempt, class)) = self.previous.take() {
-                    inner.observe(&Context::new(self.endpoint, attempt, class), false, now_ms);
-                }
-                return Step::Done(RetryErrorKind::Permanent(err).into());
-            }
-            // a timeout is classified retryable above
-            (None, None) => (ErrorClass::Timeout, None),
+        let needs_time = inner.learning
+            || self.state.is_some()
+            || self.deadline_ms.is_some()
+            || inner.budget.is_some();
+        // nothing below reads `now_ms` unless `needs_time` says so
+        let now_ms = if needs_time { inner.now_ms() } else { 0 };
+        let (class, hint) = match classification {
+            Classification::Retryable(class) => (class, None),
+            Classification::RetryAfter(class, hint) => (class, Some(hint)),
+            Classification::Permanent => match last.take() {
+                Some(err) => return Err(self.permanent(err, now_ms)),
+                // only an error is classified: a timeout is retryable above
+                None => (ErrorClass::Timeout, None),
+            },
         };
         if let Some(state) = &self.state {
             let _ = state.breaker.record(now_ms, false);
         }
         let consumed = match (
             call.hooks.as_mut().and_then(|h| h.consume.as_mut()),
-            err.as_ref(),
+            last.as_ref(),
         ) {
             (Some(hook), Some(err)) => hook(err, self.attempt),
             _ => true,
@@ -381,16 +385,18 @@ impl<'a> Attempts<'a> {
         if consumed {
             self.counted = self.counted.saturating_add(1);
         }
-        if let Some((attempt, class)) = self.previous {
-            inner.observe(&Context::new(self.endpoint, attempt, class), false, now_ms);
-        }
         let ctx = Context::new(self.endpoint, self.counted, class);
-        self.previous = Some((self.counted, class));
+        // the context whose next attempt is pending, kept only for someone to tell
+        if inner.observes() {
+            if let Some((attempt, class)) = self.previous {
+                inner.observe(&Context::new(self.endpoint, attempt, class), false, now_ms);
+            }
+            self.previous = Some((self.counted, class));
+        }
 
         let backoff = inner
             .backoff
             .delay(self.counted.max(1), inner.rng.next_u64());
-        let hint = classification.retry_after();
         let delay = hint.map_or(backoff, |hint| hint.max(backoff));
         let breaker_until = self
             .state
@@ -408,7 +414,7 @@ impl<'a> Attempts<'a> {
         }
         let hard_cap = inner.max_attempts.saturating_add(MAX_UNCOUNTED_FAILURES);
         // The observer is told below, once, of the decision the call acts on.
-        let decision = if self.attempt >= hard_cap {
+        let mut decision = if self.attempt >= hard_cap {
             Decision::stop(Reason::MaxAttempts)
         } else {
             inner.judge(
@@ -418,25 +424,10 @@ impl<'a> Attempts<'a> {
                 self.state.as_ref().map(|state| &state.breaker),
             )
         };
-
-        let info = FailedAttempt {
-            error: err.as_ref(),
-            attempt: self.attempt,
-            retries_left: inner.max_attempts.saturating_sub(self.counted),
-            next_delay: decision.retry().then_some(delay),
-            error_class: class,
-            decision,
+        let vetoed = match &mut call.hooks {
+            Some(hooks) => self.ask_hooks(hooks, last.as_ref(), class, &decision, delay),
+            None => false,
         };
-        if let Some(hook) = call.hooks.as_mut().and_then(|h| h.on_failed.as_mut()) {
-            hook(&info);
-        }
-        let vetoed = decision.retry()
-            && call
-                .hooks
-                .as_mut()
-                .and_then(|h| h.veto.as_mut())
-                .is_some_and(|hook| !hook(&info));
-        let mut decision = decision;
         if vetoed {
             // the observer and the log see the stop that happens, not the retry
             // the engine proposed
@@ -466,11 +457,79 @@ impl<'a> Attempts<'a> {
             delay_ms = millis(delay),
             "retry decision"
         );
-        let attempts = self.attempt;
         if decision.retry() {
-            return Step::Retry(delay, err);
+            return Ok(delay);
         }
-        let stop: RetryError<E> = match (err, decision.reason()) {
+        let stop = Stop {
+            decision,
+            vetoed,
+            breaker_until,
+            now_ms,
+            timed_out,
+        };
+        Err(self.stop(last.take(), stop, call))
+    }
+
+    /// Hooks 2 and 3 after a failure the call may retry: `on_failed_attempt`
+    /// sees it, then `should_retry` may veto a retry the policy would make.
+    /// Whether it did.
+    #[inline(never)]
+    fn ask_hooks<E>(
+        &self,
+        hooks: &mut Hooks<'_, E>,
+        error: Option<&E>,
+        error_class: ErrorClass,
+        decision: &Decision,
+        delay: Duration,
+    ) -> bool {
+        if hooks.on_failed.is_none() && hooks.veto.is_none() {
+            return false;
+        }
+        let info = FailedAttempt {
+            error,
+            attempt: self.attempt,
+            retries_left: self.inner.max_attempts.saturating_sub(self.counted),
+            next_delay: decision.retry().then_some(delay),
+            error_class,
+            decision: *decision,
+        };
+        if let Some(hook) = hooks.on_failed.as_mut() {
+            hook(&info);
+        }
+        decision.retry() && hooks.veto.as_mut().is_some_and(|hook| !hook(&info))
+    }
+
+    /// A permanent error ends the call: before any hook, and not a failure of
+    /// the endpoint.
+    #[cold]
+    #[inline(never)]
+    fn permanent<E>(&mut self, err: E, now_ms: u64) -> RetryError<E> {
+        // A permanent error says nothing about whether the endpoint is back: a
+        // probe's slot is handed back, not spent.
+        if let (true, Some(state)) = (self.probe, &self.state) {
+            state.breaker.release_probe();
+        }
+        if let Some((attempt, class)) = self.previous.take() {
+            self.inner
+                .observe(&Context::new(self.endpoint, attempt, class), false, now_ms);
+        }
+        RetryErrorKind::Permanent(err).into()
+    }
+
+    /// The error that ends a call the policy (or a hook, or the budget) stopped
+    /// after a failure, with `last` the attempt's error; `on_exhausted` sees it.
+    #[cold]
+    #[inline(never)]
+    fn stop<E>(&self, last: Option<E>, stop: Stop, call: &mut Call<'_, E>) -> RetryError<E> {
+        let Stop {
+            decision,
+            vetoed,
+            breaker_until,
+            now_ms,
+            timed_out,
+        } = stop;
+        let attempts = self.attempt;
+        let stop: RetryError<E> = match (last, decision.reason()) {
             (Some(err), _) if vetoed => RetryErrorKind::Stopped {
                 last_error: err,
                 attempts,
@@ -505,8 +564,17 @@ impl<'a> Attempts<'a> {
         if let Some(hook) = call.hooks.as_mut().and_then(|h| h.on_exhausted.as_mut()) {
             hook(&stop);
         }
-        Step::Done(stop)
+        stop
     }
+}
+
+/// Why [`Attempts::failed`] stops a call, for the error it makes.
+struct Stop {
+    decision: Decision,
+    vetoed: bool,
+    breaker_until: Option<u64>,
+    now_ms: u64,
+    timed_out: Option<Duration>,
 }
 
 /// Polls `attempt` (pinned by the caller) with a timer of `timeout` beside it,
@@ -668,29 +736,27 @@ impl<'a, E> Call<'a, E> {
         }
     }
 
-    /// The attempts of [`run`](Call::run) after the first one's `failure` (all
-    /// of them, from the first, when `failure` is `None`): the boxed part of
-    /// [`Run`].
+    /// The attempts of [`run`](Call::run) after the first one failed with
+    /// `last` (all of them, from the first, when `last` is `None`): the boxed
+    /// part of [`Run`].
     pub(crate) async fn retry_loop<T, F, Fut>(
         mut self,
         mut op: F,
         mut attempts: Attempts<'a>,
-        mut failure: Option<Failure<E>>,
+        mut last: Option<E>,
     ) -> Result<T, RetryError<E>>
     where
         F: FnMut(u32) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
         let inner = &*self.policy.inner;
-        let mut last = None;
+        // whether an attempt has failed and awaits its decision
+        let mut failed = last.is_some();
+        let mut timed_out = None;
         // bounded: `failed` stops at the hard cap on attempts
         loop {
-            if let Some(failure) = failure.take() {
-                let delay;
-                (delay, last) = match attempts.failed(failure, &mut self) {
-                    Step::Done(stop) => return Err(stop),
-                    Step::Retry(delay, err) => (delay, err),
-                };
+            if failed {
+                let delay = attempts.failed(&mut last, timed_out, &mut self)?;
                 // `None`: the sleep finished as it was made (a ready future)
                 let sleep = match delay.is_zero() {
                     true => None,
@@ -725,8 +791,10 @@ impl<'a, E> Call<'a, E> {
                     attempts.succeeded();
                     return Ok(value);
                 }
-                Err(err) => failure = Some(err),
+                Err(Failure::Error(err)) => (last, timed_out) = (Some(err), None),
+                Err(Failure::TimedOut(timeout)) => (last, timed_out) = (None, Some(timeout)),
             }
+            failed = true;
         }
     }
 
@@ -780,36 +848,32 @@ impl<'a, E> Call<'a, E> {
     }
 
     /// The attempts of [`run_blocking`](Call::run_blocking) after the first
-    /// one failed with `err` (all of them, from the first, when `err` is
+    /// one failed with `last` (all of them, from the first, when `last` is
     /// `None`).
     #[inline(never)]
     fn retry_blocking<T, F>(
         mut self,
         mut op: F,
         mut attempts: Attempts<'_>,
-        mut err: Option<E>,
+        mut last: Option<E>,
     ) -> Result<T, RetryError<E>>
     where
         F: FnMut(u32) -> Result<T, E>,
     {
         let inner = &*self.policy.inner;
-        let mut last = None;
+        // whether an attempt has failed and awaits its decision
+        let mut failed = last.is_some();
         // bounded: `failed` stops at the hard cap on attempts
         loop {
-            if let Some(err) = err.take() {
-                match attempts.failed(Failure::Error(err), &mut self) {
-                    Step::Done(stop) => return Err(stop),
-                    Step::Retry(delay, error) => {
-                        if !delay.is_zero() {
-                            match self.cancel() {
-                                None => inner.blocking.sleep_blocking(delay),
-                                // ends at once on a cancellation; seen by `begin`
-                                Some(token) => {
-                                    inner.blocking.sleep_blocking_cancellable(delay, token);
-                                }
-                            }
+            if failed {
+                let delay = attempts.failed(&mut last, None, &mut self)?;
+                if !delay.is_zero() {
+                    match self.cancel() {
+                        None => inner.blocking.sleep_blocking(delay),
+                        // ends at once on a cancellation; seen by `begin`
+                        Some(token) => {
+                            inner.blocking.sleep_blocking_cancellable(delay, token);
                         }
-                        last = error;
                     }
                 }
             }
@@ -819,8 +883,9 @@ impl<'a, E> Call<'a, E> {
                     attempts.succeeded();
                     return Ok(value);
                 }
-                Err(error) => err = Some(error),
+                Err(err) => last = Some(err),
             }
+            failed = true;
         }
     }
 

@@ -218,7 +218,15 @@ impl Inner {
         situation.with_failure_run(run, posterior.mean())
     }
 
+    /// Whether an outcome is worth telling anyone: the policy learns, or an
+    /// observer listens. A call keeps the context of its last failure only then.
+    #[inline]
+    pub(crate) fn observes(&self) -> bool {
+        self.learning || self.observer.is_some()
+    }
+
     /// Tells the observer of the decision taken for `ctx`.
+    #[inline]
     pub(crate) fn report(&self, decision: &Decision, ctx: &Context<'_>) {
         if let Some(observer) = &self.observer {
             contained(|| observer.on_decision(decision, ctx));

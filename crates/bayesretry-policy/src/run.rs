@@ -26,7 +26,7 @@ use core::task::{Context, Poll, ready};
 
 use pin_project_lite::pin_project;
 
-use crate::call::{Attempts, Call, Failure, First};
+use crate::call::{Attempts, Call, First};
 use crate::error::RetryError;
 use crate::policy::{Inner, RetryPolicy};
 
@@ -63,7 +63,7 @@ impl<'a, T, E, F, Fut, M, R> Future for Run<'a, E, F, Fut, M, R>
 where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = Result<T, E>>,
-    M: Fn(Call<'a, E>, F, Attempts<'a>, Option<Failure<E>>) -> R,
+    M: Fn(Call<'a, E>, F, Attempts<'a>, Option<E>) -> R,
     R: Future<Output = Result<T, RetryError<E>>>,
 {
     type Output = Result<T, RetryError<E>>;
@@ -136,21 +136,21 @@ fn start_rest<'a, T, E, F, Fut, M, R>(
 where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = Result<T, E>>,
-    M: Fn(Call<'a, E>, F, Attempts<'a>, Option<Failure<E>>) -> R,
+    M: Fn(Call<'a, E>, F, Attempts<'a>, Option<E>) -> R,
     R: Future<Output = Result<T, RetryError<E>>>,
 {
     let (Some(call), Some(op)) = (call.take(), op.take()) else {
         return Poll::Pending;
     };
     let inner = inner_of(&call);
-    let (attempts, failure) = match after {
+    let (attempts, last) = match after {
         Some((first, err)) => (
             Attempts::after_first(inner, call.endpoint(), first),
-            Some(Failure::Error(err)),
+            Some(err),
         ),
         None => (Attempts::new(inner, call.endpoint(), call.site()), None),
     };
-    let loop_ = rest.insert(Box::pin(make_rest(call, op, attempts, failure)));
+    let loop_ = rest.insert(Box::pin(make_rest(call, op, attempts, last)));
     let out = ready!(loop_.as_mut().poll(cx));
     // a finished loop is not polled again
     *rest = None;
