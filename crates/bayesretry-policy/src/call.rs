@@ -363,13 +363,17 @@ impl<'a> Attempts<'a> {
             || inner.budget.is_some();
         // nothing below reads `now_ms` unless `needs_time` says so
         let now_ms = if needs_time { inner.now_ms() } else { 0 };
-        let (class, hint) = match classification {
+        // The class is borrowed where the classifier wrote it, and copied out
+        // only for whoever reads it (the store, the observer, the hooks): a
+        // classic policy that tells no one never copies it (a copy of what the
+        // classifier has just stored, in other widths, stalls the load).
+        let (class, hint) = match &classification {
             Classification::Retryable(class) => (class, None),
-            Classification::RetryAfter(class, hint) => (class, Some(hint)),
+            Classification::RetryAfter(class, hint) => (class, Some(*hint)),
             Classification::Permanent => match last.take() {
                 Some(err) => return Err(self.permanent(err, now_ms)),
                 // only an error is classified: a timeout is retryable above
-                None => (ErrorClass::Timeout, None),
+                None => (&ErrorClass::Timeout, None),
             },
         };
         if let Some(state) = &self.state {
@@ -385,13 +389,14 @@ impl<'a> Attempts<'a> {
         if consumed {
             self.counted = self.counted.saturating_add(1);
         }
-        let ctx = Context::new(self.endpoint, self.counted, class);
+        let (endpoint, counted) = (self.endpoint, self.counted);
+        let ctx = || Context::new(endpoint, counted, *class);
         // the context whose next attempt is pending, kept only for someone to tell
         if inner.observes() {
             if let Some((attempt, class)) = self.previous {
-                inner.observe(&Context::new(self.endpoint, attempt, class), false, now_ms);
+                inner.observe(&Context::new(endpoint, attempt, class), false, now_ms);
             }
-            self.previous = Some((self.counted, class));
+            self.previous = Some((counted, *class));
         }
 
         let backoff = inner
@@ -416,16 +421,19 @@ impl<'a> Attempts<'a> {
         // The observer is told below, once, of the decision the call acts on.
         let mut decision = if self.attempt >= hard_cap {
             Decision::stop(Reason::MaxAttempts)
+        } else if !inner.learning {
+            // `judge`'s classic branch, which reads only the count
+            inner.engine.decide_fixed(self.counted, &situation, now_ms)
         } else {
             inner.judge(
-                &ctx,
+                &ctx(),
                 &situation,
                 now_ms,
                 self.state.as_ref().map(|state| &state.breaker),
             )
         };
         let vetoed = match &mut call.hooks {
-            Some(hooks) => self.ask_hooks(hooks, last.as_ref(), class, &decision, delay),
+            Some(hooks) => self.ask_hooks(hooks, last.as_ref(), *class, &decision, delay),
             None => false,
         };
         if vetoed {
@@ -442,7 +450,9 @@ impl<'a> Attempts<'a> {
                 }
             }
         }
-        inner.report(&decision, &ctx);
+        if inner.observer.is_some() {
+            inner.report(&decision, &ctx());
+        }
         #[cfg(feature = "tracing")]
         tracing::event!(
             tracing::Level::DEBUG,
@@ -809,7 +819,7 @@ impl<'a, E> Call<'a, E> {
     /// and a late error is classified as itself (see
     /// [`Builder::with_attempt_timeout`](crate::Builder::with_attempt_timeout)).
     #[inline]
-    pub fn run_blocking<T, F>(self, mut op: F) -> Result<T, RetryError<E>>
+    pub fn run_blocking<T, F>(mut self, mut op: F) -> Result<T, RetryError<E>>
     where
         F: FnMut(u32) -> Result<T, E>,
     {
@@ -825,14 +835,10 @@ impl<'a, E> Call<'a, E> {
                     self.finish();
                     Ok(value)
                 }
-                Err(err) => {
-                    let attempts = Attempts::after_first(inner, self.endpoint, first);
-                    self.retry_blocking(op, attempts, Some(err))
-                }
+                Err(err) => self.retry_blocking(op, Some(first), Some(err)),
             };
         }
-        let attempts = Attempts::new(inner, self.endpoint, self.site);
-        self.retry_blocking(op, attempts, None)
+        self.retry_blocking(op, None, None)
     }
 
     /// Ends a call that succeeded. A call that owns nothing — no hooks, no
@@ -848,25 +854,30 @@ impl<'a, E> Call<'a, E> {
     }
 
     /// The attempts of [`run_blocking`](Call::run_blocking) after the first
-    /// one failed with `last` (all of them, from the first, when `last` is
-    /// `None`).
+    /// one, admitted as `first`, failed with `last` (all of them, from the
+    /// first, when `first` is `None`). The call is borrowed, not moved: what
+    /// the fast path built stays where it is.
     #[inline(never)]
     fn retry_blocking<T, F>(
-        mut self,
+        &mut self,
         mut op: F,
-        mut attempts: Attempts<'_>,
+        first: Option<First<'a>>,
         mut last: Option<E>,
     ) -> Result<T, RetryError<E>>
     where
         F: FnMut(u32) -> Result<T, E>,
     {
         let inner = &*self.policy.inner;
+        let mut attempts = match first {
+            Some(first) => Attempts::after_first(inner, self.endpoint, first),
+            None => Attempts::new(inner, self.endpoint, self.site),
+        };
         // whether an attempt has failed and awaits its decision
         let mut failed = last.is_some();
         // bounded: `failed` stops at the hard cap on attempts
         loop {
             if failed {
-                let delay = attempts.failed(&mut last, None, &mut self)?;
+                let delay = attempts.failed(&mut last, None, self)?;
                 if !delay.is_zero() {
                     match self.cancel() {
                         None => inner.blocking.sleep_blocking(delay),
