@@ -2,8 +2,8 @@
 //! loops; [`Retried`], a function bound to a policy.
 
 use core::fmt;
-use core::future::{Future, poll_fn};
-use core::pin::{Pin, pin};
+use core::future::Future;
+use core::pin::Pin;
 use core::task::Poll;
 use core::time::Duration;
 
@@ -177,7 +177,7 @@ impl<'a, E> Call<'a, E> {
 
     /// The call's cancellation token, if it has one.
     #[inline]
-    fn cancel(&self) -> Option<&CancelToken> {
+    pub(crate) fn cancel(&self) -> Option<&CancelToken> {
         self.hooks.as_ref().and_then(|hooks| hooks.cancel.as_ref())
     }
 
@@ -231,6 +231,7 @@ pub(crate) struct Attempts<'a> {
 
 /// What a call's fast first attempt found, for the loop that goes on after
 /// it fails.
+#[derive(Clone, Copy)]
 pub(crate) struct First<'a> {
     state: Option<&'a EndpointState>,
     deadline_ms: Option<u64>,
@@ -321,7 +322,7 @@ impl<'a> Attempts<'a> {
     /// The attempt succeeded. The clock is read only if something needs the
     /// time: a breaker that is not closed (or decays), or a failure to learn from.
     #[inline(always)]
-    fn succeeded(&mut self) {
+    pub(crate) fn succeeded(&mut self) {
         let inner = self.inner;
         if let Some(state) = &self.state {
             let _ = state.breaker.record_success_with(|| inner.now_ms());
@@ -346,7 +347,7 @@ impl<'a> Attempts<'a> {
     /// error that ends a call is made out of line. The result is a `Duration`
     /// or a pointer, so it comes back in registers.
     #[inline(never)]
-    fn failed<E>(
+    pub(crate) fn failed<E>(
         &mut self,
         last: &mut Option<E>,
         timed_out: Option<Duration>,
@@ -597,7 +598,7 @@ struct Stop {
 /// clock). When the timer fires first, the caller drops the attempt's future,
 /// which cancels it. The attempt is borrowed rather than moved in, so that the
 /// call's future holds it once.
-fn poll_within<T, E, Fut>(
+pub(crate) fn poll_within<T, E, Fut>(
     inner: &Inner,
     timeout: Duration,
     attempt: Pin<&mut Fut>,
@@ -618,21 +619,6 @@ where
             .poll(cx)
             .map(|()| Err(Failure::TimedOut(timeout))),
         None => Poll::Ready(Err(Failure::TimedOut(timeout))),
-    }
-}
-
-/// Awaits one attempt, within the policy's per-attempt timeout if it has one.
-async fn attempt_outcome<T, E, Fut>(inner: &Inner, attempt: Fut) -> Result<T, Failure<E>>
-where
-    Fut: Future<Output = Result<T, E>>,
-{
-    match inner.attempt_timeout {
-        None => attempt.await.map_err(Failure::Error),
-        Some(timeout) => {
-            let mut pending = pin!(attempt);
-            let mut timer = None;
-            poll_fn(|cx| poll_within(inner, timeout, pending.as_mut(), &mut timer, cx)).await
-        }
     }
 }
 
@@ -663,10 +649,10 @@ impl<'a, E> Call<'a, E> {
         {
             use tracing::Instrument as _;
             let span = call_span(self.endpoint);
-            Run::new(self, op, Call::retry_loop::<T, F, Fut>).instrument(span)
+            Run::new(self, op).instrument(span)
         }
         #[cfg(not(feature = "tracing"))]
-        Run::new(self, op, Call::retry_loop::<T, F, Fut>)
+        Run::new(self, op)
     }
 
     /// The policy the call runs under.
@@ -728,7 +714,7 @@ impl<'a, E> Call<'a, E> {
     /// Before each attempt, in both loops: a cancellation ends the call, then the
     /// breaker admits the next attempt (its number) or the call fails fast.
     #[inline(always)]
-    fn begin(
+    pub(crate) fn begin(
         &mut self,
         attempts: &mut Attempts<'_>,
         last: &mut Option<E>,
@@ -743,68 +729,6 @@ impl<'a, E> Call<'a, E> {
         match attempts.start() {
             Ok(attempt) => Ok(attempt),
             Err(retry_after) => Err(self.circuit_open(retry_after, last.take())),
-        }
-    }
-
-    /// The attempts of [`run`](Call::run) after the first one failed with
-    /// `last` (all of them, from the first, when `last` is `None`): the boxed
-    /// part of [`Run`].
-    pub(crate) async fn retry_loop<T, F, Fut>(
-        mut self,
-        mut op: F,
-        mut attempts: Attempts<'a>,
-        mut last: Option<E>,
-    ) -> Result<T, RetryError<E>>
-    where
-        F: FnMut(u32) -> Fut,
-        Fut: Future<Output = Result<T, E>>,
-    {
-        let inner = &*self.policy.inner;
-        // whether an attempt has failed and awaits its decision
-        let mut failed = last.is_some();
-        let mut timed_out = None;
-        // bounded: `failed` stops at the hard cap on attempts
-        loop {
-            if failed {
-                let delay = attempts.failed(&mut last, timed_out, &mut self)?;
-                // `None`: the sleep finished as it was made (a ready future)
-                let sleep = match delay.is_zero() {
-                    true => None,
-                    false => inner.sleeper.sleep_boxed(delay),
-                };
-                if let Some(mut sleep) = sleep {
-                    match self.cancel() {
-                        None => sleep.await,
-                        Some(token) => {
-                            let mut cancelled = pin!(token.cancelled());
-                            let woke = poll_fn(|cx| {
-                                if let Poll::Ready(reason) = cancelled.as_mut().poll(cx) {
-                                    return Poll::Ready(Some(reason));
-                                }
-                                sleep.as_mut().poll(cx).map(|()| None)
-                            })
-                            .await;
-                            if let Some(reason) = woke {
-                                return Err(RetryErrorKind::Cancelled {
-                                    reason,
-                                    last_error: last,
-                                }
-                                .into());
-                            }
-                        }
-                    }
-                }
-            }
-            let attempt = self.begin(&mut attempts, &mut last)?;
-            match attempt_outcome(inner, op(attempt)).await {
-                Ok(value) => {
-                    attempts.succeeded();
-                    return Ok(value);
-                }
-                Err(Failure::Error(err)) => (last, timed_out) = (Some(err), None),
-                Err(Failure::TimedOut(timeout)) => (last, timed_out) = (None, Some(timeout)),
-            }
-            failed = true;
         }
     }
 
