@@ -213,9 +213,12 @@ impl<'a, E> Call<'a, E> {
 }
 
 /// The state of one call's loop, shared by the async and blocking runners.
+///
+/// It does not hold the endpoint's name: the call does, and lends it to each
+/// step that needs it (a copy here of the name the caller has just stored
+/// would be read back across two narrower stores, which stalls the load).
 pub(crate) struct Attempts<'a> {
     inner: &'a Inner,
-    endpoint: &'a str,
     /// The endpoint's state (its breaker), if the policy has a breaker.
     state: Option<Resolved<'a>>,
     deadline_ms: Option<u64>,
@@ -260,7 +263,6 @@ impl<'a> Attempts<'a> {
         });
         Attempts {
             inner,
-            endpoint,
             state,
             deadline_ms,
             attempt: 0,
@@ -273,14 +275,9 @@ impl<'a> Attempts<'a> {
     /// The state of a call whose first attempt was made on the fast path
     /// ([`Call::first`]): admitted by a closed breaker, so not a probe.
     #[inline(always)]
-    pub(crate) fn after_first(
-        inner: &'a Inner,
-        endpoint: &'a str,
-        first: First<'a>,
-    ) -> Attempts<'a> {
+    pub(crate) fn after_first(inner: &'a Inner, first: First<'a>) -> Attempts<'a> {
         Attempts {
             inner,
-            endpoint,
             state: first.state.map(Resolved::Borrowed),
             deadline_ms: first.deadline_ms,
             attempt: 1,
@@ -319,17 +316,18 @@ impl<'a> Attempts<'a> {
         Ok(self.attempt)
     }
 
-    /// The attempt succeeded. The clock is read only if something needs the
-    /// time: a breaker that is not closed (or decays), or a failure to learn from.
+    /// The attempt at `endpoint` succeeded. The clock is read only if
+    /// something needs the time: a breaker that is not closed (or decays), or
+    /// a failure to learn from.
     #[inline(always)]
-    pub(crate) fn succeeded(&mut self) {
+    pub(crate) fn succeeded(&mut self, endpoint: &str) {
         let inner = self.inner;
         if let Some(state) = &self.state {
             let _ = state.breaker.record_success_with(|| inner.now_ms());
         }
         if let Some((attempt, class)) = self.previous.take() {
             let now_ms = inner.now_ms();
-            inner.observe(&Context::new(self.endpoint, attempt, class), true, now_ms);
+            inner.observe(&Context::new(endpoint, attempt, class), true, now_ms);
         }
     }
 
@@ -372,7 +370,7 @@ impl<'a> Attempts<'a> {
             Classification::Retryable(class) => (class, None),
             Classification::RetryAfter(class, hint) => (class, Some(*hint)),
             Classification::Permanent => match last.take() {
-                Some(err) => return Err(self.permanent(err, now_ms)),
+                Some(err) => return Err(self.permanent(err, call.endpoint, now_ms)),
                 // only an error is classified: a timeout is retryable above
                 None => (&ErrorClass::Timeout, None),
             },
@@ -390,7 +388,7 @@ impl<'a> Attempts<'a> {
         if consumed {
             self.counted = self.counted.saturating_add(1);
         }
-        let (endpoint, counted) = (self.endpoint, self.counted);
+        let (endpoint, counted) = (call.endpoint, self.counted);
         let ctx = || Context::new(endpoint, counted, *class);
         // the context whose next attempt is pending, kept only for someone to tell
         if inner.observes() {
@@ -457,7 +455,7 @@ impl<'a> Attempts<'a> {
         #[cfg(feature = "tracing")]
         tracing::event!(
             tracing::Level::DEBUG,
-            endpoint = self.endpoint,
+            endpoint,
             attempt = self.attempt,
             error_class = %class,
             retry = decision.retry(),
@@ -514,7 +512,7 @@ impl<'a> Attempts<'a> {
     /// the endpoint.
     #[cold]
     #[inline(never)]
-    fn permanent<E>(&mut self, err: E, now_ms: u64) -> RetryError<E> {
+    fn permanent<E>(&mut self, err: E, endpoint: &str, now_ms: u64) -> RetryError<E> {
         // A permanent error says nothing about whether the endpoint is back: a
         // probe's slot is handed back, not spent.
         if let (true, Some(state)) = (self.probe, &self.state) {
@@ -522,7 +520,7 @@ impl<'a> Attempts<'a> {
         }
         if let Some((attempt, class)) = self.previous.take() {
             self.inner
-                .observe(&Context::new(self.endpoint, attempt, class), false, now_ms);
+                .observe(&Context::new(endpoint, attempt, class), false, now_ms);
         }
         RetryErrorKind::Permanent(err).into()
     }
@@ -550,7 +548,7 @@ impl<'a> Attempts<'a> {
                 attempts,
             },
             (last_error, Reason::CircuitOpen) if !vetoed => RetryErrorKind::CircuitOpen {
-                endpoint: self.endpoint.to_owned(),
+                endpoint: call.endpoint.to_owned(),
                 retry_after: breaker_until
                     .map(|until| Duration::from_millis(until.saturating_sub(now_ms))),
                 last_error,
@@ -759,10 +757,15 @@ impl<'a, E> Call<'a, E> {
                     self.finish();
                     Ok(value)
                 }
-                Err(err) => self.retry_blocking(op, Some(first), Some(err)),
+                Err(err) => {
+                    // made here, where the endpoint is at hand, and lent
+                    let mut attempts = Attempts::after_first(inner, first);
+                    self.retry_blocking(op, &mut attempts, Some(err))
+                }
             };
         }
-        self.retry_blocking(op, None, None)
+        let mut attempts = Attempts::new(inner, self.endpoint, self.site);
+        self.retry_blocking(op, &mut attempts, None)
     }
 
     /// Ends a call that succeeded. A call that owns nothing — no hooks, no
@@ -778,24 +781,21 @@ impl<'a, E> Call<'a, E> {
     }
 
     /// The attempts of [`run_blocking`](Call::run_blocking) after the first
-    /// one, admitted as `first`, failed with `last` (all of them, from the
-    /// first, when `first` is `None`). The call is borrowed, not moved: what
-    /// the fast path built stays where it is.
+    /// one failed with `last` (all of them, from the first, when `last` is
+    /// `None`). The call and the loop's state are borrowed, not moved: what
+    /// the caller built stays where it is (a copy of what was just stored, in
+    /// other widths, stalls the load).
     #[inline(never)]
     fn retry_blocking<T, F>(
         &mut self,
         mut op: F,
-        first: Option<First<'a>>,
+        attempts: &mut Attempts<'_>,
         mut last: Option<E>,
     ) -> Result<T, RetryError<E>>
     where
         F: FnMut(u32) -> Result<T, E>,
     {
         let inner = &*self.policy.inner;
-        let mut attempts = match first {
-            Some(first) => Attempts::after_first(inner, self.endpoint, first),
-            None => Attempts::new(inner, self.endpoint, self.site),
-        };
         // whether an attempt has failed and awaits its decision
         let mut failed = last.is_some();
         // bounded: `failed` stops at the hard cap on attempts
@@ -812,10 +812,10 @@ impl<'a, E> Call<'a, E> {
                     }
                 }
             }
-            let attempt = self.begin(&mut attempts, &mut last)?;
+            let attempt = self.begin(attempts, &mut last)?;
             match op(attempt) {
                 Ok(value) => {
-                    attempts.succeeded();
+                    attempts.succeeded(self.endpoint);
                     return Ok(value);
                 }
                 Err(err) => last = Some(err),

@@ -207,7 +207,7 @@ where
         }
         Entry::AfterFirst(first, err) => {
             *looping = Some(Looping::new(
-                Attempts::after_first(inner, call.endpoint(), first),
+                Attempts::after_first(inner, first),
                 Some(err),
                 Step::Failed,
             ));
@@ -279,7 +279,7 @@ where
                 lp.timer = None;
                 match outcome {
                     Ok(value) => {
-                        lp.attempts.succeeded();
+                        lp.attempts.succeeded(call.endpoint());
                         break Ok(value);
                     }
                     Err(Failure::Error(err)) => (lp.last, lp.timed_out) = (Some(err), None),
