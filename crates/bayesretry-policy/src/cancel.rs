@@ -262,4 +262,32 @@ mod tests {
             Poll::Ready(String::from("stop"))
         );
     }
+
+    #[test]
+    fn an_async_call_dropped_in_its_sleep_leaves_no_waker_in_its_token() {
+        let policy = crate::RetryPolicy::builder()
+            .classic()
+            .with_backoff(
+                bayesretry_backoff::Config::new().with_jitter(bayesretry_backoff::Jitter::None),
+            )
+            .with_sleeper(|_| core::future::pending::<()>())
+            .build()
+            .unwrap();
+        let token = CancelToken::new();
+        let waker = Waker::from(Arc::new(Task));
+        let mut cx = Context::from_waker(&waker);
+        for _ in 0..3 {
+            let mut call = pin!(
+                policy
+                    .call::<crate::HttpStatus>("api")
+                    .with_cancel(token.clone())
+                    .run(|_| async { Err::<(), _>(crate::HttpStatus(503)) })
+            );
+            // the first attempt fails; the call sleeps, racing the token
+            assert!(call.as_mut().poll(&mut cx).is_pending());
+            assert!(call.as_mut().poll(&mut cx).is_pending());
+            assert_eq!(token.lock().wakers.len(), 1);
+        }
+        assert_eq!(token.lock().wakers.len(), 0);
+    }
 }

@@ -703,6 +703,10 @@ impl Builder {
     }
 
     /// The seed of the jitter and the Thompson draws: one seed, one sequence.
+    ///
+    /// Each thread draws from blocks of the sequence it reserves, so calls on
+    /// different threads never draw the same word; calls that run in the same
+    /// order on one thread draw exactly the same words from the same seed.
     pub fn with_seed(mut self, seed: u64) -> Builder {
         self.seed = Some(seed);
         self

@@ -15,17 +15,26 @@
 //!
 //! So the loop is this future's own state machine: the call, the operation
 //! and the attempt's future are fields, set once and borrowed in place; the
-//! phase says what the call is doing — its first attempt on the fast path
-//! ([`Call::first`](crate::Call)), or the general loop's steps (decide after a
-//! failure, sleep, begin an attempt, await it). Nothing is allocated unless a
-//! sleep or a per-attempt timer must be boxed, and the success of a first
-//! attempt is one branch away from its poll. The general loop is out of line,
-//! so the fast path stays small enough to inline into the caller.
+//! first attempt runs on the fast path ([`Call::first`](crate::Call)), and
+//! after a failure the general loop's steps (decide, sleep, begin an attempt,
+//! await it) run on a state made once per failed call. The success of a first
+//! attempt is one branch away from its poll, and the general loop is out of
+//! line, so the fast path stays small enough to inline into the caller.
+//!
+//! That state — the loop's counters, the breaker it found, the last error,
+//! the sleep, the timer, the cancellation — is boxed, on purpose: it is about
+//! 180 bytes, and every executor moves a future at least once (into its task,
+//! into `block_on`). A future of up to 128 bytes moves in a few inline stores;
+//! held inline, the state made the call's future 280 bytes, moved by a call to
+//! `memmove` that cost a call which succeeds at once more than its own work
+//! (twice backon's time in the bench). One allocation per failed call, on the
+//! path that is about to back off anyway, keeps the future at 104 bytes.
 //!
 //! The operation is called at the first poll, not when the future is made,
 //! exactly as the `async fn` it replaces: a future that is never polled makes
 //! no attempt.
 
+use alloc::boxed::Box;
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll, ready};
@@ -50,7 +59,7 @@ pin_project! {
         call: Option<Call<'a, E>>,
         op: F,
         first: Option<First<'a>>,
-        looping: Option<Looping<'a, E>>,
+        looping: Option<Box<Looping<'a, E>>>,
         #[pin]
         attempt: Option<Fut>,
     }
@@ -184,7 +193,7 @@ where
 fn general<'a, T, E, F, Fut>(
     call_slot: &mut Option<Call<'a, E>>,
     op: &mut F,
-    looping: &mut Option<Looping<'a, E>>,
+    looping: &mut Option<Box<Looping<'a, E>>>,
     mut attempt: Pin<&mut Option<Fut>>,
     entry: Entry<'a, E>,
     cx: &mut Context<'_>,
@@ -199,18 +208,18 @@ where
     let inner = inner_of(call);
     match entry {
         Entry::Start => {
-            *looping = Some(Looping::new(
+            *looping = Some(Box::new(Looping::new(
                 Attempts::new(inner, call.endpoint(), call.site()),
                 None,
                 Step::Begin,
-            ));
+            )));
         }
         Entry::AfterFirst(first, err) => {
-            *looping = Some(Looping::new(
+            *looping = Some(Box::new(Looping::new(
                 Attempts::after_first(inner, first),
                 Some(err),
                 Step::Failed,
-            ));
+            )));
         }
         Entry::Resume => {}
     }
