@@ -627,8 +627,14 @@ fn call_span(endpoint: &str) -> tracing::Span {
 }
 
 /// A duration in whole milliseconds, saturating.
+///
+/// In 64-bit arithmetic: the same value as `d.as_millis()` saturated to
+/// `u64`, without its 128-bit multiplication (a failure converts three).
+#[inline]
 fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+    d.as_secs()
+        .saturating_mul(1_000)
+        .saturating_add(u64::from(d.subsec_millis()))
 }
 
 impl<'a, E> Call<'a, E> {
@@ -882,5 +888,30 @@ impl<F> Retried<F> {
         F: Fn(u32) -> Result<T, E>,
     {
         self.policy.run_blocking(&self.endpoint, &self.f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use core::time::Duration;
+
+    use super::millis;
+
+    #[test]
+    fn millis_saturates_as_the_128_bit_conversion_does() {
+        let cases = [
+            Duration::ZERO,
+            Duration::from_nanos(999_999),
+            Duration::from_nanos(1_000_000),
+            Duration::new(1, 999_999_999),
+            Duration::from_millis(123_456_789),
+            Duration::new(u64::MAX / 1_000, 999_000_000),
+            Duration::new(u64::MAX / 1_000 + 1, 0),
+            Duration::MAX,
+        ];
+        for d in cases {
+            let wide = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+            assert_eq!(millis(d), wide, "{d:?}");
+        }
     }
 }
