@@ -1,5 +1,6 @@
 //! [`Run`]: the future of an async call — a state machine written by hand,
-//! with the first attempt on a fast path and the retry loop in place.
+//! with the first attempt on a fast path and the retry loop's state made only
+//! after a failure.
 //!
 //! # Why not one `async fn`
 //!
@@ -27,8 +28,8 @@
 //! into `block_on`). A future of up to 128 bytes moves in a few inline stores;
 //! held inline, the state made the call's future 280 bytes, moved by a call to
 //! `memmove` that cost a call which succeeds at once more than its own work
-//! (twice backon's time in the bench). One allocation per failed call, on the
-//! path that is about to back off anyway, keeps the future at 104 bytes.
+//! (more than twice backon's time in the bench). One allocation per failed call, on the
+//! path that is about to back off anyway, keeps the future at 96 bytes.
 //!
 //! The operation is called at the first poll, not when the future is made,
 //! exactly as the `async fn` it replaces: a future that is never polled makes
