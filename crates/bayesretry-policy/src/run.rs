@@ -24,7 +24,7 @@
 //!
 //! That state — the loop's counters, the breaker it found, the last error,
 //! the sleep, the timer, the cancellation — is boxed, on purpose: it is about
-//! 180 bytes, and every executor moves a future at least once (into its task,
+//! 190 bytes, and every executor moves a future at least once (into its task,
 //! into `block_on`). A future of up to 128 bytes moves in a few inline stores;
 //! held inline, the state made the call's future 280 bytes, moved by a call to
 //! `memmove` that cost a call which succeeds at once more than its own work
