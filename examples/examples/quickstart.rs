@@ -13,7 +13,7 @@
 //! Run: cargo run --release -p bayesretry-examples --example quickstart
 
 use bayesretry::policy::{ManualClock, VirtualSleeper};
-use bayesretry::{Context, CostModel, ErrorClass, HttpStatus, RetryError, RetryPolicy};
+use bayesretry::{Context, CostModel, ErrorClass, HttpStatus, RetryErrorKind, RetryPolicy};
 
 const CALLS: u64 = 1_000;
 const OUTAGE: core::ops::Range<u64> = 500..700;
@@ -68,7 +68,9 @@ fn run(name: &str, policy: &RetryPolicy) {
         tally.attempts += made;
         match result {
             Ok(_) => tally.ok += 1,
-            Err(RetryError::CircuitOpen { .. }) => tally.fast_failed += 1,
+            Err(err) if matches!(err.kind(), RetryErrorKind::CircuitOpen { .. }) => {
+                tally.fast_failed += 1;
+            }
             Err(_) => {}
         }
     }

@@ -20,7 +20,7 @@ use bayesretry_audit::{
 };
 use bayesretry_decision::{Decision, Reason};
 use bayesretry_policy::{
-    HttpStatus, ManualClock, Observer, RetryError, RetryPolicy, VirtualSleeper,
+    HttpStatus, ManualClock, Observer, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
 };
 use bayesretry_store::{Context, ErrorClass};
 
@@ -40,8 +40,10 @@ fn every_decision_of_a_call_is_logged_with_the_numbers_it_acted_on() {
         .unwrap();
 
     // always a 503: the call ends on a decision to stop, after retries
-    let result: Result<(), _> = policy.run_blocking("provider", |_| Err(HttpStatus(503)));
-    let Err(RetryError::Exhausted {
+    let result: Result<(), _> = policy
+        .run_blocking("provider", |_| Err(HttpStatus(503)))
+        .map_err(RetryError::into_kind);
+    let Err(RetryErrorKind::Exhausted {
         attempts, decision, ..
     }) = result
     else {

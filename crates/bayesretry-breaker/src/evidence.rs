@@ -156,10 +156,7 @@ pub(crate) fn shortest_opening_run(confidence: f64, floor: f64) -> u32 {
     let allowed = 1.0 - confidence;
     // bounded: a thousand runs, as ChangePoint weighs at most
     (1..=1_000_u32)
-        .find(|&k| {
-            ChangePoint::after(k, 0.5)
-                .is_some_and(|run| run.changed().sf(floor) < allowed)
-        })
+        .find(|&k| ChangePoint::after(k, 0.5).is_some_and(|run| run.changed().sf(floor) < allowed))
         .unwrap_or(u32::MAX)
 }
 

@@ -8,7 +8,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use core::time::Duration;
 use std::sync::{Mutex, PoisonError};
 
-use bayesretry_policy::{Classification, Reason, RetryError, RetryPolicy, classify_status};
+use bayesretry_policy::{Classification, Reason, RetryErrorKind, RetryPolicy, classify_status};
 use bytes::Buf as _;
 use http::{Extensions, HeaderMap, StatusCode};
 
@@ -217,25 +217,25 @@ where
         Err(stop) => stop,
     };
     // what the last attempt left and why the loop stopped
-    let (last, reason) = match stop {
-        RetryError::Exhausted {
+    let (last, reason) = match stop.into_kind() {
+        RetryErrorKind::Exhausted {
             last_error,
             decision,
             ..
         } => (last_error, Stop::Policy(decision.reason())),
-        RetryError::Permanent(last_error) => (last_error, Stop::Permanent),
-        RetryError::DeadlineExceeded { last_error, .. } => {
+        RetryErrorKind::Permanent(last_error) => (last_error, Stop::Permanent),
+        RetryErrorKind::DeadlineExceeded { last_error, .. } => {
             (last_error, Stop::Policy(Reason::Deadline))
         }
-        RetryError::BudgetExhausted {
+        RetryErrorKind::BudgetExhausted {
             last_error: Some(last_error),
             ..
         } => (last_error, Stop::Policy(Reason::BudgetExhausted)),
-        RetryError::CircuitOpen {
+        RetryErrorKind::CircuitOpen {
             last_error: Some(last_error),
             ..
         } => (last_error, Stop::Policy(Reason::CircuitOpen)),
-        RetryError::CircuitOpen {
+        RetryErrorKind::CircuitOpen {
             endpoint,
             retry_after,
             last_error: None,
@@ -245,7 +245,7 @@ where
                 retry_after,
             });
         }
-        RetryError::AttemptTimedOut {
+        RetryErrorKind::AttemptTimedOut {
             timeout, attempts, ..
         } => return Err(Error::AttemptTimedOut { timeout, attempts }),
         other => match other.into_last_error() {

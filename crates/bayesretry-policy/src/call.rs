@@ -2,8 +2,8 @@
 //! loops; [`Retried`], a function bound to a policy.
 
 use core::fmt;
-use core::future::{Future, poll_fn};
-use core::pin::{Pin, pin};
+use core::future::Future;
+use core::pin::Pin;
 use core::task::Poll;
 use core::time::Duration;
 
@@ -13,7 +13,7 @@ use bayesretry_store::{Context, ErrorClass};
 use crate::cancel::CancelToken;
 use crate::classify::{Classification, Classify};
 use crate::endpoint::{EndpointState, Resolved, Site};
-use crate::error::RetryError;
+use crate::error::{RetryError, RetryErrorKind};
 use crate::policy::{Inner, MAX_UNCOUNTED_FAILURES, RetryPolicy, WAIT_WHILE_OPEN_POLL};
 use crate::run::Run;
 use crate::sleep::BoxSleep;
@@ -76,14 +76,14 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 /// 2. `on_failed_attempt(info)`: the error, the attempt, the retries left and
 ///    the next delay (`None` when the policy stops).
 /// 3. `should_retry(info)`: a veto, asked only when the policy would retry;
-///    `false` stops the call with [`RetryError::Stopped`]. It can never force a
+///    `false` stops the call with [`RetryErrorKind::Stopped`]. It can never force a
 ///    retry past the cap, a permanent error, the breaker, the budget or the
 ///    deadline.
 ///
 ///    The retry budget, if the policy has one, is charged only after this hook,
 ///    when the retry is really going to be made: a vetoed retry spends nothing.
 ///    So the decision the hooks see is the engine's, before the budget; if the
-///    budget then refuses, the call stops with [`RetryError::BudgetExhausted`]
+///    budget then refuses, the call stops with [`RetryErrorKind::BudgetExhausted`]
 ///    and `on_exhausted` sees that. The policy's observer
 ///    ([`Observer::on_decision`](crate::Observer::on_decision)) is told once per
 ///    failure, after the veto and the budget, of the decision the call acts on:
@@ -140,16 +140,9 @@ impl<E> fmt::Debug for Call<'_, E> {
     }
 }
 
-/// What the loop does after a failed attempt; the error is `None` after a
-/// timed-out attempt.
-enum Step<E> {
-    Retry(Duration, Option<E>),
-    Done(RetryError<E>),
-}
-
 /// Why [`Call::begin`] did not start an attempt: wait this long for the
 /// breaker and ask again, or stop.
-enum Refusal<E> {
+pub(crate) enum Refusal<E> {
     Wait(Duration),
     Stop(RetryError<E>),
 }
@@ -195,7 +188,7 @@ impl<'a, E> Call<'a, E> {
 
     /// The call's cancellation token, if it has one.
     #[inline]
-    fn cancel(&self) -> Option<&CancelToken> {
+    pub(crate) fn cancel(&self) -> Option<&CancelToken> {
         self.hooks.as_ref().and_then(|hooks| hooks.cancel.as_ref())
     }
 
@@ -231,9 +224,12 @@ impl<'a, E> Call<'a, E> {
 }
 
 /// The state of one call's loop, shared by the async and blocking runners.
+///
+/// It does not hold the endpoint's name: the call does, and lends it to each
+/// step that needs it (a copy here of the name the caller has just stored
+/// would be read back across two narrower stores, which stalls the load).
 pub(crate) struct Attempts<'a> {
     inner: &'a Inner,
-    endpoint: &'a str,
     /// The endpoint's state (its breaker), if the policy has a breaker.
     state: Option<Resolved<'a>>,
     deadline_ms: Option<u64>,
@@ -259,10 +255,14 @@ pub(crate) struct Attempts<'a> {
 struct Pending {
     situation: Situation,
     run: u32,
+    /// The context of the failure the retry follows.
+    attempt: u32,
+    class: ErrorClass,
 }
 
 /// What a call's fast first attempt found, for the loop that goes on after
 /// it fails.
+#[derive(Clone, Copy)]
 pub(crate) struct First<'a> {
     state: Option<&'a EndpointState>,
     deadline_ms: Option<u64>,
@@ -291,7 +291,6 @@ impl<'a> Attempts<'a> {
         });
         Attempts {
             inner,
-            endpoint,
             state,
             deadline_ms,
             attempt: 0,
@@ -307,14 +306,9 @@ impl<'a> Attempts<'a> {
     /// The state of a call whose first attempt was made on the fast path
     /// ([`Call::first`]): admitted by a closed breaker, so not a probe.
     #[inline(always)]
-    pub(crate) fn after_first(
-        inner: &'a Inner,
-        endpoint: &'a str,
-        first: First<'a>,
-    ) -> Attempts<'a> {
+    pub(crate) fn after_first(inner: &'a Inner, first: First<'a>) -> Attempts<'a> {
         Attempts {
             inner,
-            endpoint,
             state: first.state.map(Resolved::Borrowed),
             deadline_ms: first.deadline_ms,
             attempt: 1,
@@ -356,55 +350,71 @@ impl<'a> Attempts<'a> {
         Ok(self.attempt)
     }
 
-    /// The attempt succeeded. The clock is read only if something needs the
-    /// time: a breaker that is not closed (or decays), or a failure to learn from.
+    /// The attempt at `endpoint` succeeded. The clock is read only if
+    /// something needs the time: a breaker that is not closed (or decays), or
+    /// a failure to learn from.
     #[inline(always)]
-    fn succeeded(&mut self) {
+    pub(crate) fn succeeded(&mut self, endpoint: &str) {
         let inner = self.inner;
         if let Some(state) = &self.state {
             let _ = state.breaker.record_success_with(|| inner.now_ms());
         }
         if let Some((attempt, class)) = self.previous.take() {
             let now_ms = inner.now_ms();
-            inner.observe(&Context::new(self.endpoint, attempt, class), true, now_ms);
+            inner.observe(&Context::new(endpoint, attempt, class), true, now_ms);
         }
     }
 
-    /// The attempt failed with `err`: classify, learn, decide, ask the hooks.
+    /// The attempt failed: its error is in `last`, or, when the per-attempt
+    /// timeout `timed_out` cut it off, `last` is `None`. Classifies, learns,
+    /// decides and asks the hooks: `Ok(delay)` to sleep before the next attempt
+    /// (the error stays in `last`, for a cancellation or a breaker that stops
+    /// the call before that attempt), or the error that ends the call (the
+    /// attempt's error taken out of `last`).
+    ///
+    /// Out of line, and lean: a policy pays only for what it has. The clock is
+    /// read only when something reads the time (learning, a breaker, a deadline,
+    /// a budget); a context is observed only when the policy learns or has an
+    /// observer; the hooks' view of the failure is made only for hooks; the
+    /// error that ends a call is made out of line. The result is a `Duration`
+    /// or a pointer, so it comes back in registers.
     #[inline(never)]
-    fn failed<E>(&mut self, failure: Failure<E>, call: &mut Call<'_, E>) -> Step<E> {
+    pub(crate) fn failed<E>(
+        &mut self,
+        last: &mut Option<E>,
+        timed_out: Option<Duration>,
+        call: &mut Call<'_, E>,
+    ) -> Result<Duration, RetryError<E>> {
         let inner = self.inner;
-        let (classification, err, timed_out) = match failure {
-            Failure::Error(err) => (call.classify.classify(&err), Some(err), None),
-            Failure::TimedOut(timeout) => (
-                Classification::Retryable(ErrorClass::Timeout),
-                None,
-                Some(timeout),
-            ),
+        let classification = match last.as_ref() {
+            Some(err) => call.classify.classify(err),
+            None => Classification::Retryable(ErrorClass::Timeout),
         };
-        let now_ms = inner.now_ms();
-        let (class, err) = match (classification.error_class(), err) {
-            (Some(class), err) => (class, err),
-            (None, Some(err)) => {
-                // A permanent error says nothing about whether the endpoint
-                // is back: a probe's slot is handed back, not spent.
-                if let (true, Some(state)) = (self.probe, &self.state) {
-                    state.breaker.release_probe();
-                }
-                if let Some((attempt, class)) = self.previous.take() {
-                    inner.observe(&Context::new(self.endpoint, attempt, class), false, now_ms);
-                }
-                return Step::Done(RetryError::Permanent(err));
-            }
-            // a timeout is classified retryable above
-            (None, None) => (ErrorClass::Timeout, None),
+        let needs_time = inner.learning
+            || self.state.is_some()
+            || self.deadline_ms.is_some()
+            || inner.budget.is_some();
+        // nothing below reads `now_ms` unless `needs_time` says so
+        let now_ms = if needs_time { inner.now_ms() } else { 0 };
+        // The class is borrowed where the classifier wrote it, and copied out
+        // only for whoever reads it (the store, the observer, the hooks): a
+        // classic policy that tells no one never copies it (a copy of what the
+        // classifier has just stored, in other widths, stalls the load).
+        let (class, hint) = match &classification {
+            Classification::Retryable(class) => (class, None),
+            Classification::RetryAfter(class, hint) => (class, Some(*hint)),
+            Classification::Permanent => match last.take() {
+                Some(err) => return Err(self.permanent(err, call.endpoint, now_ms)),
+                // only an error is classified: a timeout is retryable above
+                None => (&ErrorClass::Timeout, None),
+            },
         };
         if let Some(state) = &self.state {
             let _ = state.breaker.record(now_ms, false);
         }
         let consumed = match (
             call.hooks.as_mut().and_then(|h| h.consume.as_mut()),
-            err.as_ref(),
+            last.as_ref(),
         ) {
             (Some(hook), Some(err)) => hook(err, self.attempt),
             _ => true,
@@ -412,16 +422,19 @@ impl<'a> Attempts<'a> {
         if consumed {
             self.counted = self.counted.saturating_add(1);
         }
-        if let Some((attempt, class)) = self.previous {
-            inner.observe(&Context::new(self.endpoint, attempt, class), false, now_ms);
+        let (endpoint, counted) = (call.endpoint, self.counted);
+        let ctx = || Context::new(endpoint, counted, *class);
+        // the context whose next attempt is pending, kept only for someone to tell
+        if inner.observes() {
+            if let Some((attempt, class)) = self.previous {
+                inner.observe(&Context::new(endpoint, attempt, class), false, now_ms);
+            }
+            self.previous = Some((counted, *class));
         }
-        let ctx = Context::new(self.endpoint, self.counted, class);
-        self.previous = Some((self.counted, class));
 
         let backoff = inner
             .backoff
             .delay(self.counted.max(1), inner.rng.next_u64());
-        let hint = classification.retry_after();
         let delay = hint.map_or(backoff, |hint| hint.max(backoff));
         let breaker_until = self
             .state
@@ -439,34 +452,20 @@ impl<'a> Attempts<'a> {
         }
         let hard_cap = inner.max_attempts.saturating_add(MAX_UNCOUNTED_FAILURES);
         // The observer is told below, once, of the decision the call acts on.
-        let decision = if self.attempt >= hard_cap {
+        let mut decision = if self.attempt >= hard_cap {
             Decision::stop(Reason::MaxAttempts)
+        } else if !inner.learning {
+            // `judge`'s classic branch, which reads only the count
+            inner.engine.decide_fixed(self.counted, &situation, now_ms)
         } else {
             let breaker = self.state.as_ref().map(|state| &state.breaker);
-            if inner.learning {
-                situation = inner.with_failure_run(&ctx, &situation, now_ms, breaker);
-            }
-            inner.judge(&ctx, &situation, now_ms, breaker)
+            situation = inner.with_failure_run(&ctx(), &situation, now_ms, breaker);
+            inner.judge(&ctx(), &situation, now_ms, breaker)
         };
-
-        let info = FailedAttempt {
-            error: err.as_ref(),
-            attempt: self.attempt,
-            retries_left: inner.max_attempts.saturating_sub(self.counted),
-            next_delay: decision.retry().then_some(delay),
-            error_class: class,
-            decision,
+        let vetoed = match &mut call.hooks {
+            Some(hooks) => self.ask_hooks(hooks, last.as_ref(), *class, &decision, delay),
+            None => false,
         };
-        if let Some(hook) = call.hooks.as_mut().and_then(|h| h.on_failed.as_mut()) {
-            hook(&info);
-        }
-        let vetoed = decision.retry()
-            && call
-                .hooks
-                .as_mut()
-                .and_then(|h| h.veto.as_mut())
-                .is_some_and(|hook| !hook(&info));
-        let mut decision = decision;
         if vetoed {
             // the observer and the log see the stop that happens, not the retry
             // the engine proposed
@@ -481,11 +480,13 @@ impl<'a> Attempts<'a> {
                 }
             }
         }
-        inner.report(&decision, &ctx);
+        if inner.observer.is_some() {
+            inner.report(&decision, &ctx());
+        }
         #[cfg(feature = "tracing")]
         tracing::event!(
             tracing::Level::DEBUG,
-            endpoint = self.endpoint,
+            endpoint,
             attempt = self.attempt,
             error_class = %class,
             retry = decision.retry(),
@@ -496,49 +497,123 @@ impl<'a> Attempts<'a> {
             delay_ms = millis(delay),
             "retry decision"
         );
-        let attempts = self.attempt;
         if decision.retry() {
             self.pending = situation
                 .failure_run()
                 .filter(|_| !delay.is_zero())
-                .map(|(run, _)| Pending { situation, run });
-            return Step::Retry(delay, err);
+                .map(|(run, _)| Pending {
+                    situation,
+                    run,
+                    attempt: counted,
+                    class: *class,
+                });
+            return Ok(delay);
         }
-        let stop = match (err, decision.reason()) {
-            (Some(err), _) if vetoed => RetryError::Stopped {
+        let stop = Stop {
+            decision,
+            vetoed,
+            breaker_until,
+            now_ms,
+            timed_out,
+        };
+        Err(self.stop(last.take(), stop, call))
+    }
+
+    /// Hooks 2 and 3 after a failure the call may retry: `on_failed_attempt`
+    /// sees it, then `should_retry` may veto a retry the policy would make.
+    /// Whether it did.
+    #[inline(never)]
+    fn ask_hooks<E>(
+        &self,
+        hooks: &mut Hooks<'_, E>,
+        error: Option<&E>,
+        error_class: ErrorClass,
+        decision: &Decision,
+        delay: Duration,
+    ) -> bool {
+        if hooks.on_failed.is_none() && hooks.veto.is_none() {
+            return false;
+        }
+        let info = FailedAttempt {
+            error,
+            attempt: self.attempt,
+            retries_left: self.inner.max_attempts.saturating_sub(self.counted),
+            next_delay: decision.retry().then_some(delay),
+            error_class,
+            decision: *decision,
+        };
+        if let Some(hook) = hooks.on_failed.as_mut() {
+            hook(&info);
+        }
+        decision.retry() && hooks.veto.as_mut().is_some_and(|hook| !hook(&info))
+    }
+
+    /// A permanent error ends the call: before any hook, and not a failure of
+    /// the endpoint.
+    #[cold]
+    #[inline(never)]
+    fn permanent<E>(&mut self, err: E, endpoint: &str, now_ms: u64) -> RetryError<E> {
+        // A permanent error says nothing about whether the endpoint is back: a
+        // probe's slot is handed back, not spent.
+        if let (true, Some(state)) = (self.probe, &self.state) {
+            state.breaker.release_probe();
+        }
+        if let Some((attempt, class)) = self.previous.take() {
+            self.inner
+                .observe(&Context::new(endpoint, attempt, class), false, now_ms);
+        }
+        RetryErrorKind::Permanent(err).into()
+    }
+
+    /// The error that ends a call the policy (or a hook, or the budget) stopped
+    /// after a failure, with `last` the attempt's error; `on_exhausted` sees it.
+    #[cold]
+    #[inline(never)]
+    fn stop<E>(&self, last: Option<E>, stop: Stop, call: &mut Call<'_, E>) -> RetryError<E> {
+        let Stop {
+            decision,
+            vetoed,
+            breaker_until,
+            now_ms,
+            timed_out,
+        } = stop;
+        let attempts = self.attempt;
+        let stop: RetryError<E> = match (last, decision.reason()) {
+            (Some(err), _) if vetoed => RetryErrorKind::Stopped {
                 last_error: err,
                 attempts,
             },
-            (last_error, Reason::BudgetExhausted) if !vetoed => RetryError::BudgetExhausted {
+            (last_error, Reason::BudgetExhausted) if !vetoed => RetryErrorKind::BudgetExhausted {
                 last_error,
                 attempts,
             },
-            (last_error, Reason::CircuitOpen) if !vetoed => RetryError::CircuitOpen {
-                endpoint: self.endpoint.to_owned(),
+            (last_error, Reason::CircuitOpen) if !vetoed => RetryErrorKind::CircuitOpen {
+                endpoint: call.endpoint.to_owned(),
                 retry_after: breaker_until
                     .map(|until| Duration::from_millis(until.saturating_sub(now_ms))),
                 last_error,
             },
-            (Some(err), Reason::Deadline) => RetryError::DeadlineExceeded {
+            (Some(err), Reason::Deadline) => RetryErrorKind::DeadlineExceeded {
                 last_error: err,
                 attempts,
             },
-            (Some(err), _) => RetryError::Exhausted {
+            (Some(err), _) => RetryErrorKind::Exhausted {
                 last_error: err,
                 attempts,
                 decision,
             },
-            (None, _) => RetryError::AttemptTimedOut {
+            (None, _) => RetryErrorKind::AttemptTimedOut {
                 timeout: timed_out.unwrap_or_default(),
                 attempts,
                 decision,
                 vetoed,
             },
-        };
+        }
+        .into();
         if let Some(hook) = call.hooks.as_mut().and_then(|h| h.on_exhausted.as_mut()) {
             hook(&stop);
         }
-        Step::Done(stop)
+        stop
     }
 
     /// After the breaker refused the next attempt, `retry_after` before it may
@@ -589,9 +664,9 @@ impl<'a> Attempts<'a> {
     /// evidence costs one look at the breaker per retry, only when learning.
     /// Judging again can only stop a retry that was decided: the hooks that
     /// approved it are not asked again, and the budget it was charged is spent.
-    fn recheck(&mut self) -> Option<Decision> {
+    pub(crate) fn recheck(&mut self, endpoint: &str) -> Option<Decision> {
         let pending = self.pending.take()?;
-        let (attempt, class) = self.previous?;
+        let (attempt, class) = (pending.attempt, pending.class);
         let state = self.state.as_ref()?;
         let inner = self.inner;
         let now_ms = inner.now_ms();
@@ -604,7 +679,7 @@ impl<'a> Attempts<'a> {
             .situation
             .with_delay_ms(0)
             .with_failure_run(run, posterior.mean());
-        let ctx = Context::new(self.endpoint, attempt, class);
+        let ctx = Context::new(endpoint, attempt, class);
         let decision = inner.judge(&ctx, &situation, now_ms, Some(&state.breaker));
         if decision.retry() {
             return None;
@@ -613,7 +688,7 @@ impl<'a> Attempts<'a> {
         #[cfg(feature = "tracing")]
         tracing::event!(
             tracing::Level::DEBUG,
-            endpoint = self.endpoint,
+            endpoint,
             attempt = self.attempt,
             error_class = %class,
             retry = false,
@@ -627,31 +702,13 @@ impl<'a> Attempts<'a> {
     }
 }
 
-/// Sleeps `delay` on the policy's async sleeper; a cancellation of the call
-/// (`cancel`) ends the sleep at once, with its reason. A free function: the
-/// future holds the token, never the call, whose hooks need not be `Sync`.
-async fn pause(inner: &Inner, cancel: Option<&CancelToken>, delay: Duration) -> Option<String> {
-    // `None`: the sleep finished as it was made (a ready future)
-    let mut sleep = match delay.is_zero() {
-        true => return None,
-        false => inner.sleeper.sleep_boxed(delay)?,
-    };
-    match cancel {
-        None => {
-            sleep.await;
-            None
-        }
-        Some(token) => {
-            let mut cancelled = pin!(token.cancelled());
-            poll_fn(|cx| {
-                if let Poll::Ready(reason) = cancelled.as_mut().poll(cx) {
-                    return Poll::Ready(Some(reason));
-                }
-                sleep.as_mut().poll(cx).map(|()| None)
-            })
-            .await
-        }
-    }
+/// Why [`Attempts::failed`] stops a call, for the error it makes.
+struct Stop {
+    decision: Decision,
+    vetoed: bool,
+    breaker_until: Option<u64>,
+    now_ms: u64,
+    timed_out: Option<Duration>,
 }
 
 /// Polls `attempt` (pinned by the caller) with a timer of `timeout` beside it,
@@ -664,7 +721,7 @@ async fn pause(inner: &Inner, cancel: Option<&CancelToken>, delay: Duration) -> 
 /// clock). When the timer fires first, the caller drops the attempt's future,
 /// which cancels it. The attempt is borrowed rather than moved in, so that the
 /// call's future holds it once.
-fn poll_within<T, E, Fut>(
+pub(crate) fn poll_within<T, E, Fut>(
     inner: &Inner,
     timeout: Duration,
     attempt: Pin<&mut Fut>,
@@ -688,21 +745,6 @@ where
     }
 }
 
-/// Awaits one attempt, within the policy's per-attempt timeout if it has one.
-async fn attempt_outcome<T, E, Fut>(inner: &Inner, attempt: Fut) -> Result<T, Failure<E>>
-where
-    Fut: Future<Output = Result<T, E>>,
-{
-    match inner.attempt_timeout {
-        None => attempt.await.map_err(Failure::Error),
-        Some(timeout) => {
-            let mut pending = pin!(attempt);
-            let mut timer = None;
-            poll_fn(|cx| poll_within(inner, timeout, pending.as_mut(), &mut timer, cx)).await
-        }
-    }
-}
-
 /// The span of one call, around its attempts, sleeps and decisions.
 #[cfg(feature = "tracing")]
 fn call_span(endpoint: &str) -> tracing::Span {
@@ -710,8 +752,14 @@ fn call_span(endpoint: &str) -> tracing::Span {
 }
 
 /// A duration in whole milliseconds, saturating.
+///
+/// In 64-bit arithmetic: the same value as `d.as_millis()` saturated to
+/// `u64`, without its 128-bit multiplication (a failure converts three).
+#[inline]
 fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+    d.as_secs()
+        .saturating_mul(1_000)
+        .saturating_add(u64::from(d.subsec_millis()))
 }
 
 impl<'a, E> Call<'a, E> {
@@ -730,10 +778,10 @@ impl<'a, E> Call<'a, E> {
         {
             use tracing::Instrument as _;
             let span = call_span(self.endpoint);
-            Run::new(self, op, Call::retry_loop::<T, F, Fut>).instrument(span)
+            Run::new(self, op).instrument(span)
         }
         #[cfg(not(feature = "tracing"))]
-        Run::new(self, op, Call::retry_loop::<T, F, Fut>)
+        Run::new(self, op)
     }
 
     /// The policy the call runs under.
@@ -795,25 +843,29 @@ impl<'a, E> Call<'a, E> {
     /// Before each attempt, in both loops: a cancellation ends the call, then the
     /// breaker admits the next attempt (its number) or the call fails fast.
     #[inline(always)]
-    fn begin(
+    pub(crate) fn begin(
         &mut self,
         attempts: &mut Attempts<'_>,
         last: &mut Option<E>,
     ) -> Result<u32, Refusal<E>> {
         if let Some(reason) = self.cancel().and_then(CancelToken::reason) {
-            return Err(Refusal::Stop(RetryError::Cancelled {
-                reason,
-                last_error: last.take(),
-            }));
+            return Err(Refusal::Stop(
+                RetryErrorKind::Cancelled {
+                    reason,
+                    last_error: last.take(),
+                }
+                .into(),
+            ));
         }
         if last.is_some() {
-            if let Some(decision) = attempts.recheck() {
+            if let Some(decision) = attempts.recheck(self.endpoint) {
                 if let Some(last_error) = last.take() {
-                    let stop = RetryError::Exhausted {
+                    let stop: RetryError<E> = RetryErrorKind::Exhausted {
                         last_error,
                         attempts: attempts.attempt,
                         decision,
-                    };
+                    }
+                    .into();
                     if let Some(hook) = self.hooks.as_mut().and_then(|h| h.on_exhausted.as_mut()) {
                         hook(&stop);
                     }
@@ -842,59 +894,6 @@ impl<'a, E> Call<'a, E> {
         }
     }
 
-    /// The attempts of [`run`](Call::run) after the first one's `failure` (all
-    /// of them, from the first, when `failure` is `None`): the boxed part of
-    /// [`Run`].
-    pub(crate) async fn retry_loop<T, F, Fut>(
-        mut self,
-        mut op: F,
-        mut attempts: Attempts<'a>,
-        mut failure: Option<Failure<E>>,
-    ) -> Result<T, RetryError<E>>
-    where
-        F: FnMut(u32) -> Fut,
-        Fut: Future<Output = Result<T, E>>,
-    {
-        let inner = &*self.policy.inner;
-        let mut last = None;
-        // bounded: `failed` stops at the hard cap on attempts
-        loop {
-            if let Some(failure) = failure.take() {
-                let delay;
-                (delay, last) = match attempts.failed(failure, &mut self) {
-                    Step::Done(stop) => return Err(stop),
-                    Step::Retry(delay, err) => (delay, err),
-                };
-                if let Some(reason) = pause(inner, self.cancel(), delay).await {
-                    return Err(RetryError::Cancelled {
-                        reason,
-                        last_error: last,
-                    });
-                }
-            }
-            let attempt = match self.begin(&mut attempts, &mut last) {
-                Ok(attempt) => attempt,
-                Err(Refusal::Stop(stop)) => return Err(stop),
-                Err(Refusal::Wait(wait)) => {
-                    if let Some(reason) = pause(inner, self.cancel(), wait).await {
-                        return Err(RetryError::Cancelled {
-                            reason,
-                            last_error: last,
-                        });
-                    }
-                    continue;
-                }
-            };
-            match attempt_outcome(inner, op(attempt)).await {
-                Ok(value) => {
-                    attempts.succeeded();
-                    return Ok(value);
-                }
-                Err(err) => failure = Some(err),
-            }
-        }
-    }
-
     /// [`run`](Call::run) on the calling thread, with the blocking sleeper.
     ///
     /// A cancellation is seen before each attempt, and ends a pending sleep at
@@ -906,7 +905,7 @@ impl<'a, E> Call<'a, E> {
     /// and a late error is classified as itself (see
     /// [`Builder::with_attempt_timeout`](crate::Builder::with_attempt_timeout)).
     #[inline]
-    pub fn run_blocking<T, F>(self, mut op: F) -> Result<T, RetryError<E>>
+    pub fn run_blocking<T, F>(mut self, mut op: F) -> Result<T, RetryError<E>>
     where
         F: FnMut(u32) -> Result<T, E>,
     {
@@ -923,13 +922,14 @@ impl<'a, E> Call<'a, E> {
                     Ok(value)
                 }
                 Err(err) => {
-                    let attempts = Attempts::after_first(inner, self.endpoint, first);
-                    self.retry_blocking(op, attempts, Some(err))
+                    // made here, where the endpoint is at hand, and lent
+                    let mut attempts = Attempts::after_first(inner, first);
+                    self.retry_blocking(op, &mut attempts, Some(err))
                 }
             };
         }
-        let attempts = Attempts::new(inner, self.endpoint, self.site);
-        self.retry_blocking(op, attempts, None)
+        let mut attempts = Attempts::new(inner, self.endpoint, self.site);
+        self.retry_blocking(op, &mut attempts, None)
     }
 
     /// Ends a call that succeeded. A call that owns nothing — no hooks, no
@@ -945,57 +945,59 @@ impl<'a, E> Call<'a, E> {
     }
 
     /// The attempts of [`run_blocking`](Call::run_blocking) after the first
-    /// one failed with `err` (all of them, from the first, when `err` is
-    /// `None`).
+    /// one failed with `last` (all of them, from the first, when `last` is
+    /// `None`). The call and the loop's state are borrowed, not moved: what
+    /// the caller built stays where it is (a copy of what was just stored, in
+    /// other widths, stalls the load).
     #[inline(never)]
     fn retry_blocking<T, F>(
-        mut self,
+        &mut self,
         mut op: F,
-        mut attempts: Attempts<'_>,
-        mut err: Option<E>,
+        attempts: &mut Attempts<'_>,
+        mut last: Option<E>,
     ) -> Result<T, RetryError<E>>
     where
         F: FnMut(u32) -> Result<T, E>,
     {
         let inner = &*self.policy.inner;
-        let mut last = None;
+        // whether an attempt has failed and awaits its decision
+        let mut failed = last.is_some();
         // bounded: `failed` stops at the hard cap on attempts
         loop {
-            if let Some(err) = err.take() {
-                match attempts.failed(Failure::Error(err), &mut self) {
-                    Step::Done(stop) => return Err(stop),
-                    Step::Retry(delay, error) => {
-                        self.pause_blocking(inner, delay);
-                        last = error;
-                    }
-                }
+            if failed {
+                let delay = attempts.failed(&mut last, None, self)?;
+                self.pause_blocking(inner, delay);
             }
-            let attempt = match self.begin(&mut attempts, &mut last) {
+            let attempt = match self.begin(attempts, &mut last) {
                 Ok(attempt) => attempt,
                 Err(Refusal::Stop(stop)) => return Err(stop),
                 Err(Refusal::Wait(wait)) => {
                     self.pause_blocking(inner, wait);
+                    // the failure is decided: only the admission is asked again
+                    failed = false;
                     continue;
                 }
             };
             match op(attempt) {
                 Ok(value) => {
-                    attempts.succeeded();
+                    attempts.succeeded(self.endpoint);
                     return Ok(value);
                 }
-                Err(error) => err = Some(error),
+                Err(err) => last = Some(err),
             }
+            failed = true;
         }
     }
 
     /// The breaker refused an attempt.
     fn circuit_open(&mut self, retry_after: Option<Duration>, last: Option<E>) -> RetryError<E> {
         let had_attempt = last.is_some();
-        let stop = RetryError::CircuitOpen {
+        let stop: RetryError<E> = RetryErrorKind::CircuitOpen {
             endpoint: self.endpoint.to_owned(),
             retry_after,
             last_error: last,
-        };
+        }
+        .into();
         if had_attempt {
             if let Some(hook) = self.hooks.as_mut().and_then(|h| h.on_exhausted.as_mut()) {
                 hook(&stop);
@@ -1045,5 +1047,30 @@ impl<F> Retried<F> {
         F: Fn(u32) -> Result<T, E>,
     {
         self.policy.run_blocking(&self.endpoint, &self.f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use core::time::Duration;
+
+    use super::millis;
+
+    #[test]
+    fn millis_saturates_as_the_128_bit_conversion_does() {
+        let cases = [
+            Duration::ZERO,
+            Duration::from_nanos(999_999),
+            Duration::from_nanos(1_000_000),
+            Duration::new(1, 999_999_999),
+            Duration::from_millis(123_456_789),
+            Duration::new(u64::MAX / 1_000, 999_000_000),
+            Duration::new(u64::MAX / 1_000 + 1, 0),
+            Duration::MAX,
+        ];
+        for d in cases {
+            let wide = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+            assert_eq!(millis(d), wide, "{d:?}");
+        }
     }
 }

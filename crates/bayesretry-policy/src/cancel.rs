@@ -12,7 +12,7 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 /// Dropping a call's future already cancels it; a token is for the other side of
 /// a program — a shutdown, a user pressing stop — to end a call that is waiting
 /// out a long backoff *now*, and to say why. The call then returns
-/// [`RetryError::Cancelled`](crate::RetryError::Cancelled) with the reason. The
+/// [`RetryErrorKind::Cancelled`](crate::RetryErrorKind::Cancelled) with the reason. The
 /// first reason given wins. Clones share one signal.
 ///
 /// ```
@@ -136,23 +136,7 @@ impl Future for Cancelled<'_> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<String> {
         let this = self.get_mut();
-        let mut state = this.token.lock();
-        if let Some(reason) = &state.reason {
-            return Poll::Ready(reason.clone());
-        }
-        let current = this
-            .registered
-            .and_then(|id| state.wakers.iter_mut().find(|(at, _)| *at == id));
-        match current {
-            Some((_, waker)) => waker.clone_from(cx.waker()),
-            None => {
-                let id = state.next;
-                state.next = state.next.wrapping_add(1);
-                state.wakers.push((id, cx.waker().clone()));
-                this.registered = Some(id);
-            }
-        }
-        Poll::Pending
+        this.token.poll_registered(&mut this.registered, cx)
     }
 }
 
@@ -160,8 +144,69 @@ impl Drop for Cancelled<'_> {
     /// Takes this future's waker out of the token: a call whose sleep ended
     /// without a cancellation leaves nothing behind.
     fn drop(&mut self) {
-        if let Some(id) = self.registered {
-            let mut state = self.token.lock();
+        self.token.deregister(self.registered);
+    }
+}
+
+/// [`Cancelled`] with a token of its own (a clone: one more reference to the
+/// shared signal): for a future that keeps it beside the call it belongs to,
+/// which a borrow of the call's token could not do.
+#[derive(Debug)]
+pub(crate) struct OwnedCancelled {
+    token: CancelToken,
+    registered: Option<u64>,
+}
+
+impl OwnedCancelled {
+    pub(crate) fn new(token: &CancelToken) -> OwnedCancelled {
+        OwnedCancelled {
+            token: token.clone(),
+            registered: None,
+        }
+    }
+}
+
+impl Future for OwnedCancelled {
+    type Output = String;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<String> {
+        let this = self.get_mut();
+        this.token.poll_registered(&mut this.registered, cx)
+    }
+}
+
+impl Drop for OwnedCancelled {
+    /// As [`Cancelled`]'s.
+    fn drop(&mut self) {
+        self.token.deregister(self.registered);
+    }
+}
+
+impl CancelToken {
+    /// Polls for the cancellation on behalf of a future registered as
+    /// `registered` (none yet: registers it).
+    fn poll_registered(&self, registered: &mut Option<u64>, cx: &mut Context<'_>) -> Poll<String> {
+        let mut state = self.lock();
+        if let Some(reason) = &state.reason {
+            return Poll::Ready(reason.clone());
+        }
+        let current = registered.and_then(|id| state.wakers.iter_mut().find(|(at, _)| *at == id));
+        match current {
+            Some((_, waker)) => waker.clone_from(cx.waker()),
+            None => {
+                let id = state.next;
+                state.next = state.next.wrapping_add(1);
+                state.wakers.push((id, cx.waker().clone()));
+                *registered = Some(id);
+            }
+        }
+        Poll::Pending
+    }
+
+    /// Takes the waker of a future registered as `registered` out of the token.
+    fn deregister(&self, registered: Option<u64>) {
+        if let Some(id) = registered {
+            let mut state = self.lock();
             if let Some(at) = state.wakers.iter().position(|(at, _)| *at == id) {
                 drop(state.wakers.swap_remove(at));
             }
@@ -216,5 +261,33 @@ mod tests {
             cancelled.as_mut().poll(&mut cx),
             Poll::Ready(String::from("stop"))
         );
+    }
+
+    #[test]
+    fn an_async_call_dropped_in_its_sleep_leaves_no_waker_in_its_token() {
+        let policy = crate::RetryPolicy::builder()
+            .classic()
+            .with_backoff(
+                bayesretry_backoff::Config::new().with_jitter(bayesretry_backoff::Jitter::None),
+            )
+            .with_sleeper(|_| core::future::pending::<()>())
+            .build()
+            .unwrap();
+        let token = CancelToken::new();
+        let waker = Waker::from(Arc::new(Task));
+        let mut cx = Context::from_waker(&waker);
+        for _ in 0..3 {
+            let mut call = pin!(
+                policy
+                    .call::<crate::HttpStatus>("api")
+                    .with_cancel(token.clone())
+                    .run(|_| async { Err::<(), _>(crate::HttpStatus(503)) })
+            );
+            // the first attempt fails; the call sleeps, racing the token
+            assert!(call.as_mut().poll(&mut cx).is_pending());
+            assert!(call.as_mut().poll(&mut cx).is_pending());
+            assert_eq!(token.lock().wakers.len(), 1);
+        }
+        assert_eq!(token.lock().wakers.len(), 0);
     }
 }

@@ -1,16 +1,53 @@
-//! [`RetryError`], how a call ends without a result, and [`Error`], a rejected
-//! policy configuration.
+//! [`RetryError`], how a call ends without a result (and [`RetryErrorKind`],
+//! its view to match on), and [`Error`], a rejected policy configuration.
 
 use core::fmt;
 use core::time::Duration;
 
 use bayesretry_decision::Decision;
 
-/// Why a call gave up. Every variant that follows a failed attempt carries that
-/// attempt's error, so nothing the operation said is lost.
+/// Why a call gave up: what happened is its [`kind`](RetryError::kind), and
+/// every kind that follows a failed attempt carries that attempt's error, so
+/// nothing the operation said is lost.
+///
+/// ```
+/// use bayesretry_policy::{HttpStatus, RetryErrorKind, RetryPolicy};
+///
+/// let policy = RetryPolicy::fixed(3);
+/// let err = policy
+///     .run_blocking("provider", |_| Err::<(), _>(HttpStatus(401)))
+///     .unwrap_err();
+/// // match on what happened, by reference...
+/// assert!(matches!(err.kind(), RetryErrorKind::Permanent(HttpStatus(401))));
+/// // ...or take the attempt's own error back
+/// assert_eq!(err.into_last_error(), Some(HttpStatus(401)));
+/// ```
+///
+/// # Why a box
+///
+/// Nearly every call succeeds, and a call's result is `Result<T, RetryError<E>>`:
+/// its size is what every caller moves, on every call, and what decides whether
+/// it comes back in registers or through memory. What a call that gave up
+/// carries is large — the decision that stopped it, the endpoint's name, a
+/// cancellation's reason, the operation's own error `E`, of any size — and an
+/// enum of it inline made the result 48 bytes for a two-byte `E`, returned
+/// through the stack and read back across narrow stores, which cost an async
+/// call that succeeded more than twice what the rest of it costs. So the error
+/// is one pointer to a [`RetryErrorKind`] in a box, as `std::io::Error` and
+/// `reqwest::Error` keep theirs: the result is the size of `T` plus a pointer
+/// whatever `E` is (16 bytes for a `u32`, 8 for `()`), and the allocation is
+/// made only by a call that gives up, which has failed at least once or found
+/// its endpoint's breaker open. [`kind`](RetryError::kind) and
+/// [`into_kind`](RetryError::into_kind) give the enum back to match on.
+pub struct RetryError<E> {
+    kind: Box<RetryErrorKind<E>>,
+}
+
+/// What ended a call without a result, with everything it left: the view of a
+/// [`RetryError`] to match on.
 #[derive(Debug)]
 #[non_exhaustive]
-pub enum RetryError<E> {
+pub enum RetryErrorKind<E> {
     /// The policy decided that one more attempt is not worth it, or the attempt
     /// cap was reached; `decision` says which and why.
     Exhausted {
@@ -56,9 +93,9 @@ pub enum RetryError<E> {
     /// The last attempt ran out of its per-attempt timeout
     /// ([`Builder::with_attempt_timeout`](crate::Builder::with_attempt_timeout))
     /// and no retry followed. A timed-out attempt has no error of its own, so this
-    /// stands in for [`Exhausted`](RetryError::Exhausted),
-    /// [`DeadlineExceeded`](RetryError::DeadlineExceeded) and
-    /// [`Stopped`](RetryError::Stopped) when the last attempt timed out:
+    /// stands in for [`Exhausted`](RetryErrorKind::Exhausted),
+    /// [`DeadlineExceeded`](RetryErrorKind::DeadlineExceeded) and
+    /// [`Stopped`](RetryErrorKind::Stopped) when the last attempt timed out:
     /// `decision` says why the policy stopped, or, with `vetoed`, that it would
     /// have retried and a `should_retry` hook declined. (A budget or a breaker
     /// that stops the call after a timeout is reported by its own variant, with
@@ -83,31 +120,68 @@ pub enum RetryError<E> {
 }
 
 impl<E> RetryError<E> {
+    /// What ended the call, to match on.
+    #[inline]
+    pub fn kind(&self) -> &RetryErrorKind<E> {
+        &self.kind
+    }
+
+    /// What ended the call, by value: to take its parts.
+    #[inline]
+    pub fn into_kind(self) -> RetryErrorKind<E> {
+        *self.kind
+    }
+
+    /// The error of the last attempt, if an attempt was made.
+    #[inline]
+    pub fn last_error(&self) -> Option<&E> {
+        self.kind.last_error()
+    }
+
+    /// The error of the last attempt, if an attempt was made, by value.
+    #[inline]
+    pub fn into_last_error(self) -> Option<E> {
+        self.into_kind().into_last_error()
+    }
+}
+
+impl<E> From<RetryErrorKind<E>> for RetryError<E> {
+    /// Boxes `kind`. Out of line and cold: only a call that gives up makes one.
+    #[cold]
+    #[inline(never)]
+    fn from(kind: RetryErrorKind<E>) -> Self {
+        RetryError {
+            kind: Box::new(kind),
+        }
+    }
+}
+
+impl<E> RetryErrorKind<E> {
     /// The error of the last attempt, if an attempt was made.
     pub fn last_error(&self) -> Option<&E> {
         match self {
-            RetryError::Exhausted { last_error, .. }
-            | RetryError::DeadlineExceeded { last_error, .. }
-            | RetryError::Stopped { last_error, .. }
-            | RetryError::Permanent(last_error) => Some(last_error),
-            RetryError::CircuitOpen { last_error, .. }
-            | RetryError::BudgetExhausted { last_error, .. }
-            | RetryError::Cancelled { last_error, .. } => last_error.as_ref(),
-            RetryError::AttemptTimedOut { .. } => None,
+            RetryErrorKind::Exhausted { last_error, .. }
+            | RetryErrorKind::DeadlineExceeded { last_error, .. }
+            | RetryErrorKind::Stopped { last_error, .. }
+            | RetryErrorKind::Permanent(last_error) => Some(last_error),
+            RetryErrorKind::CircuitOpen { last_error, .. }
+            | RetryErrorKind::BudgetExhausted { last_error, .. }
+            | RetryErrorKind::Cancelled { last_error, .. } => last_error.as_ref(),
+            RetryErrorKind::AttemptTimedOut { .. } => None,
         }
     }
 
     /// The error of the last attempt, if an attempt was made, by value.
     pub fn into_last_error(self) -> Option<E> {
         match self {
-            RetryError::Exhausted { last_error, .. }
-            | RetryError::DeadlineExceeded { last_error, .. }
-            | RetryError::Stopped { last_error, .. }
-            | RetryError::Permanent(last_error) => Some(last_error),
-            RetryError::CircuitOpen { last_error, .. }
-            | RetryError::BudgetExhausted { last_error, .. }
-            | RetryError::Cancelled { last_error, .. } => last_error,
-            RetryError::AttemptTimedOut { .. } => None,
+            RetryErrorKind::Exhausted { last_error, .. }
+            | RetryErrorKind::DeadlineExceeded { last_error, .. }
+            | RetryErrorKind::Stopped { last_error, .. }
+            | RetryErrorKind::Permanent(last_error) => Some(last_error),
+            RetryErrorKind::CircuitOpen { last_error, .. }
+            | RetryErrorKind::BudgetExhausted { last_error, .. }
+            | RetryErrorKind::Cancelled { last_error, .. } => last_error,
+            RetryErrorKind::AttemptTimedOut { .. } => None,
         }
     }
 }
@@ -124,10 +198,23 @@ impl<E: fmt::Display> fmt::Display for Last<'_, E> {
     }
 }
 
+impl<E: fmt::Debug> fmt::Debug for RetryError<E> {
+    /// The kind's: the box is an implementation detail.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.kind, f)
+    }
+}
+
 impl<E: fmt::Display> fmt::Display for RetryError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.kind, f)
+    }
+}
+
+impl<E: fmt::Display> fmt::Display for RetryErrorKind<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RetryError::Exhausted {
+            RetryErrorKind::Exhausted {
                 last_error,
                 attempts,
                 decision,
@@ -135,8 +222,8 @@ impl<E: fmt::Display> fmt::Display for RetryError<E> {
                 f,
                 "gave up after {attempts} attempt(s) ({decision}); last error: {last_error}"
             ),
-            RetryError::Permanent(err) => write!(f, "permanent error, not retried: {err}"),
-            RetryError::CircuitOpen {
+            RetryErrorKind::Permanent(err) => write!(f, "permanent error, not retried: {err}"),
+            RetryErrorKind::CircuitOpen {
                 endpoint,
                 retry_after,
                 last_error,
@@ -147,7 +234,7 @@ impl<E: fmt::Display> fmt::Display for RetryError<E> {
                 }
                 write!(f, "{}", Last(last_error.as_ref()))
             }
-            RetryError::BudgetExhausted {
+            RetryErrorKind::BudgetExhausted {
                 last_error,
                 attempts,
             } => write!(
@@ -155,14 +242,14 @@ impl<E: fmt::Display> fmt::Display for RetryError<E> {
                 "retry budget exhausted after {attempts} attempt(s){}",
                 Last(last_error.as_ref())
             ),
-            RetryError::DeadlineExceeded {
+            RetryErrorKind::DeadlineExceeded {
                 last_error,
                 attempts,
             } => write!(
                 f,
                 "deadline reached after {attempts} attempt(s); last error: {last_error}"
             ),
-            RetryError::Stopped {
+            RetryErrorKind::Stopped {
                 last_error,
                 attempts,
             } => write!(
@@ -170,7 +257,7 @@ impl<E: fmt::Display> fmt::Display for RetryError<E> {
                 "retry declined by the should_retry hook after {attempts} attempt(s); \
                  last error: {last_error}"
             ),
-            RetryError::AttemptTimedOut {
+            RetryErrorKind::AttemptTimedOut {
                 timeout,
                 attempts,
                 decision,
@@ -187,7 +274,7 @@ impl<E: fmt::Display> fmt::Display for RetryError<E> {
                     write!(f, " ({decision})")
                 }
             }
-            RetryError::Cancelled { reason, last_error } => {
+            RetryErrorKind::Cancelled { reason, last_error } => {
                 write!(f, "cancelled: {reason}{}", Last(last_error.as_ref()))
             }
         }

@@ -22,7 +22,7 @@ pub use classify::{
 };
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use endpoint::Endpoint;
-pub use error::{Error, RetryError};
+pub use error::{Error, RetryError, RetryErrorKind};
 pub use observer::Observer;
 pub use policy::{
     Builder, DEFAULT_ATTEMPT_COST, DEFAULT_BREAKER_HALF_LIFE, DEFAULT_BREAKER_MAX_COOLDOWN,

@@ -234,7 +234,15 @@ impl Inner {
         situation.with_failure_run(run, posterior.mean())
     }
 
+    /// Whether an outcome is worth telling anyone: the policy learns, or an
+    /// observer listens. A call keeps the context of its last failure only then.
+    #[inline]
+    pub(crate) fn observes(&self) -> bool {
+        self.learning || self.observer.is_some()
+    }
+
     /// Tells the observer of the decision taken for `ctx`.
+    #[inline]
     pub(crate) fn report(&self, decision: &Decision, ctx: &Context<'_>) {
         if let Some(observer) = &self.observer {
             contained(|| observer.on_decision(decision, ctx));
@@ -623,7 +631,7 @@ impl Builder {
     ///
     /// A timed-out attempt has no error value: the hooks see
     /// [`FailedAttempt::error`](crate::FailedAttempt::error) as `None`, and if the
-    /// call then stops it ends with [`RetryError::AttemptTimedOut`].
+    /// call then stops it ends with [`RetryErrorKind::AttemptTimedOut`](crate::RetryErrorKind::AttemptTimedOut).
     ///
     /// # Not in the blocking loop
     ///
@@ -653,7 +661,7 @@ impl Builder {
     /// Lets a call that the endpoint's breaker refuses wait for it, up to
     /// `max_wait` in all and never past the deadline
     /// ([`with_max_elapsed`](Builder::with_max_elapsed)), instead of failing at
-    /// once with [`RetryError::CircuitOpen`](crate::RetryError::CircuitOpen).
+    /// once with [`RetryErrorKind::CircuitOpen`](crate::RetryErrorKind::CircuitOpen).
     ///
     /// An open breaker is waited out until its cooldown ends, when the waiting
     /// call may become the probe itself; while another call's probe is out,
@@ -758,6 +766,10 @@ impl Builder {
     }
 
     /// The seed of the jitter and the Thompson draws: one seed, one sequence.
+    ///
+    /// Each thread draws from blocks of the sequence it reserves, so calls on
+    /// different threads never draw the same word; calls that run in the same
+    /// order on one thread draw exactly the same words from the same seed.
     pub fn with_seed(mut self, seed: u64) -> Builder {
         self.seed = Some(seed);
         self

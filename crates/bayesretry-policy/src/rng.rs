@@ -1,32 +1,87 @@
-//! The jitter's random words: SplitMix64 over an atomic counter.
+//! The jitter's random words: SplitMix64 over a shared counter, drawn by each
+//! thread from blocks of it that the thread reserves.
 
+use core::cell::Cell;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 /// The golden-ratio increment of SplitMix64.
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// A seedable, lock-free source of random words, shared by every call of a
-/// policy. Each draw advances a counter by SplitMix64's increment and mixes it, so
-/// concurrent calls never draw the same word, and one seed replays one sequence.
+/// Words a thread reserves from a policy's counter at a time.
+const BLOCK: u64 = 64;
+
+/// The source of every policy's id: one per policy built, never reused.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A seedable source of random words, shared by every call of a policy.
+///
+/// The words are SplitMix64's: the `k`-th is the mix of `seed + k·γ`. A shared
+/// atomic counter would hand them out one by one, at the price of an atomic
+/// read-modify-write per draw — which also waits for every store before it — on
+/// a line every thread writes. Instead each thread reserves a block of
+/// [`BLOCK`] counter values with one atomic add and draws from it with plain
+/// loads and stores of its own, until the block runs out or the thread draws
+/// for another policy (each thread keeps the block of the last policy it drew
+/// for; the rest of an abandoned block is never drawn).
+///
+/// So blocks never overlap and two draws never give the same word, on any
+/// threads; and a policy drawn on one thread at a time, with no other policy's
+/// draws in between, gives exactly the sequence of a plain SplitMix64 from its
+/// seed: one seed replays one sequence, whatever the block size. A thread
+/// that interleaves the draws of two policies still replays one sequence from
+/// the same seeds in the same order.
 #[derive(Debug)]
 pub(crate) struct SplitMix {
+    /// The policy's id: which block a thread's block is.
+    id: u64,
+    /// The counter value before the next unreserved block.
     state: AtomicU64,
 }
 
+/// The block a thread draws from: the id of its policy, the counter value it
+/// drew last and the last one it may draw. An id of 0 (no policy's) is no block.
+#[derive(Clone, Copy)]
+struct Block {
+    id: u64,
+    at: u64,
+    end: u64,
+}
+
+std::thread_local! {
+    static BLOCK_OF_THREAD: Cell<Block> = const { Cell::new(Block { id: 0, at: 0, end: 0 }) };
+}
+
 impl SplitMix {
-    pub(crate) const fn new(seed: u64) -> SplitMix {
+    pub(crate) fn new(seed: u64) -> SplitMix {
         SplitMix {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             state: AtomicU64::new(seed),
         }
     }
 
     /// The next random word.
+    #[inline]
     pub(crate) fn next_u64(&self) -> u64 {
-        let z = self
-            .state
-            .fetch_add(GAMMA, Ordering::Relaxed)
-            .wrapping_add(GAMMA);
-        mix(z)
+        let block = BLOCK_OF_THREAD.with(Cell::get);
+        let block = match block.id == self.id && block.at != block.end {
+            true => block,
+            false => self.reserve(),
+        };
+        let at = block.at.wrapping_add(GAMMA);
+        BLOCK_OF_THREAD.with(|cell| cell.set(Block { at, ..block }));
+        mix(at)
+    }
+
+    /// A fresh block of the counter for the calling thread.
+    #[cold]
+    fn reserve(&self) -> Block {
+        let span = GAMMA.wrapping_mul(BLOCK);
+        let at = self.state.fetch_add(span, Ordering::Relaxed);
+        Block {
+            id: self.id,
+            at,
+            end: at.wrapping_add(span),
+        }
     }
 
     /// A uniform number in (0, 1), for a Thompson draw.
@@ -61,7 +116,9 @@ pub(crate) fn fresh_seed() -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::SplitMix;
+    use std::collections::HashSet;
+
+    use super::{BLOCK, GAMMA, SplitMix, mix};
 
     #[test]
     fn one_seed_replays_one_sequence_and_units_stay_open() {
@@ -73,5 +130,45 @@ mod tests {
             assert!(u > 0.0 && u < 1.0);
             let _ = b.next_unit();
         }
+    }
+
+    #[test]
+    fn one_policy_on_one_thread_draws_plain_splitmix_across_blocks() {
+        let rng = SplitMix::new(7);
+        for k in 1..=3 * BLOCK + 5 {
+            assert_eq!(
+                rng.next_u64(),
+                mix(7_u64.wrapping_add(k.wrapping_mul(GAMMA)))
+            );
+        }
+    }
+
+    #[test]
+    fn threads_and_interleaved_policies_never_draw_the_same_word() {
+        let rng = SplitMix::new(7);
+        let other = SplitMix::new(7);
+        let words: Vec<u64> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..4)
+                .map(|_| {
+                    scope.spawn(|| {
+                        (0..500)
+                            .map(|i| {
+                                if i % 7 == 0 {
+                                    // another policy's draw abandons this thread's block
+                                    let _ = other.next_u64();
+                                }
+                                rng.next_u64()
+                            })
+                            .collect::<Vec<u64>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|handle| handle.join().unwrap())
+                .collect()
+        });
+        let distinct: HashSet<u64> = words.iter().copied().collect();
+        assert_eq!(distinct.len(), words.len());
     }
 }

@@ -1,19 +1,35 @@
-//! [`Run`]: the future of an async call — its first attempt in place, the
-//! retries boxed.
+//! [`Run`]: the future of an async call — a state machine written by hand,
+//! with the first attempt on a fast path and the retry loop's state made only
+//! after a failure.
 //!
 //! # Why not one `async fn`
 //!
 //! Most calls succeed at their first attempt, so that attempt is what an async
-//! call must make cheap. An `async fn` holding the whole loop is a state machine
-//! whose every poll runs through the states of all its awaits (timeouts,
-//! sleeps, a sleep raced with a cancellation, the retries), and whose size is
-//! what the largest of them holds: an executor moves it before running it, and
-//! the first poll pays for the rest of the loop it never reaches. So the first
-//! attempt is polled here, in a small future of its own that holds the call,
-//! the operation, what the admission found and the attempt's future; only when
-//! that attempt fails (or the first step cannot take the fast path, see
-//! [`Call::first`](crate::Call)) is the retry loop — an `async fn` — made, in a
-//! box: one allocation, on the path that is about to back off anyway.
+//! call must make cheap; and a call that fails once should cost little more
+//! than its decision. An `async fn` holding the whole loop is a generator that
+//! copies its arguments into its state and again into the locals of its first
+//! state, runs every poll through the states of all its awaits (timeouts,
+//! sleeps, a sleep raced with a cancellation), and nests the attempt's own
+//! future in the future of a helper. Its first version here polled the first
+//! attempt in a small future and made that `async fn` only after a failure, in
+//! a box: one allocation and some hundred bytes of copies per failed call.
+//!
+//! So the loop is this future's own state machine: the call, the operation
+//! and the attempt's future are fields, set once and borrowed in place; the
+//! first attempt runs on the fast path ([`Call::first`](crate::Call)), and
+//! after a failure the general loop's steps (decide, sleep, begin an attempt,
+//! await it) run on a state made once per failed call. The success of a first
+//! attempt is one branch away from its poll, and the general loop is out of
+//! line, so the fast path stays small enough to inline into the caller.
+//!
+//! That state — the loop's counters, the breaker it found, the last error,
+//! the sleep, the timer, the cancellation — is boxed, on purpose: it is about
+//! 190 bytes, and every executor moves a future at least once (into its task,
+//! into `block_on`). A future of up to 128 bytes moves in a few inline stores;
+//! held inline, the state made the call's future 280 bytes, moved by a call to
+//! `memmove` that cost a call which succeeds at once more than its own work
+//! (more than twice backon's time in the bench). One allocation per failed call, on the
+//! path that is about to back off anyway, keeps the future at 96 bytes.
 //!
 //! The operation is called at the first poll, not when the future is made,
 //! exactly as the `async fn` it replaces: a future that is never polled makes
@@ -23,138 +39,297 @@ use alloc::boxed::Box;
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll, ready};
+use core::time::Duration;
 
 use pin_project_lite::pin_project;
 
-use crate::call::{Attempts, Call, Failure, First};
-use crate::error::RetryError;
+use crate::call::{Attempts, Call, Failure, First, Refusal, poll_within};
+use crate::cancel::OwnedCancelled;
+use crate::error::{RetryError, RetryErrorKind};
 use crate::policy::{Inner, RetryPolicy};
+use crate::sleep::BoxSleep;
 
 pin_project! {
-    /// The future of [`Call::run`]: see the module documentation. `M` makes the
-    /// retry loop's future `R` (it is [`Call::retry_loop`], a zero-sized
-    /// function item), so that the loop's type can be named here.
-    pub(crate) struct Run<'a, E, F, Fut, M, R> {
+    /// The future of [`Call::run`]: see the module documentation.
+    ///
+    /// The phase is read from which fields are set, not from an enum: not
+    /// polled yet (no attempt, no loop), the first attempt on the fast path
+    /// (`first`), the general loop (`looping`), finished (no call). The fast
+    /// path sets only fields without drop glue, so it never drops a phase.
+    pub(crate) struct Run<'a, E, F, Fut> {
         call: Option<Call<'a, E>>,
-        op: Option<F>,
+        op: F,
         first: Option<First<'a>>,
+        looping: Option<Box<Looping<'a, E>>>,
         #[pin]
         attempt: Option<Fut>,
-        rest: Option<Pin<Box<R>>>,
-        make_rest: M,
     }
 }
 
-impl<'a, E, F, Fut, M, R> Run<'a, E, F, Fut, M, R> {
+/// The general loop's state.
+struct Looping<'a, E> {
+    attempts: Attempts<'a>,
+    /// The last attempt's error (`None` after a timed-out attempt or before
+    /// the first).
+    last: Option<E>,
+    /// The per-attempt timeout the last attempt ran out of, if it did.
+    timed_out: Option<Duration>,
+    step: Step,
+    /// The sleep before the next attempt, while it lasts.
+    sleep: Option<BoxSleep>,
+    /// The call's cancellation, raced with the sleep, once polled.
+    cancelled: Option<OwnedCancelled>,
+    /// The timer of the attempt under way, once it had to wait (`None`
+    /// inside: the timer finished as it was made).
+    timer: Option<Option<BoxSleep>>,
+}
+
+/// The general loop's step.
+#[derive(Clone, Copy)]
+enum Step {
+    /// An attempt failed: decide.
+    Failed,
+    /// Sleeping before the next attempt.
+    Sleeping,
+    /// About to begin the next attempt.
+    Begin,
+    /// Awaiting the attempt.
+    Attempting,
+}
+
+/// How the general loop is entered.
+enum Entry<'a, E> {
+    /// From the start: the first attempt could not take the fast path.
+    Start,
+    /// After the first attempt, admitted as `First`, failed with `E`.
+    AfterFirst(First<'a>, E),
+    /// Again, in the loop already.
+    Resume,
+}
+
+impl<'a, E, F, Fut> Run<'a, E, F, Fut> {
     /// The call `call` of `op`, not started.
-    pub(crate) fn new(call: Call<'a, E>, op: F, make_rest: M) -> Self {
+    pub(crate) fn new(call: Call<'a, E>, op: F) -> Self {
         Run {
             call: Some(call),
-            op: Some(op),
+            op,
             first: None,
+            looping: None,
             attempt: None,
-            rest: None,
-            make_rest,
         }
     }
 }
 
-impl<'a, T, E, F, Fut, M, R> Future for Run<'a, E, F, Fut, M, R>
+impl<'a, T, E, F, Fut> Future for Run<'a, E, F, Fut>
 where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = Result<T, E>>,
-    M: Fn(Call<'a, E>, F, Attempts<'a>, Option<Failure<E>>) -> R,
-    R: Future<Output = Result<T, RetryError<E>>>,
 {
     type Output = Result<T, RetryError<E>>;
 
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
-        if let Some(rest) = this.rest.as_mut() {
-            let out = ready!(rest.as_mut().poll(cx));
-            // a finished loop is not polled again
-            *this.rest = None;
-            return Poll::Ready(out);
+        if this.looping.is_some() {
+            return general(
+                this.call,
+                this.op,
+                this.looping,
+                this.attempt,
+                Entry::Resume,
+                cx,
+            );
         }
-        if this.attempt.is_none() {
+        if this.first.is_none() {
             // The first poll (or a poll after the end, which finds no call and
             // stays pending: a finished future must not be polled again).
             let Some(call) = this.call.as_ref() else {
                 return Poll::Pending;
             };
-            match (call.first(), this.op.as_mut()) {
-                (Some(first), Some(op)) => {
-                    *this.first = Some(first);
-                    this.attempt.set(Some(op(1)));
-                }
-                _ => {
-                    return start_rest(this.call, this.op, None, this.rest, this.make_rest, cx);
-                }
-            }
+            let Some(first) = call.first() else {
+                return general(
+                    this.call,
+                    this.op,
+                    this.looping,
+                    this.attempt,
+                    Entry::Start,
+                    cx,
+                );
+            };
+            *this.first = Some(first);
+            this.attempt.set(Some((this.op)(1)));
         }
-        let Some(attempt) = this.attempt.as_mut().as_pin_mut() else {
+        let (Some(first), Some(attempt)) = (*this.first, this.attempt.as_mut().as_pin_mut()) else {
             return Poll::Pending;
         };
         let outcome = ready!(attempt.poll(cx));
         this.attempt.set(None);
         match outcome {
             Ok(value) => {
-                if let (Some(call), Some(first)) = (this.call.take(), this.first.take()) {
-                    first.succeeded(inner_of(&call));
+                // the call is read where it is, then let go without a copy
+                if let Some(call) = this.call.as_ref() {
+                    first.succeeded(inner_of(call));
+                }
+                if let Some(call) = this.call.take() {
                     call.finish();
                 }
-                *this.op = None;
                 Poll::Ready(Ok(value))
             }
-            Err(err) => start_rest(
+            Err(err) => general(
                 this.call,
                 this.op,
-                this.first.take().map(|first| (first, err)),
-                this.rest,
-                this.make_rest,
+                this.looping,
+                this.attempt,
+                Entry::AfterFirst(first, err),
                 cx,
             ),
         }
     }
 }
 
-/// Makes the retry loop, in a box, and polls it: after the first attempt,
-/// admitted as `after.0`, failed with `after.1`, or from the start when
-/// `after` is `None`. Out of line: the first attempt's success path stays small
+/// The general loop: entered as `entry` says, run until it must wait or the
+/// call ends. Out of line: the first attempt's success path stays small
 /// enough to inline into the caller.
-#[cold]
 #[inline(never)]
-fn start_rest<'a, T, E, F, Fut, M, R>(
-    call: &mut Option<Call<'a, E>>,
-    op: &mut Option<F>,
-    after: Option<(First<'a>, E)>,
-    rest: &mut Option<Pin<Box<R>>>,
-    make_rest: &M,
+fn general<'a, T, E, F, Fut>(
+    call_slot: &mut Option<Call<'a, E>>,
+    op: &mut F,
+    looping: &mut Option<Box<Looping<'a, E>>>,
+    mut attempt: Pin<&mut Option<Fut>>,
+    entry: Entry<'a, E>,
     cx: &mut Context<'_>,
 ) -> Poll<Result<T, RetryError<E>>>
 where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = Result<T, E>>,
-    M: Fn(Call<'a, E>, F, Attempts<'a>, Option<Failure<E>>) -> R,
-    R: Future<Output = Result<T, RetryError<E>>>,
 {
-    let (Some(call), Some(op)) = (call.take(), op.take()) else {
+    let Some(call) = call_slot.as_mut() else {
         return Poll::Pending;
     };
-    let inner = inner_of(&call);
-    let (attempts, failure) = match after {
-        Some((first, err)) => (
-            Attempts::after_first(inner, call.endpoint(), first),
-            Some(Failure::Error(err)),
-        ),
-        None => (Attempts::new(inner, call.endpoint(), call.site()), None),
+    let inner = inner_of(call);
+    match entry {
+        Entry::Start => {
+            *looping = Some(Box::new(Looping::new(
+                Attempts::new(inner, call.endpoint(), call.site()),
+                None,
+                Step::Begin,
+            )));
+        }
+        Entry::AfterFirst(first, err) => {
+            *looping = Some(Box::new(Looping::new(
+                Attempts::after_first(inner, first),
+                Some(err),
+                Step::Failed,
+            )));
+        }
+        Entry::Resume => {}
+    }
+    let Some(lp) = looping.as_mut() else {
+        return Poll::Pending;
     };
-    let loop_ = rest.insert(Box::pin(make_rest(call, op, attempts, failure)));
-    let out = ready!(loop_.as_mut().poll(cx));
-    // a finished loop is not polled again
-    *rest = None;
+    // bounded: `failed` stops at the hard cap on attempts
+    let out = loop {
+        match lp.step {
+            Step::Failed => {
+                let delay = match lp.attempts.failed(&mut lp.last, lp.timed_out, call) {
+                    Ok(delay) => delay,
+                    Err(stop) => break Err(stop),
+                };
+                // `None`: the sleep finished as it was made (a ready future)
+                lp.sleep = match delay.is_zero() {
+                    true => None,
+                    false => inner.sleeper.sleep_boxed(delay),
+                };
+                lp.step = match lp.sleep {
+                    Some(_) => Step::Sleeping,
+                    None => Step::Begin,
+                };
+            }
+            Step::Sleeping => {
+                if let Some(token) = call.cancel() {
+                    let cancelled = lp
+                        .cancelled
+                        .get_or_insert_with(|| OwnedCancelled::new(token));
+                    if let Poll::Ready(reason) = Pin::new(cancelled).poll(cx) {
+                        break Err(RetryErrorKind::Cancelled {
+                            reason,
+                            last_error: lp.last.take(),
+                        }
+                        .into());
+                    }
+                }
+                if let Some(sleep) = lp.sleep.as_mut() {
+                    ready!(sleep.as_mut().poll(cx));
+                }
+                lp.sleep = None;
+                lp.cancelled = None;
+                lp.step = Step::Begin;
+            }
+            Step::Begin => {
+                let number = match call.begin(&mut lp.attempts, &mut lp.last) {
+                    Ok(number) => number,
+                    Err(Refusal::Stop(stop)) => break Err(stop),
+                    Err(Refusal::Wait(wait)) => {
+                        // a wait for the breaker, then its admission asked again
+                        lp.sleep = inner.sleeper.sleep_boxed(wait);
+                        lp.step = match lp.sleep {
+                            Some(_) => Step::Sleeping,
+                            None => Step::Begin,
+                        };
+                        continue;
+                    }
+                };
+                lp.timer = None;
+                attempt.set(Some(op(number)));
+                lp.step = Step::Attempting;
+            }
+            Step::Attempting => {
+                let Some(pending) = attempt.as_mut().as_pin_mut() else {
+                    return Poll::Pending;
+                };
+                let outcome = match inner.attempt_timeout {
+                    None => ready!(pending.poll(cx)).map_err(Failure::Error),
+                    Some(timeout) => {
+                        ready!(poll_within(inner, timeout, pending, &mut lp.timer, cx))
+                    }
+                };
+                // the attempt's future goes first (a timed-out one is cancelled)
+                attempt.set(None);
+                lp.timer = None;
+                match outcome {
+                    Ok(value) => {
+                        lp.attempts.succeeded(call.endpoint());
+                        break Ok(value);
+                    }
+                    Err(Failure::Error(err)) => (lp.last, lp.timed_out) = (Some(err), None),
+                    Err(Failure::TimedOut(timeout)) => {
+                        (lp.last, lp.timed_out) = (None, Some(timeout));
+                    }
+                }
+                lp.step = Step::Failed;
+            }
+        }
+    };
+    // finished: what the loop held goes now, the call last
+    *looping = None;
+    if let Some(call) = call_slot.take() {
+        call.finish();
+    }
     Poll::Ready(out)
+}
+
+impl<'a, E> Looping<'a, E> {
+    fn new(attempts: Attempts<'a>, last: Option<E>, step: Step) -> Self {
+        Looping {
+            attempts,
+            last,
+            timed_out: None,
+            step,
+            sleep: None,
+            cancelled: None,
+            timer: None,
+        }
+    }
 }
 
 /// The policy state a call runs under, for as long as the call's policy borrow.

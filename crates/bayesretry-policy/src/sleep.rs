@@ -48,7 +48,7 @@ pub trait BlockingSleeper: Send + Sync + 'static {
     /// Blocks the calling thread for `delay`, or less if `cancel` is cancelled
     /// first: the blocking loop sleeps with this when its call has a
     /// [`CancelToken`], and a cancellation then ends the call at once with
-    /// [`RetryError::Cancelled`](crate::RetryError::Cancelled).
+    /// [`RetryErrorKind::Cancelled`](crate::RetryErrorKind::Cancelled).
     ///
     /// The provided implementation cannot interrupt [`sleep_blocking`](Self::sleep_blocking):
     /// it sleeps the whole delay, and the cancellation is seen after it. Real

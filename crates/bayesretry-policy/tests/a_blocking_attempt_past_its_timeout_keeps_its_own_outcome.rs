@@ -12,7 +12,7 @@
 use core::time::Duration;
 
 use bayesretry_policy::{
-    ErrorClass, HttpStatus, ManualClock, RetryError, RetryPolicy, VirtualSleeper,
+    ErrorClass, HttpStatus, ManualClock, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
 };
 
 fn policy(clock: &ManualClock) -> RetryPolicy {
@@ -52,8 +52,8 @@ fn a_late_error_is_classified_as_itself_not_as_a_timeout() {
         });
     // a permanent error stays permanent however late it comes
     assert!(matches!(
-        result,
-        Err(RetryError::Permanent(HttpStatus(404)))
+        result.map_err(RetryError::into_kind),
+        Err(RetryErrorKind::Permanent(HttpStatus(404)))
     ));
 
     let result = policy

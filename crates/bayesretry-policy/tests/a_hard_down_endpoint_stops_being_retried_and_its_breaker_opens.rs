@@ -10,7 +10,8 @@
 
 use bayesretry_cost::CostModel;
 use bayesretry_policy::{
-    Context, ErrorClass, HttpStatus, ManualClock, RetryError, RetryPolicy, VirtualSleeper,
+    Context, ErrorClass, HttpStatus, ManualClock, RetryError, RetryErrorKind, RetryPolicy,
+    VirtualSleeper,
 };
 use bayesretry_store::StoreConfig;
 
@@ -35,7 +36,7 @@ fn a_hard_down_endpoint_stops_getting_retries_and_its_breaker_opens() {
             Err(HttpStatus(500))
         });
         attempts_per_call.push(made);
-        if let Err(RetryError::CircuitOpen { .. }) = &result {
+        if let Err(RetryErrorKind::CircuitOpen { .. }) = result.as_ref().map_err(RetryError::kind) {
             opened_at_call = Some(call);
             break;
         }
@@ -61,8 +62,8 @@ fn a_hard_down_endpoint_stops_getting_retries_and_its_breaker_opens() {
         Err(HttpStatus(500))
     });
     assert_eq!(made, 0);
-    match result {
-        Err(RetryError::CircuitOpen {
+    match result.map_err(RetryError::into_kind) {
+        Err(RetryErrorKind::CircuitOpen {
             endpoint,
             retry_after,
             last_error,

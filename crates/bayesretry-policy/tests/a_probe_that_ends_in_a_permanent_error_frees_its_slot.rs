@@ -13,7 +13,9 @@
 use core::time::Duration;
 
 use bayesretry_breaker::State;
-use bayesretry_policy::{HttpStatus, ManualClock, RetryError, RetryPolicy, VirtualSleeper};
+use bayesretry_policy::{
+    HttpStatus, ManualClock, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
+};
 
 #[test]
 fn the_next_call_is_admitted_after_a_probe_ends_in_a_permanent_error() {
@@ -41,7 +43,10 @@ fn the_next_call_is_admitted_after_a_probe_ends_in_a_permanent_error() {
     clock.set(until);
     let probe = policy.run_blocking("api", |_| Err::<(), _>(HttpStatus(404)));
     assert!(
-        matches!(probe, Err(RetryError::Permanent(HttpStatus(404)))),
+        matches!(
+            probe.as_ref().map_err(RetryError::kind),
+            Err(RetryErrorKind::Permanent(HttpStatus(404)))
+        ),
         "{probe:?}"
     );
 

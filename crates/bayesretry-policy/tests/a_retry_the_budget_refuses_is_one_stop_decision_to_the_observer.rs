@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use bayesretry_budget::{FixedWindowBudget, FixedWindowConfig};
 use bayesretry_decision::{Decision, Reason};
 use bayesretry_policy::{
-    HttpStatus, ManualClock, Observer, RetryError, RetryPolicy, VirtualSleeper,
+    HttpStatus, ManualClock, Observer, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
 };
 use bayesretry_store::Context;
 
@@ -63,8 +63,8 @@ fn the_observer_sees_only_the_budget_stop() {
     let refused = policy.run_blocking("api", |_| Err::<u32, _>(HttpStatus(503)));
     assert!(
         matches!(
-            refused,
-            Err(RetryError::BudgetExhausted { attempts: 1, .. })
+            refused.as_ref().map_err(RetryError::kind),
+            Err(RetryErrorKind::BudgetExhausted { attempts: 1, .. })
         ),
         "{refused:?}"
     );
@@ -117,7 +117,10 @@ fn a_vetoed_retry_is_seen_once_as_a_vetoed_stop() {
         .should_retry(|_| false)
         .run_blocking(|_| Err::<u32, _>(HttpStatus(503)));
     assert!(
-        matches!(vetoed, Err(RetryError::Stopped { attempts: 1, .. })),
+        matches!(
+            vetoed.as_ref().map_err(RetryError::kind),
+            Err(RetryErrorKind::Stopped { attempts: 1, .. })
+        ),
         "{vetoed:?}"
     );
     let seen = decisions.0.lock().unwrap().clone();

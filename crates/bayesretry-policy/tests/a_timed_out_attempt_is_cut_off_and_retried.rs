@@ -13,7 +13,8 @@ use core::time::Duration;
 
 use bayesretry_backoff::{Config, Jitter};
 use bayesretry_policy::{
-    Clock, ErrorClass, HttpStatus, ManualClock, Reason, RetryError, RetryPolicy, VirtualSleeper,
+    Clock, ErrorClass, HttpStatus, ManualClock, Reason, RetryError, RetryErrorKind, RetryPolicy,
+    VirtualSleeper,
 };
 
 fn policy(attempts: u32) -> (RetryPolicy, VirtualSleeper) {
@@ -77,8 +78,8 @@ async fn when_every_attempt_times_out_the_call_says_so() {
     let result = policy
         .run("search", |_| pending::<Result<(), HttpStatus>>())
         .await;
-    match result {
-        Err(RetryError::AttemptTimedOut {
+    match result.map_err(RetryError::into_kind) {
+        Err(RetryErrorKind::AttemptTimedOut {
             timeout,
             attempts,
             decision,
@@ -109,8 +110,8 @@ async fn a_veto_after_a_timeout_is_reported_as_such() {
         .should_retry(|_| false)
         .run(|_| pending::<Result<(), HttpStatus>>())
         .await;
-    match result {
-        Err(err @ RetryError::AttemptTimedOut { vetoed: true, .. }) => {
+    match result.map_err(RetryError::into_kind) {
+        Err(err @ RetryErrorKind::AttemptTimedOut { vetoed: true, .. }) => {
             assert!(err.to_string().contains("should_retry"), "{err}");
             assert!(err.last_error().is_none());
         }

@@ -14,7 +14,7 @@
 use core::time::Duration;
 
 use bayesretry_backoff::{Config, Jitter};
-use bayesretry_policy::{CancelToken, HttpStatus, RetryError, RetryPolicy};
+use bayesretry_policy::{CancelToken, HttpStatus, RetryError, RetryErrorKind, RetryPolicy};
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn cancellation_ends_a_60_second_sleep_at_once() {
@@ -42,17 +42,18 @@ async fn cancellation_ends_a_60_second_sleep_at_once() {
     };
     let (result, ()) = tokio::join!(call, cancel);
     assert_eq!(started.elapsed(), Duration::ZERO);
-    match result {
-        Err(RetryError::Cancelled { reason, last_error }) => {
+    match result.map_err(RetryError::into_kind) {
+        Err(RetryErrorKind::Cancelled { reason, last_error }) => {
             assert_eq!(reason, "user pressed stop");
             assert_eq!(last_error, Some(HttpStatus(503)));
         }
         other => panic!("expected a cancellation, got {other:?}"),
     }
-    let err: RetryError<HttpStatus> = RetryError::Cancelled {
+    let err: RetryError<HttpStatus> = RetryErrorKind::Cancelled {
         reason: "user pressed stop".into(),
         last_error: Some(HttpStatus(503)),
-    };
+    }
+    .into();
     assert_eq!(
         err.to_string(),
         "cancelled: user pressed stop; last error: http status 503"
@@ -73,5 +74,8 @@ async fn a_token_cancelled_before_the_call_prevents_every_attempt() {
         })
         .await;
     assert_eq!(made, 0);
-    assert!(matches!(result, Err(RetryError::Cancelled { .. })));
+    assert!(matches!(
+        result.map_err(RetryError::into_kind),
+        Err(RetryErrorKind::Cancelled { .. })
+    ));
 }

@@ -20,7 +20,8 @@ use std::thread;
 
 use bayesretry_backoff::{Config, Jitter};
 use bayesretry_policy::{
-    BlockingSleeper, CancelToken, HttpStatus, RetryError, RetryPolicy, ThreadSleeper,
+    BlockingSleeper, CancelToken, HttpStatus, RetryError, RetryErrorKind, RetryPolicy,
+    ThreadSleeper,
 };
 
 const AN_HOUR: Duration = Duration::from_secs(3_600);
@@ -75,8 +76,8 @@ fn a_cancellation_from_another_thread_ends_the_blocking_sleep() {
     cancelling.join().unwrap();
 
     assert_eq!(attempts, 1);
-    match result {
-        Err(RetryError::Cancelled { reason, last_error }) => {
+    match result.map_err(RetryError::into_kind) {
+        Err(RetryErrorKind::Cancelled { reason, last_error }) => {
             assert_eq!(reason, "shutting down");
             assert_eq!(last_error, Some(HttpStatus(503)));
         }

@@ -11,7 +11,7 @@ use core::time::Duration;
 
 use bayesretry_backoff::{Config, Jitter};
 use bayesretry_policy::{
-    Clock, HttpStatus, ManualClock, Reason, RetryError, RetryPolicy, VirtualSleeper,
+    Clock, HttpStatus, ManualClock, Reason, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
 };
 
 fn classic(backoff: Config, attempts: u32) -> (RetryPolicy, VirtualSleeper) {
@@ -45,8 +45,8 @@ fn three_attempts_200_ms_factor_2_sleep_exactly_200_then_400_ms() {
         [Duration::from_millis(200), Duration::from_millis(400)]
     );
     assert_eq!(sleeper.clock().now_ms(), 600);
-    match result {
-        Err(RetryError::Exhausted {
+    match result.map_err(RetryError::into_kind) {
+        Err(RetryErrorKind::Exhausted {
             attempts, decision, ..
         }) => {
             assert_eq!(attempts, 3);

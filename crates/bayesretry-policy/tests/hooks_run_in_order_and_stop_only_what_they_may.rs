@@ -11,7 +11,8 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
 use bayesretry_policy::{
-    Context, Decision, HttpStatus, Observer, RetryError, RetryPolicy, VirtualSleeper, permanent,
+    Context, Decision, HttpStatus, Observer, RetryError, RetryErrorKind, RetryPolicy,
+    VirtualSleeper, permanent,
 };
 
 fn quiet_policy(attempts: u32) -> RetryPolicy {
@@ -50,8 +51,8 @@ fn the_four_hooks_run_in_order() {
         .on_exhausted(|_| log.lock().unwrap().push("exhausted".to_owned()))
         .run_blocking(|_| Err(HttpStatus(503)));
     assert!(matches!(
-        result,
-        Err(RetryError::Exhausted { attempts: 2, .. })
+        result.map_err(RetryError::into_kind),
+        Err(RetryErrorKind::Exhausted { attempts: 2, .. })
     ));
     assert_eq!(
         log.into_inner().unwrap(),
@@ -79,8 +80,8 @@ fn should_retry_can_stop_but_never_force() {
         });
     assert_eq!(made, 2);
     assert!(matches!(
-        result,
-        Err(RetryError::Stopped { attempts: 2, .. })
+        result.map_err(RetryError::into_kind),
+        Err(RetryErrorKind::Stopped { attempts: 2, .. })
     ));
 
     // a veto that always says yes cannot pass the cap or a permanent error
@@ -93,14 +94,20 @@ fn should_retry_can_stop_but_never_force() {
             Err(HttpStatus(503))
         });
     assert_eq!(made, 2);
-    assert!(matches!(result, Err(RetryError::Exhausted { .. })));
+    assert!(matches!(
+        result.map_err(RetryError::into_kind),
+        Err(RetryErrorKind::Exhausted { .. })
+    ));
 
     let mut hooks_ran = false;
     let result: Result<(), _> = quiet_policy(5)
         .call("api")
         .on_failed_attempt(|_| hooks_ran = true)
         .run_blocking(|_| Err(permanent("bad api key")));
-    assert!(matches!(result, Err(RetryError::Permanent(_))));
+    assert!(matches!(
+        result.map_err(RetryError::into_kind),
+        Err(RetryErrorKind::Permanent(_))
+    ));
     assert!(
         !hooks_ran,
         "a permanent error ends the call before any hook"

@@ -15,7 +15,8 @@ use core::time::Duration;
 use bayesretry_breaker::State;
 use bayesretry_cost::CostModel;
 use bayesretry_policy::{
-    Clock, HttpStatus, ManualClock, RetryError, RetryPolicy, VirtualSleeper, default_breaker,
+    Clock, HttpStatus, ManualClock, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
+    default_breaker,
 };
 
 /// A policy on virtual time, with `cost` (or the default cost model) and
@@ -44,7 +45,7 @@ fn policy(
 fn failures_until_open(policy: &RetryPolicy, clock: &ManualClock, limit: u32) -> Option<u32> {
     for made in 0..limit {
         let result: Result<(), _> = policy.run_blocking("api", |_| Err(HttpStatus(500)));
-        if let Err(RetryError::CircuitOpen { .. }) = result {
+        if let Err(RetryErrorKind::CircuitOpen { .. }) = result.map_err(RetryError::into_kind) {
             return Some(made);
         }
         clock.advance(Duration::from_millis(100));
@@ -77,7 +78,7 @@ fn a_low_value_opens_on_a_poor_endpoint_that_a_high_value_keeps_calling() {
                     Err(HttpStatus(500))
                 }
             });
-            if let Err(RetryError::CircuitOpen { .. }) = result {
+            if let Err(RetryErrorKind::CircuitOpen { .. }) = result.map_err(RetryError::into_kind) {
                 refused += 1;
             }
             clock.advance(Duration::from_millis(100));
@@ -152,7 +153,10 @@ fn its_cooldown_is_shorter_for_a_dearer_success_and_never_above_ten_seconds() {
         clock.advance(Duration::from_millis(cooldown_now(&policy, &clock)));
         let result: Result<(), _> = policy.run_blocking("api", |_| Err(HttpStatus(500)));
         assert!(
-            !matches!(result, Err(RetryError::CircuitOpen { .. })),
+            !matches!(
+                result.as_ref().map_err(RetryError::kind),
+                Err(RetryErrorKind::CircuitOpen { .. })
+            ),
             "the probe is let through: {result:?}"
         );
         let cooldown = cooldown_now(&policy, &clock);

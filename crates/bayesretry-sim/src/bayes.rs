@@ -8,7 +8,9 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
 
 use bayesretry_breaker::State as BreakerState;
-use bayesretry_policy::{Classification, ErrorClass, RetryError, RetryPolicy, Strategy};
+use bayesretry_policy::{
+    Classification, ErrorClass, RetryError, RetryErrorKind, RetryPolicy, Strategy,
+};
 use bayesretry_store::{HalfLife, StoreConfig};
 
 use crate::environment::{CallSpec, DEADLINE_US, Environment, Failure};
@@ -285,7 +287,10 @@ pub(crate) async fn drive(
             }
         })
         .await;
-    let refused = matches!(result, Err(RetryError::CircuitOpen { .. }));
+    let refused = matches!(
+        result.as_ref().map_err(RetryError::kind),
+        Err(RetryErrorKind::CircuitOpen { .. })
+    );
     let end = timeline.now_us();
     let t = track.borrow();
     let mut l = log.borrow_mut();

@@ -95,5 +95,6 @@ pub use bayesretry_store::{Context, ErrorClass, PosteriorStore};
 
 #[cfg(feature = "policy")]
 pub use bayesretry_policy::{
-    CancelToken, Classification, Classify, HttpStatus, RetryError, RetryPolicy, permanent,
+    CancelToken, Classification, Classify, HttpStatus, RetryError, RetryErrorKind, RetryPolicy,
+    permanent,
 };
