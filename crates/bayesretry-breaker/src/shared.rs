@@ -85,6 +85,9 @@ pub struct SharedBreaker {
     /// Whether the evidence decays, so that counted successes are folded in
     /// with their time every `FOLD_EVERY`.
     decays: bool,
+    /// Failures recorded since the breaker was shared: a lock-free way to
+    /// tell that none was recorded between two moments.
+    failures: AtomicU64,
     locked: Mutex<Locked>,
 }
 
@@ -154,6 +157,7 @@ impl SharedBreaker {
             gate: AtomicU64::new(gate_of(breaker.state())),
             successes: core::array::from_fn(|_| AtomicU64::new(0)),
             decays: breaker.config().half_life_ms().is_some(),
+            failures: AtomicU64::new(0),
             locked: Mutex::new(Locked {
                 since_ms: None,
                 folded: [0; COUNTERS],
@@ -204,7 +208,19 @@ impl SharedBreaker {
             self.count_success();
             return None;
         }
+        if !success {
+            self.failures.fetch_add(1, Ordering::Release);
+        }
         self.update(now_ms, |breaker| breaker.record(now_ms, success))
+    }
+
+    /// How many failures have been recorded since the breaker was shared: one
+    /// atomic load. Equal readings at two moments mean no failure was recorded
+    /// between them, so the [`failure_run`](SharedBreaker::failure_run) cannot
+    /// have grown — what a caller checks before taking the lock to read it.
+    #[inline]
+    pub fn failures_recorded(&self) -> u64 {
+        self.failures.load(Ordering::Acquire)
     }
 
     /// Records a success, reading the time only if it is needed: on a closed

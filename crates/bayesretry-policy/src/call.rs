@@ -255,6 +255,9 @@ pub(crate) struct Attempts<'a> {
 struct Pending {
     situation: Situation,
     run: u32,
+    /// The breaker's count of failures when the retry was decided: while it
+    /// reads the same, the run has not grown and the lock is not taken.
+    failures_seen: u64,
     /// The context of the failure the retry follows.
     attempt: u32,
     class: ErrorClass,
@@ -498,12 +501,17 @@ impl<'a> Attempts<'a> {
             "retry decision"
         );
         if decision.retry() {
+            let failures_seen = self
+                .state
+                .as_ref()
+                .map_or(0, |state| state.breaker.failures_recorded());
             self.pending = situation
                 .failure_run()
                 .filter(|_| !delay.is_zero())
                 .map(|(run, _)| Pending {
                     situation,
                     run,
+                    failures_seen,
                     attempt: counted,
                     class: *class,
                 });
@@ -661,13 +669,18 @@ impl<'a> Attempts<'a> {
     /// A retry waits for its backoff; in the first seconds of an outage every
     /// call fails its first attempt during that wait, and the evidence that
     /// decided the retry is stale by the time it is sent. Acting on the latest
-    /// evidence costs one look at the breaker per retry, only when learning.
+    /// evidence costs one atomic load per retry when learning, and the
+    /// breaker's lock only when a failure was recorded during the wait.
     /// Judging again can only stop a retry that was decided: the hooks that
     /// approved it are not asked again, and the budget it was charged is spent.
     pub(crate) fn recheck(&mut self, endpoint: &str) -> Option<Decision> {
         let pending = self.pending.take()?;
         let (attempt, class) = (pending.attempt, pending.class);
         let state = self.state.as_ref()?;
+        if state.breaker.failures_recorded() == pending.failures_seen {
+            // no failure since the decision: the run cannot have grown
+            return None;
+        }
         let inner = self.inner;
         let now_ms = inner.now_ms();
         let (run, posterior) = state.breaker.failure_run(now_ms);
