@@ -253,7 +253,6 @@ pub(crate) struct Attempts<'a> {
 /// before it goes out if the run grew meanwhile (see [`Attempts::recheck`]).
 #[derive(Clone, Copy)]
 struct Pending {
-    situation: Situation,
     run: u32,
     /// The breaker's count of failures when the retry was decided: while it
     /// reads the same, the run has not grown and the lock is not taken.
@@ -509,7 +508,6 @@ impl<'a> Attempts<'a> {
                 .failure_run()
                 .filter(|_| !delay.is_zero())
                 .map(|(run, _)| Pending {
-                    situation,
                     run,
                     failures_seen,
                     attempt: counted,
@@ -687,11 +685,15 @@ impl<'a> Attempts<'a> {
         if run <= pending.run {
             return None;
         }
-        // the wait is over: only the deadline is left to weigh it against
-        let situation = pending
-            .situation
-            .with_delay_ms(0)
+        // the wait (backoff or Retry-After) is over: the retry is judged as of
+        // now, against the deadline; the breaker's admission is asked next, by
+        // the caller, whatever this says
+        let mut situation = Situation::new()
+            .with_max_retry_after_ms(millis(inner.max_retry_after))
             .with_failure_run(run, posterior.mean());
+        if let Some(deadline_ms) = self.deadline_ms {
+            situation = situation.with_deadline_ms(deadline_ms);
+        }
         let ctx = Context::new(endpoint, attempt, class);
         let decision = inner.judge(&ctx, &situation, now_ms, Some(&state.breaker));
         if decision.retry() {
