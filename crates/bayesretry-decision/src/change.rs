@@ -38,51 +38,34 @@
 pub use bayesretry_beta::CHANGE_HAZARD;
 use bayesretry_beta::ChangePoint;
 
-/// What a run of failures says about the next attempt.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Change(ChangePoint);
-
-impl Change {
-    /// The change-point posterior after `failures` in a row on an endpoint whose
-    /// usual success rate is `usual`; `None` when there is no run or the rate is
-    /// not a probability strictly between 0 and 1 (nothing to weigh it against).
-    pub(crate) fn after(failures: u32, usual: f64) -> Option<Change> {
-        ChangePoint::after(failures, usual).map(Change)
-    }
-
-    /// `p` from the context's posterior, mixed with what a change would mean
-    /// when that is lower: the run only ever lowers `p`.
-    pub(crate) fn adjust(&self, p: f64) -> f64 {
-        let changed = self.0.changed_mean();
-        if changed < p {
-            let weight = self.0.weight();
-            (1.0 - weight) * p + weight * changed
-        } else {
-            p
-        }
+/// `p` from the context's posterior, mixed with what the change `run` reads
+/// would mean when that is lower: the run only ever lowers `p`.
+pub(crate) fn lowered(run: &ChangePoint, p: f64) -> f64 {
+    let changed = run.changed_mean();
+    if changed < p {
+        let weight = run.weight();
+        (1.0 - weight) * p + weight * changed
+    } else {
+        p
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Change;
+    use bayesretry_beta::ChangePoint;
 
-    #[test]
-    fn no_run_or_no_usual_rate_means_no_change() {
-        assert_eq!(Change::after(0, 0.95), None);
-        assert_eq!(Change::after(3, f64::NAN), None);
-    }
+    use super::lowered;
 
     #[test]
     fn a_run_only_ever_lowers_the_probability() {
         // one failure on a healthy endpoint barely moves a good retry
-        let one = Change::after(1, 0.95).unwrap();
-        assert!(one.adjust(0.9) > 0.8);
+        let one = ChangePoint::after(1, 0.95).unwrap();
+        assert!(lowered(&one, 0.9) > 0.8);
         // five in a row: a change is near certain, and the next attempt is
         // judged at about ½ / 6
-        let five = Change::after(5, 0.95).unwrap();
-        assert!((five.adjust(0.9) - 0.5 / 6.0).abs() < 0.01);
+        let five = ChangePoint::after(5, 0.95).unwrap();
+        assert!((lowered(&five, 0.9) - 0.5 / 6.0).abs() < 0.01);
         // never raised: a retry the context already judges poor stays poor
-        assert_eq!(five.adjust(0.01), 0.01);
+        assert_eq!(lowered(&five, 0.01), 0.01);
     }
 }

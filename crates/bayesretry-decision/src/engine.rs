@@ -1,11 +1,11 @@
 //! [`DecisionEngine`]: the hard checks in their fixed order, then the expected
 //! value of the configured [`Strategy`].
 
-use bayesretry_beta::Beta;
+use bayesretry_beta::{Beta, ChangePoint};
 use bayesretry_cost::{CostLookup, CostModel, NoOverrides, expected_value_of_retry};
 use bayesretry_store::{Context, PosteriorStore};
 
-use crate::change::Change;
+use crate::change::lowered;
 use crate::config::Config;
 use crate::decision::{Decision, Reason};
 use crate::situation::Situation;
@@ -204,8 +204,8 @@ impl<L: CostLookup> DecisionEngine<L> {
         let model = self.config.costs().model_for(ctx.endpoint());
         let posterior = store.posterior(ctx, now_ms);
         let run = situation.failure_run();
-        let change = run.and_then(|(failures, usual)| Change::after(failures, usual));
-        let adjust = |p: f64| change.map_or(p, |c| c.adjust(p));
+        let change = run.and_then(|(failures, usual)| ChangePoint::after(failures, usual));
+        let adjust = |p: f64| change.map_or(p, |c| lowered(&c, p));
         match self.config.strategy() {
             Strategy::Greedy => {
                 let p = adjust(posterior.mean());
@@ -249,7 +249,8 @@ impl<L: CostLookup> DecisionEngine<L> {
             // reached only if every attempt before it failed: the run is longer
             let q = run.map_or(q, |(failures, usual)| {
                 let more = failed.saturating_sub(ctx.attempt());
-                Change::after(failures.saturating_add(more), usual).map_or(q, |c| c.adjust(q))
+                ChangePoint::after(failures.saturating_add(more), usual)
+                    .map_or(q, |c| lowered(&c, q))
             });
             // f64::max returns the other operand for NaN: never NaN here
             value = continuation(q, value, model).max(0.0);

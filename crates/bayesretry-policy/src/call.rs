@@ -257,9 +257,6 @@ struct Pending {
     /// The breaker's count of failures when the retry was decided: while it
     /// reads the same, the run has not grown and the lock is not taken.
     failures_seen: u64,
-    /// The context of the failure the retry follows.
-    attempt: u32,
-    class: ErrorClass,
 }
 
 /// What a call's fast first attempt found, for the loop that goes on after
@@ -507,12 +504,7 @@ impl<'a> Attempts<'a> {
             self.pending = situation
                 .failure_run()
                 .filter(|_| !delay.is_zero())
-                .map(|(run, _)| Pending {
-                    run,
-                    failures_seen,
-                    attempt: counted,
-                    class: *class,
-                });
+                .map(|(run, _)| Pending { run, failures_seen });
             return Ok(delay);
         }
         let stop = Stop {
@@ -673,7 +665,9 @@ impl<'a> Attempts<'a> {
     /// approved it are not asked again, and the budget it was charged is spent.
     pub(crate) fn recheck(&mut self, endpoint: &str) -> Option<Decision> {
         let pending = self.pending.take()?;
-        let (attempt, class) = (pending.attempt, pending.class);
+        // a pending retry is a learning policy's, which keeps the context of
+        // the failure it follows
+        let (attempt, class) = self.previous?;
         let state = self.state.as_ref()?;
         if state.breaker.failures_recorded() == pending.failures_seen {
             // no failure since the decision: the run cannot have grown

@@ -57,8 +57,8 @@ pub(crate) struct BayesRetry {
 pub(crate) struct CallTrack {
     attempts: u32,
     previous: Option<(u32, ErrorClass)>,
-    /// The situation a pending retry was decided in, and the run it read.
-    pending: Option<(Situation, u32)>,
+    /// The failure run a pending retry was decided on.
+    pending: Option<u32>,
 }
 
 /// The settings of a BayesRetry state.
@@ -131,12 +131,13 @@ impl BayesRetry {
     /// Steps 4 and 1: is a pending retry still worth it, and may the call's
     /// next attempt go out now? Counts it if so.
     pub(crate) fn admit(&mut self, call: &mut CallTrack, now_ms: u64) -> bool {
-        if let (Some((situation, run)), Some((attempt, class)), Some(breaker)) =
+        if let (Some(run), Some((attempt, class)), Some(breaker)) =
             (call.pending.take(), call.previous, &self.breaker)
         {
             if breaker.failure_run() > run {
-                let situation = situation
-                    .with_delay_ms(0)
+                // as of now, the wait over: as the policy's loop judges it (a
+                // retry decided with the breaker open was not decided at all)
+                let situation = Situation::new()
                     .with_failure_run(breaker.failure_run(), breaker.posterior(now_ms).mean());
                 let ctx = Context::new(ENDPOINT, attempt, class);
                 // greedy, as built: no draw, as the policy's loop draws none
@@ -219,7 +220,7 @@ impl BayesRetry {
         call.pending = situation
             .failure_run()
             .filter(|_| !delay.is_zero())
-            .map(|(run, _)| (situation, run));
+            .map(|(run, _)| run);
         Some(delay)
     }
 }
