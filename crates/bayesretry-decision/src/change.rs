@@ -57,6 +57,12 @@ mod tests {
     use super::lowered;
 
     #[test]
+    fn no_run_or_no_usual_rate_means_no_change() {
+        assert_eq!(ChangePoint::after(0, 0.95), None);
+        assert_eq!(ChangePoint::after(3, f64::NAN), None);
+    }
+
+    #[test]
     fn a_run_only_ever_lowers_the_probability() {
         // one failure on a healthy endpoint barely moves a good retry
         let one = ChangePoint::after(1, 0.95).unwrap();
