@@ -1,10 +1,21 @@
 //! [`Breaker`]: the state machine, plain data behind `&mut self`.
 
-use bayesretry_beta::Beta;
+use bayesretry_beta::{Beta, hazard_per_run};
 
 use crate::config::Config;
 use crate::evidence::{Evidence, run_says_down, shortest_opening_run, upper_bound_below};
 use crate::pacing;
+
+/// A run of failures as a breaker reads it ([`Breaker::run_reading`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunReading {
+    /// Failures in a row since the last success.
+    pub failures: u32,
+    /// The breaker's posterior over the success rate, as of the reading.
+    pub posterior: Beta,
+    /// The prior probability that the run began with a change of the endpoint.
+    pub hazard: f64,
+}
 
 /// Where a breaker stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -212,6 +223,41 @@ impl Breaker {
             .posterior(self.config.prior())
     }
 
+    /// The current run of failures as the opening rule reads it at `now_ms`:
+    /// its length, the posterior, and the prior probability that it began with
+    /// a change of the endpoint — per unit of time when the evidence decays and
+    /// so measures a call rate, per run otherwise (see
+    /// [`hazard_per_run`](bayesretry_beta::hazard_per_run)). What a decision
+    /// that weighs the run needs, in one reading.
+    ///
+    /// ```
+    /// use bayesretry_breaker::{CHANGE_HAZARD, Config};
+    ///
+    /// // a thousand calls a second, every other one failing
+    /// let mut breaker = Config::new().with_half_life_ms(10_000).build().unwrap();
+    /// for ms in 0..20_000_u64 {
+    ///     let _ = breaker.record(ms, ms % 2 == 0);
+    /// }
+    /// let run = breaker.run_reading(20_000);
+    /// assert_eq!(run.failures, 1);
+    /// assert!((run.posterior.mean() - 0.5).abs() < 0.01);
+    /// // 250 runs a second: a change precedes about one run in 150 000
+    /// assert!(run.hazard < CHANGE_HAZARD / 1_000.0);
+    /// // with no decay there is no rate, and the hazard is per run
+    /// let mut counting = Config::new().build().unwrap();
+    /// let _ = counting.record(0, false);
+    /// assert_eq!(counting.run_reading(0).hazard, CHANGE_HAZARD);
+    /// ```
+    pub fn run_reading(&self, now_ms: u64) -> RunReading {
+        let evidence = self.evidence.at(now_ms, self.config.half_life_ms());
+        let posterior = evidence.posterior(self.config.prior());
+        RunReading {
+            failures: self.failure_run,
+            posterior,
+            hazard: self.run_hazard(now_ms, evidence.strength(), &posterior),
+        }
+    }
+
     /// Whether a call may be made at `now_ms`.
     ///
     /// Closed, this only reads the state. Open, it compares `now_ms` with the end of
@@ -280,7 +326,7 @@ impl Breaker {
             self.failure_run.saturating_add(1)
         };
         match self.state {
-            State::Closed if !success && self.rule_says_down() => {
+            State::Closed if !success && self.rule_says_down(now_ms) => {
                 if !self.reopens_soon_after_closing(now_ms) {
                     self.opened_at_ms = now_ms;
                 }
@@ -444,8 +490,8 @@ impl Breaker {
         )
     }
 
-    /// The opening rule on the current evidence.
-    fn rule_says_down(&self) -> bool {
+    /// The opening rule on the current evidence, at `now_ms`.
+    fn rule_says_down(&self, now_ms: u64) -> bool {
         if self.evidence.strength() < self.config.min_strength() {
             return false;
         }
@@ -453,6 +499,38 @@ impl Breaker {
         let (confidence, open_below) = (self.config.confidence(), self.config.open_below());
         upper_bound_below(&posterior, confidence, open_below)
             || (self.failure_run >= self.min_run
-                && run_says_down(self.failure_run, &posterior, confidence, open_below))
+                && run_says_down(
+                    self.failure_run,
+                    &posterior,
+                    self.run_hazard(now_ms, self.evidence.strength(), &posterior),
+                    confidence,
+                    open_below,
+                ))
+    }
+
+    /// The prior probability that the current run of failures began with a
+    /// change, at `now_ms`, on an endpoint whose decayed evidence weighs
+    /// `strength` and gives `posterior`: per unit of time where the decayed
+    /// evidence measures a call rate `r` (runs begin at `r · p · (1 − p)`; see
+    /// [`hazard_per_run`]), per run otherwise. A busy endpoint whose failures
+    /// are ordinary has hundreds of runs a second, and meets a long one by
+    /// chance; counted in time, such runs are not read as an outage.
+    ///
+    /// `p` is the success rate before the run: the run's own failures, the
+    /// latest evidence and so barely decayed, are taken out of the posterior's
+    /// failures. Left in, an outage's first failures would lower `p`, and with
+    /// it the hazard of the very change they are the start of.
+    fn run_hazard(&self, now_ms: u64, strength: f64, posterior: &Beta) -> f64 {
+        let (alpha, beta) = (posterior.alpha(), posterior.beta());
+        let before = (beta - f64::from(self.failure_run)).max(self.config.prior().beta());
+        // alpha ≥ the prior's alpha > 0: the quotient is in (0, 1)
+        let success_rate = alpha / (alpha + before);
+        let since_ms = self.counting_since_ms.unwrap_or(now_ms);
+        let calls_per_ms = pacing::traffic_per_ms(
+            strength,
+            now_ms.saturating_sub(since_ms),
+            self.config.half_life_ms(),
+        );
+        hazard_per_run(calls_per_ms * success_rate * (1.0 - success_rate))
     }
 }

@@ -164,9 +164,16 @@ pub(crate) fn shortest_opening_run(confidence: f64, floor: f64) -> u32 {
 /// endpoint's `posterior`, puts the success rate above `floor` with
 /// probability under `1 − confidence`: the mixture of "nothing changed" (the
 /// posterior) and "changed when the run began" (Beta(½, ½ + k)), weighed by
-/// the run's change-point weight at the posterior's mean.
-pub(crate) fn run_says_down(failures: u32, posterior: &Beta, confidence: f64, floor: f64) -> bool {
-    let Some(run) = ChangePoint::after(failures, posterior.mean()) else {
+/// the run's change-point weight at the posterior's mean, with `hazard` the
+/// prior probability that the run began with a change.
+pub(crate) fn run_says_down(
+    failures: u32,
+    posterior: &Beta,
+    hazard: f64,
+    confidence: f64,
+    floor: f64,
+) -> bool {
+    let Some(run) = ChangePoint::after_with_hazard(failures, posterior.mean(), hazard) else {
         return false;
     };
     let allowed = 1.0 - confidence;
@@ -181,7 +188,7 @@ pub(crate) fn run_says_down(failures: u32, posterior: &Beta, confidence: f64, fl
 
 #[cfg(test)]
 mod tests {
-    use bayesretry_beta::Beta;
+    use bayesretry_beta::{Beta, CHANGE_HAZARD, hazard_per_run};
     use proptest::prelude::*;
 
     use super::{Evidence, run_says_down, shortest_opening_run, upper_bound_below};
@@ -194,8 +201,23 @@ mod tests {
         assert_eq!(shortest_opening_run(0.95, 0.05), 38);
         // and no shorter run opens, even after a very healthy history
         let healthy = Beta::new(1_000.0, 2.0).unwrap();
-        assert!(!run_says_down(17, &healthy, 0.95, 0.1));
-        assert!(run_says_down(18, &healthy, 0.95, 0.1));
+        assert!(!run_says_down(17, &healthy, CHANGE_HAZARD, 0.95, 0.1));
+        assert!(run_says_down(18, &healthy, CHANGE_HAZARD, 0.95, 0.1));
+        // a smaller hazard cannot make a shorter run open
+        assert!(!run_says_down(17, &healthy, 1e-6, 0.95, 0.1));
+    }
+
+    #[test]
+    fn a_busy_flaky_endpoint_needs_a_longer_run_than_a_quiet_one() {
+        // three failures in four: per run, 35 in a row read as a change; at
+        // the hazard of an endpoint with 190 runs a second they do not, and
+        // it takes about sixty
+        let flaky = Beta::new(250.0, 750.0).unwrap();
+        let busy = hazard_per_run(0.19);
+        assert!(run_says_down(35, &flaky, CHANGE_HAZARD, 0.95, 0.1));
+        assert!(!run_says_down(35, &flaky, busy, 0.95, 0.1));
+        let needed = (35..200).find(|&k| run_says_down(k, &flaky, busy, 0.95, 0.1));
+        assert!(matches!(needed, Some(55..=65)), "{needed:?}");
     }
 
     #[test]

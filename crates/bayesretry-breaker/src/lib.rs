@@ -17,8 +17,8 @@ mod pacing;
 #[cfg(feature = "std")]
 mod shared;
 
-pub use bayesretry_beta::Beta;
-pub use breaker::{Admission, Breaker, State, Transition};
+pub use bayesretry_beta::{Beta, CHANGE_HAZARD};
+pub use breaker::{Admission, Breaker, RunReading, State, Transition};
 pub use config::Config;
 pub use error::Error;
 #[cfg(feature = "std")]

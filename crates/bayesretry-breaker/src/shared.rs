@@ -6,7 +6,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use bayesretry_beta::Beta;
 
-use crate::breaker::{Admission, Breaker, State, Transition};
+use crate::breaker::{Admission, Breaker, RunReading, State, Transition};
 
 /// The gate value of a closed breaker: admit without locking.
 const GATE_CLOSED: u64 = 0;
@@ -316,16 +316,13 @@ impl SharedBreaker {
         locked.breaker.posterior(now_ms)
     }
 
-    /// The failures in a row since the last success
-    /// ([`Breaker::failure_run`]) and the posterior at `now_ms`, read together
-    /// under one lock, with every counted success folded in.
-    pub fn failure_run(&self, now_ms: u64) -> (u32, Beta) {
+    /// The failures in a row since the last success, the posterior and the
+    /// hazard of a change at `now_ms` ([`Breaker::run_reading`]), read under
+    /// one lock, with every counted success folded in.
+    pub fn run_reading(&self, now_ms: u64) -> RunReading {
         let mut locked = self.lock();
         self.fold(&mut locked, now_ms);
-        (
-            locked.breaker.failure_run(),
-            locked.breaker.posterior(now_ms),
-        )
+        locked.breaker.run_reading(now_ms)
     }
 
     /// A copy of the breaker as it is now, with every counted success folded in

@@ -245,12 +245,12 @@ fn its_failure_count_moves_with_failures_only() {
     let _ = shared.record(2, false);
     let _ = shared.record(3, false);
     assert_eq!(shared.failures_recorded(), 2);
-    assert_eq!(shared.failure_run(3).0, 2);
+    assert_eq!(shared.run_reading(3).failures, 2);
     let _ = shared.record(4, true);
     assert_eq!(
         shared.failures_recorded(),
         2,
         "a success ends the run, not the count"
     );
-    assert_eq!(shared.failure_run(4).0, 0);
+    assert_eq!(shared.run_reading(4).failures, 0);
 }

@@ -204,7 +204,9 @@ impl<L: CostLookup> DecisionEngine<L> {
         let model = self.config.costs().model_for(ctx.endpoint());
         let posterior = store.posterior(ctx, now_ms);
         let run = situation.failure_run();
-        let change = run.and_then(|(failures, usual)| ChangePoint::after(failures, usual));
+        let hazard = situation.change_hazard();
+        let change = run
+            .and_then(|(failures, usual)| ChangePoint::after_with_hazard(failures, usual, hazard));
         let adjust = |p: f64| change.map_or(p, |c| lowered(&c, p));
         match self.config.strategy() {
             Strategy::Greedy => {
@@ -217,7 +219,7 @@ impl<L: CostLookup> DecisionEngine<L> {
             }
             Strategy::Lookahead => {
                 let q = adjust(posterior.mean());
-                let later = self.later_value(store, ctx, now_ms, &model, run);
+                let later = self.later_value(store, ctx, now_ms, &model, run, hazard);
                 Decision::from_expected_value(q, continuation(q, later, &model))
             }
         }
@@ -233,6 +235,7 @@ impl<L: CostLookup> DecisionEngine<L> {
         now_ms: u64,
         model: &CostModel,
         run: Option<(u32, f64)>,
+        hazard: f64,
     ) -> f64 {
         // Attempt `a` succeeds with the posterior of the context whose attempt is
         // `a - 1`. The next attempt is `made + 1`; the ones after it are
@@ -249,7 +252,7 @@ impl<L: CostLookup> DecisionEngine<L> {
             // reached only if every attempt before it failed: the run is longer
             let q = run.map_or(q, |(failures, usual)| {
                 let more = failed.saturating_sub(ctx.attempt());
-                ChangePoint::after(failures.saturating_add(more), usual)
+                ChangePoint::after_with_hazard(failures.saturating_add(more), usual, hazard)
                     .map_or(q, |c| lowered(&c, q))
             });
             // f64::max returns the other operand for NaN: never NaN here

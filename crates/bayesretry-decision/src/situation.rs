@@ -1,5 +1,7 @@
 //! [`Situation`]: what the caller knows about the call when it asks for a decision.
 
+use bayesretry_beta::CHANGE_HAZARD;
+
 /// The facts and verdicts a decision needs besides the posterior: the deadline,
 /// the planned delay, the server's Retry-After, and what the breaker, the budget and
 /// the error classifier said.
@@ -19,7 +21,8 @@
 /// - a planned delay of 0 ms;
 /// - no Retry-After from the server, and no limit on it;
 /// - the breaker closed, the budget available, the error not permanent;
-/// - no failure run: the posterior alone decides.
+/// - no failure run: the posterior alone decides; if one is given, a change
+///   hazard of [`CHANGE_HAZARD`].
 ///
 /// ```
 /// use bayesretry_decision::Situation;
@@ -44,6 +47,9 @@ pub struct Situation {
     /// Failures in a row at the endpoint, and the bits of its usual success rate
     /// (bits, so that the type stays `Eq` and `Hash`).
     failure_run: Option<(u32, u64)>,
+    /// The bits of the prior probability that the run began with a change, if
+    /// given; [`CHANGE_HAZARD`] otherwise.
+    change_hazard: Option<u64>,
 }
 
 impl Situation {
@@ -59,6 +65,7 @@ impl Situation {
             budget_exhausted: false,
             permanent: false,
             failure_run: None,
+            change_hazard: None,
         }
     }
 
@@ -171,6 +178,34 @@ impl Situation {
         self
     }
 
+    /// The prior probability that the failure run began with a change of the
+    /// endpoint, as its breaker reckons it from the rate of runs it sees
+    /// ([`hazard_per_run`](bayesretry_beta::hazard_per_run)): a busy endpoint
+    /// whose failures are ordinary meets long runs by chance, and reads them as
+    /// an outage only when they are longer still. [`CHANGE_HAZARD`], one run in
+    /// a hundred, unless given; clamped into [0, 1], NaN read as the default.
+    ///
+    /// ```
+    /// use bayesretry_cost::CostModel;
+    /// use bayesretry_decision::{Config, Situation};
+    /// use bayesretry_store::{Context, ErrorClass, MemoryStore};
+    ///
+    /// let engine = Config::new(CostModel::new(10.0, 1.0)?).build().unwrap();
+    /// let store = MemoryStore::new();
+    /// let ctx = Context::new("api", 1, ErrorClass::Http(500)); // prior mean ½
+    /// // fourteen failures in a row where one in two fails: per run, a change
+    /// let run = Situation::new().with_failure_run(14, 0.5);
+    /// assert!(!engine.decide(&store, &ctx, &run, 0).retry());
+    /// // at the hazard of an endpoint with 250 runs a second: bad luck
+    /// let busy = run.with_change_hazard(1.0 / (0.25 * 600_000.0));
+    /// assert!(engine.decide(&store, &ctx, &busy, 0).retry());
+    /// # Ok::<(), bayesretry_cost::Error>(())
+    /// ```
+    pub fn with_change_hazard(mut self, hazard: f64) -> Self {
+        self.change_hazard = Some(hazard.to_bits());
+        self
+    }
+
     /// Drops the failure run: the posterior alone decides (the default).
     pub const fn without_failure_run(mut self) -> Self {
         self.failure_run = None;
@@ -225,5 +260,11 @@ impl Situation {
     pub fn failure_run(&self) -> Option<(u32, f64)> {
         self.failure_run
             .map(|(failures, bits)| (failures, f64::from_bits(bits)))
+    }
+
+    /// The prior probability that the failure run began with a change, as
+    /// given (before clamping), or [`CHANGE_HAZARD`].
+    pub fn change_hazard(&self) -> f64 {
+        self.change_hazard.map_or(CHANGE_HAZARD, f64::from_bits)
     }
 }

@@ -675,7 +675,8 @@ impl<'a> Attempts<'a> {
         }
         let inner = self.inner;
         let now_ms = inner.now_ms();
-        let (run, posterior) = state.breaker.failure_run(now_ms);
+        let reading = state.breaker.run_reading(now_ms);
+        let run = reading.failures;
         if run <= pending.run {
             return None;
         }
@@ -684,7 +685,8 @@ impl<'a> Attempts<'a> {
         // the caller, whatever this says
         let mut situation = Situation::new()
             .with_max_retry_after_ms(millis(inner.max_retry_after))
-            .with_failure_run(run, posterior.mean());
+            .with_failure_run(run, reading.posterior.mean())
+            .with_change_hazard(reading.hazard);
         if let Some(deadline_ms) = self.deadline_ms {
             situation = situation.with_deadline_ms(deadline_ms);
         }

@@ -221,17 +221,19 @@ impl Inner {
         if situation.failure_run().is_some() {
             return *situation;
         }
-        let (run, posterior) = match (breaker, &self.endpoints) {
-            (Some(breaker), _) => breaker.failure_run(now_ms),
+        let run = match (breaker, &self.endpoints) {
+            (Some(breaker), _) => breaker.run_reading(now_ms),
             // an endpoint with no state yet has seen no failure: nothing to add,
             // and asking (`should_retry`) makes no state for it
             (None, Some(endpoints)) if endpoints.peek(ctx.endpoint()).is_some() => endpoints
                 .resolve(ctx.endpoint())
                 .breaker
-                .failure_run(now_ms),
+                .run_reading(now_ms),
             (None, _) => return *situation,
         };
-        situation.with_failure_run(run, posterior.mean())
+        situation
+            .with_failure_run(run.failures, run.posterior.mean())
+            .with_change_hazard(run.hazard)
     }
 
     /// Whether an outcome is worth telling anyone: the policy learns, or an

@@ -137,8 +137,10 @@ impl BayesRetry {
             if breaker.failure_run() > run {
                 // as of now, the wait over: as the policy's loop judges it (a
                 // retry decided with the breaker open was not decided at all)
+                let reading = breaker.run_reading(now_ms);
                 let situation = Situation::new()
-                    .with_failure_run(breaker.failure_run(), breaker.posterior(now_ms).mean());
+                    .with_failure_run(reading.failures, reading.posterior.mean())
+                    .with_change_hazard(reading.hazard);
                 let ctx = Context::new(ENDPOINT, attempt, class);
                 // greedy, as built: no draw, as the policy's loop draws none
                 let decision = self.engine.decide(&self.store, &ctx, &situation, now_ms);
@@ -202,8 +204,10 @@ impl BayesRetry {
         // as the policy's run loop does: the breaker's run of failures and its
         // usual success rate weigh in on the decision
         if let Some(breaker) = &self.breaker {
-            situation =
-                situation.with_failure_run(breaker.failure_run(), breaker.posterior(now_ms).mean());
+            let reading = breaker.run_reading(now_ms);
+            situation = situation
+                .with_failure_run(reading.failures, reading.posterior.mean())
+                .with_change_hazard(reading.hazard);
         }
         let u = self.rng.next_unit();
         let decision = self
