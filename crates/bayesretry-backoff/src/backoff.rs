@@ -128,7 +128,38 @@ impl<S: Schedule> Backoff<S> {
     /// assert!(backoff.delay(3, u64::MAX) < Duration::from_secs(2));
     /// # Ok::<(), bayesretry_backoff::Error>(())
     /// ```
+    #[inline]
     pub fn delay(&self, attempt: u32, random: u64) -> Duration {
+        // The common case in 64-bit arithmetic: a delay worked out when the
+        // backoff was built, under no, full or equal jitter. The result is the
+        // one the general path gives: `between` of a span below 2^64 ns is
+        // `⌊span · random / 2^64⌋` above its low end, and the cached delay is
+        // already capped.
+        if let Some(&scheduled) = usize::try_from(attempt)
+            .ok()
+            .and_then(|at| self.scheduled.get(at))
+        {
+            let jittered = match self.config.jitter {
+                _ if scheduled == NOT_CACHED => None,
+                Jitter::None => Some(scheduled),
+                Jitter::Full => Some(nanos::fraction_u64(scheduled, random)),
+                Jitter::Equal => {
+                    let half = scheduled / 2;
+                    Some(scheduled - half + nanos::fraction_u64(half, random))
+                }
+                _ => None,
+            };
+            if let Some(nanos) = jittered {
+                return Duration::from_nanos(nanos);
+            }
+        }
+        self.delay_general(attempt, random)
+    }
+
+    /// [`delay`](Backoff::delay) for every schedule and jitter, in 128-bit
+    /// arithmetic.
+    #[inline(never)]
+    fn delay_general(&self, attempt: u32, random: u64) -> Duration {
         // only decorrelated jitter reads the previous delay; spare the others the
         // cost of a second schedule evaluation
         let previous = match self.config.jitter {

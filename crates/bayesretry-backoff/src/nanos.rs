@@ -36,6 +36,14 @@ pub(crate) fn between(lo: u128, hi: u128, random: u64) -> u128 {
     lo + fraction(hi.saturating_sub(lo), random)
 }
 
+/// `⌊x · r / 2^64⌋` for a 64-bit `x`: the high word of one 64-by-64-bit
+/// product, at most `x` and so exact in 64 bits.
+#[inline]
+pub(crate) fn fraction_u64(x: u64, r: u64) -> u64 {
+    // the product is below 2^128 and its high word below 2^64
+    ((u128::from(x) * u128::from(r)) >> 64) as u64
+}
+
 /// `⌊x · r / 2^64⌋`, which is at most `x`. Splitting `x` into 64-bit halves keeps
 /// both products below 2^128.
 #[inline]
@@ -48,7 +56,7 @@ fn fraction(x: u128, r: u64) -> u128 {
 
 #[cfg(test)]
 mod tests {
-    use super::{between, of, to_duration};
+    use super::{between, fraction, fraction_u64, of, to_duration};
     use core::time::Duration;
 
     #[test]
@@ -62,6 +70,16 @@ mod tests {
             assert_eq!(to_duration(of(d)), d);
         }
         assert_eq!(to_duration(u128::MAX), Duration::MAX);
+    }
+
+    #[test]
+    fn the_64_bit_fraction_is_the_128_bit_one() {
+        for x in [0_u64, 1, 999, 1 << 40, u64::MAX - 1, u64::MAX] {
+            for r in [0_u64, 1, 1 << 63, 0x9E37_79B9_7F4A_7C15, u64::MAX] {
+                let wide = fraction(u128::from(x), r);
+                assert_eq!(u128::from(fraction_u64(x, r)), wide, "{x} {r}");
+            }
+        }
     }
 
     #[test]

@@ -377,8 +377,27 @@ impl<'a> Attempts<'a> {
     /// observer; the hooks' view of the failure is made only for hooks; the
     /// error that ends a call is made out of line. The result is a `Duration`
     /// or a pointer, so it comes back in registers.
-    #[inline(never)]
+    ///
+    /// A plain classic policy (no breaker, deadline, budget or observer) and a
+    /// call without hooks take a path of their own, which reads only the count
+    /// (see [`failed_plain`](Attempts::failed_plain)).
+    #[inline(always)]
     pub(crate) fn failed<E>(
+        &mut self,
+        last: &mut Option<E>,
+        timed_out: Option<Duration>,
+        call: &mut Call<'_, E>,
+    ) -> Result<Duration, RetryError<E>> {
+        // tracing reports every decision, so it takes the full path
+        if !cfg!(feature = "tracing") && self.inner.plain && call.hooks.is_none() {
+            return self.failed_plain(last, timed_out, call);
+        }
+        self.failed_full(last, timed_out, call)
+    }
+
+    /// [`failed`](Attempts::failed), for every policy and call.
+    #[inline(never)]
+    fn failed_full<E>(
         &mut self,
         last: &mut Option<E>,
         timed_out: Option<Duration>,
@@ -512,6 +531,59 @@ impl<'a> Attempts<'a> {
             vetoed,
             breaker_until,
             now_ms,
+            timed_out,
+        };
+        Err(self.stop(last.take(), stop, call))
+    }
+
+    /// [`failed`](Attempts::failed) for a plain classic policy
+    /// ([`Inner::plain`](crate::policy::Inner)) and a call without hooks: the
+    /// same decision on the same count, with the same draw of the jitter, but
+    /// nothing built that no one reads — no clock, no context, no breaker.
+    /// Every hard check that could stop the retry is the attempt cap or a
+    /// Retry-After beyond the limit; the engine's classic rule judges both.
+    #[inline(never)]
+    fn failed_plain<E>(
+        &mut self,
+        last: &mut Option<E>,
+        timed_out: Option<Duration>,
+        call: &mut Call<'_, E>,
+    ) -> Result<Duration, RetryError<E>> {
+        let inner = self.inner;
+        let hint = match last.as_ref().map(|err| call.classify.classify(err)) {
+            Some(Classification::Retryable(_)) | None => None,
+            Some(Classification::RetryAfter(_, hint)) => Some(hint),
+            Some(Classification::Permanent) => match last.take() {
+                // no clock: nothing in a plain policy reads the time
+                Some(err) => return Err(self.permanent(err, call.endpoint, 0)),
+                None => None,
+            },
+        };
+        // no hook to say a failure is free: every failure counts
+        self.counted = self.counted.saturating_add(1);
+        let backoff = inner.backoff.delay(self.counted, inner.rng.next_u64());
+        let hard_cap = inner.max_attempts.saturating_add(MAX_UNCOUNTED_FAILURES);
+        let decision = if self.attempt >= hard_cap {
+            Decision::stop(Reason::MaxAttempts)
+        } else if self.counted < inner.max_attempts && hint.is_none() {
+            // the cap is the engine's, and nothing else can stop the retry
+            return Ok(backoff);
+        } else {
+            let mut situation =
+                Situation::new().with_max_retry_after_ms(millis(inner.max_retry_after));
+            if let Some(hint) = hint {
+                situation = situation.with_retry_after_ms(millis(hint));
+            }
+            inner.engine.decide_fixed(self.counted, &situation, 0)
+        };
+        if decision.retry() {
+            return Ok(hint.map_or(backoff, |hint| hint.max(backoff)));
+        }
+        let stop = Stop {
+            decision,
+            vetoed: false,
+            breaker_until: None,
+            now_ms: 0,
             timed_out,
         };
         Err(self.stop(last.take(), stop, call))
@@ -663,8 +735,16 @@ impl<'a> Attempts<'a> {
     /// breaker's lock only when a failure was recorded during the wait.
     /// Judging again can only stop a retry that was decided: the hooks that
     /// approved it are not asked again, and the budget it was charged is spent.
+    #[inline(always)]
     pub(crate) fn recheck(&mut self, endpoint: &str) -> Option<Decision> {
+        // only a learning policy's retry decided on a run is ever pending
         let pending = self.pending.take()?;
+        self.recheck_pending(pending, endpoint)
+    }
+
+    /// [`recheck`](Attempts::recheck) of a retry that is pending.
+    #[inline(never)]
+    fn recheck_pending(&mut self, pending: Pending, endpoint: &str) -> Option<Decision> {
         // a pending retry is a learning policy's, which keeps the context of
         // the failure it follows
         let (attempt, class) = self.previous?;

@@ -150,6 +150,10 @@ pub(crate) struct Inner {
     pub(crate) blocking: Arc<dyn BlockingSleeper>,
     pub(crate) rng: SplitMix,
     pub(crate) observer: Option<Arc<dyn Observer>>,
+    /// Classic mode with nothing that reads the time or hears of a decision —
+    /// no breaker, deadline, budget or observer: a failed attempt needs only
+    /// its count and its delay (see `Attempts::failed`).
+    pub(crate) plain: bool,
 }
 
 impl Inner {
@@ -817,8 +821,14 @@ impl Builder {
             Some(sleeper) => sleeper,
             None => default_sleeper(),
         };
+        let plain = !self.learning
+            && endpoints.is_none()
+            && self.max_elapsed.is_none()
+            && self.budget.is_none()
+            && self.observer.is_none();
         Ok(RetryPolicy {
             inner: Arc::new(Inner {
+                plain,
                 engine,
                 store,
                 learning: self.learning,
