@@ -56,7 +56,14 @@ pub(crate) fn traffic_per_ms(strength: f64, age_ms: u64, half_life_ms: Option<u6
     match half_life_ms {
         Some(h) if h > 0 && strength > 0.0 => {
             let h = h as f64;
-            let filled = 1.0 - math::exp2(-(age_ms.max(1) as f64) / h);
+            let ages = age_ms.max(1) as f64 / h;
+            // past 64 half-lives 2^(−a/h) is below half an ulp of 1, and 1
+            // minus it is exactly 1: a settled count skips the power
+            let filled = if ages >= 64.0 {
+                1.0
+            } else {
+                1.0 - math::exp2(-ages)
+            };
             // filled > 0 for any age ≥ 1 ms below ~2^52 half-lives; at worst the
             // settled reading
             if filled > 0.0 {
@@ -112,6 +119,13 @@ mod tests {
         assert!((r - 0.01).abs() < 1e-12, "{r}");
         assert_eq!(traffic_per_ms(strength, 1_000, None), 0.0);
         assert_eq!(traffic_per_ms(0.0, 1_000, Some(10_000)), 0.0);
+        // from 64 half-lives on the power is skipped, and the reading is the
+        // one it would give: 1 − 2^(−64) is 1 in floating point
+        assert_eq!(1.0 - crate::math::exp2(-64.0), 1.0);
+        let settled = strength * core::f64::consts::LN_2 / 10_000.0;
+        assert_eq!(traffic_per_ms(strength, 640_000, Some(10_000)), settled);
+        let young = traffic_per_ms(strength, 639_999, Some(10_000));
+        assert_eq!(young, settled, "2^(−63.9999) is below half an ulp too");
     }
 
     #[test]
