@@ -9,9 +9,7 @@
     reason = "test code: a broken expectation must fail the test"
 )]
 
-use core::future::{Future, ready};
-use core::pin::pin;
-use core::task::{Context, Poll, Waker};
+use core::future::ready;
 use core::time::Duration;
 
 use bayesretry_breaker::State;
@@ -19,6 +17,9 @@ use bayesretry_policy::{
     Clock, HttpStatus, ManualClock, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
     WAIT_WHILE_OPEN_POLL,
 };
+
+mod common;
+use common::block_on;
 
 /// The default policy on virtual time, waiting up to `wait` while open (if
 /// given), with a 30 s deadline; its sleeper.
@@ -45,19 +46,6 @@ fn open_it(policy: &RetryPolicy, sleeper: &VirtualSleeper) -> u64 {
         sleeper.clock().advance(Duration::from_millis(100));
     }
     panic!("a dead endpoint opens the breaker");
-}
-
-/// Polls a future that never pends (the virtual sleeper is ready at once).
-fn block_on<F: Future>(fut: F) -> F::Output {
-    let mut fut = pin!(fut);
-    let mut cx = Context::from_waker(Waker::noop());
-    // bounded: every future here finishes on its first poll
-    for _ in 0..1_000 {
-        if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
-            return out;
-        }
-    }
-    panic!("the call never finished");
 }
 
 /// Whether the call ended refused by the breaker.

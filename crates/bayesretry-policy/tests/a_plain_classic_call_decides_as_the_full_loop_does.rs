@@ -11,9 +11,6 @@
     reason = "test code: a broken expectation must fail the test"
 )]
 
-use core::future::Future;
-use core::pin::pin;
-use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 
 use bayesretry_backoff::{Config, Jitter};
@@ -21,6 +18,9 @@ use bayesretry_policy::{
     Classification, Classify, ErrorClass, ManualClock, Observer, RetryPolicy, VirtualSleeper,
 };
 use proptest::prelude::*;
+
+mod common;
+use common::block_on;
 
 /// What an attempt fails with.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -90,19 +90,6 @@ fn policy(
         builder = builder.with_observer(Silent);
     }
     (builder.build().unwrap(), sleeper)
-}
-
-/// Polls a future that never pends (the virtual sleeper answers at once).
-fn block_on<F: Future>(fut: F) -> F::Output {
-    let mut fut = pin!(fut);
-    let mut cx = Context::from_waker(Waker::noop());
-    // bounded: every future here is ready at its first poll
-    for _ in 0..1_000 {
-        if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
-            return out;
-        }
-    }
-    unreachable!("a virtual sleep is ready at once")
 }
 
 /// One call failing with `script` in turn (then succeeding), through either

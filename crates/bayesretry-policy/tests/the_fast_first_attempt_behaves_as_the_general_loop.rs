@@ -12,9 +12,7 @@
     reason = "test code: a broken expectation must fail the test"
 )]
 
-use core::future::{Future, ready};
-use core::pin::pin;
-use core::task::{Context as TaskContext, Poll, Waker};
+use core::future::ready;
 use core::time::Duration;
 
 use bayesretry_budget::{RatioBudget, RatioConfig};
@@ -22,17 +20,8 @@ use bayesretry_policy::{
     Clock, Context, ErrorClass, HttpStatus, ManualClock, RetryPolicy, VirtualSleeper,
 };
 
-/// Polls a future whose every wait is virtual (ready at once) to its end.
-fn block_on<F: Future>(fut: F) -> F::Output {
-    let mut fut = pin!(fut);
-    let mut cx = TaskContext::from_waker(Waker::noop());
-    for _ in 0..1_000 {
-        if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
-            return out;
-        }
-    }
-    panic!("a virtual-time call did not finish");
-}
+mod common;
+use common::block_on;
 
 fn policy(general: bool) -> (RetryPolicy, ManualClock) {
     let clock = ManualClock::new(0);
