@@ -8,6 +8,7 @@ use crate::pacing;
 
 /// A run of failures as a breaker reads it ([`Breaker::run_reading`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RunReading {
     /// Failures in a row since the last success.
     pub failures: u32,
@@ -241,7 +242,8 @@ impl Breaker {
     /// let run = breaker.run_reading(20_000);
     /// assert_eq!(run.failures, 1);
     /// assert!((run.posterior.mean() - 0.5).abs() < 0.01);
-    /// // 250 runs a second: a change precedes about one run in 150 000
+    /// // at a success rate of ½ the model reads 1000 · ½ · ½ = 250 runs a
+    /// // second: a change precedes about one run in 150 000
     /// assert!(run.hazard < CHANGE_HAZARD / 1_000.0);
     /// // with no decay there is no rate, and the hazard is per run
     /// let mut counting = Config::new().build().unwrap();
@@ -523,7 +525,8 @@ impl Breaker {
     fn run_hazard(&self, now_ms: u64, strength: f64, posterior: &Beta) -> f64 {
         let (alpha, beta) = (posterior.alpha(), posterior.beta());
         let before = (beta - f64::from(self.failure_run)).max(self.config.prior().beta());
-        // alpha ≥ the prior's alpha > 0: the quotient is in (0, 1)
+        // alpha ≥ the prior's alpha > 0: the quotient is in (0, 1], and a
+        // rate that rounds to 1 reads as no runs (the per-run hazard)
         let success_rate = alpha / (alpha + before);
         let since_ms = self.counting_since_ms.unwrap_or(now_ms);
         let calls_per_ms = pacing::traffic_per_ms(

@@ -216,8 +216,9 @@ impl SharedBreaker {
 
     /// How many failures have been recorded since the breaker was shared: one
     /// atomic load. Equal readings at two moments mean no failure was recorded
-    /// between them, so the [`failure_run`](SharedBreaker::failure_run) cannot
-    /// have grown — what a caller checks before taking the lock to read it.
+    /// between them, so the run of failures
+    /// ([`run_reading`](SharedBreaker::run_reading)) cannot have grown — what
+    /// a caller checks before taking the lock to read it.
     #[inline]
     pub fn failures_recorded(&self) -> u64 {
         self.failures.load(Ordering::Acquire)

@@ -388,8 +388,7 @@ impl<'a> Attempts<'a> {
         timed_out: Option<Duration>,
         call: &mut Call<'_, E>,
     ) -> Result<Duration, RetryError<E>> {
-        // tracing reports every decision, so it takes the full path
-        if !cfg!(feature = "tracing") && self.inner.plain && call.hooks.is_none() {
+        if self.inner.plain && call.hooks.is_none() {
             return self.failed_plain(last, timed_out, call);
         }
         self.failed_full(last, timed_out, call)
@@ -550,7 +549,8 @@ impl<'a> Attempts<'a> {
         call: &mut Call<'_, E>,
     ) -> Result<Duration, RetryError<E>> {
         let inner = self.inner;
-        let hint = match last.as_ref().map(|err| call.classify.classify(err)) {
+        let classification = last.as_ref().map(|err| call.classify.classify(err));
+        let hint = match classification {
             Some(Classification::Retryable(_)) | None => None,
             Some(Classification::RetryAfter(_, hint)) => Some(hint),
             Some(Classification::Permanent) => match last.take() {
@@ -562,12 +562,13 @@ impl<'a> Attempts<'a> {
         // no hook to say a failure is free: every failure counts
         self.counted = self.counted.saturating_add(1);
         let backoff = inner.backoff.delay(self.counted, inner.rng.next_u64());
+        let delay = hint.map_or(backoff, |hint| hint.max(backoff));
         let hard_cap = inner.max_attempts.saturating_add(MAX_UNCOUNTED_FAILURES);
         let decision = if self.attempt >= hard_cap {
             Decision::stop(Reason::MaxAttempts)
         } else if self.counted < inner.max_attempts && hint.is_none() {
             // the cap is the engine's, and nothing else can stop the retry
-            return Ok(backoff);
+            Decision::retry_fixed()
         } else {
             let mut situation =
                 Situation::new().with_max_retry_after_ms(millis(inner.max_retry_after));
@@ -576,8 +577,24 @@ impl<'a> Attempts<'a> {
             }
             inner.engine.decide_fixed(self.counted, &situation, 0)
         };
+        #[cfg(feature = "tracing")]
+        tracing::event!(
+            tracing::Level::DEBUG,
+            endpoint = call.endpoint,
+            attempt = self.attempt,
+            error_class = %classification
+                .and_then(|c| c.error_class())
+                .unwrap_or(ErrorClass::Timeout),
+            retry = decision.retry(),
+            reason = %decision.reason(),
+            vetoed = false,
+            probability = decision.probability(),
+            expected_value = decision.expected_value(),
+            delay_ms = millis(delay),
+            "retry decision"
+        );
         if decision.retry() {
-            return Ok(hint.map_or(backoff, |hint| hint.max(backoff)));
+            return Ok(delay);
         }
         let stop = Stop {
             decision,
