@@ -214,6 +214,30 @@ impl SharedBreaker {
         self.update(now_ms, |breaker| breaker.record(now_ms, success))
     }
 
+    /// [`record`](SharedBreaker::record), and the run of failures as it reads
+    /// just after ([`run_reading`](SharedBreaker::run_reading)), under one
+    /// lock: what a decision that weighs the run needs after a failure, for
+    /// one lock and one fold of the counted successes instead of two.
+    ///
+    /// ```
+    /// use bayesretry_breaker::{Config, SharedBreaker};
+    ///
+    /// let shared = SharedBreaker::new(Config::new().with_half_life_ms(10_000).build().unwrap());
+    /// let _ = shared.record(0, true);
+    /// let (transition, run) = shared.record_and_read(5, false);
+    /// assert_eq!((transition, run.failures), (None, 1));
+    /// assert_eq!(run, shared.run_reading(5));
+    /// ```
+    pub fn record_and_read(&self, now_ms: u64, success: bool) -> (Option<Transition>, RunReading) {
+        if !success {
+            self.failures.fetch_add(1, Ordering::Release);
+        }
+        self.update(now_ms, |breaker| {
+            let transition = breaker.record(now_ms, success);
+            (transition, breaker.run_reading(now_ms))
+        })
+    }
+
     /// How many failures have been recorded since the breaker was shared: one
     /// atomic load. Equal readings at two moments mean no failure was recorded
     /// between them, so the run of failures

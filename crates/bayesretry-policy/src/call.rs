@@ -426,8 +426,15 @@ impl<'a> Attempts<'a> {
                 None => (&ErrorClass::Timeout, None),
             },
         };
+        // a learning decision weighs the run this failure extends: read with
+        // the record, under the same lock
+        let mut reading = None;
         if let Some(state) = &self.state {
-            let _ = state.breaker.record(now_ms, false);
+            if inner.learning {
+                reading = Some(state.breaker.record_and_read(now_ms, false).1);
+            } else {
+                let _ = state.breaker.record(now_ms, false);
+            }
         }
         let consumed = match (
             call.hooks.as_mut().and_then(|h| h.consume.as_mut()),
@@ -476,7 +483,12 @@ impl<'a> Attempts<'a> {
             inner.engine.decide_fixed(self.counted, &situation, now_ms)
         } else {
             let breaker = self.state.as_ref().map(|state| &state.breaker);
-            situation = inner.with_failure_run(&ctx(), &situation, now_ms, breaker);
+            situation = match reading {
+                Some(run) => situation
+                    .with_failure_run(run.failures, run.posterior.mean())
+                    .with_change_hazard(run.hazard),
+                None => inner.with_failure_run(&ctx(), &situation, now_ms, breaker),
+            };
             inner.judge(&ctx(), &situation, now_ms, breaker)
         };
         let vetoed = match &mut call.hooks {
