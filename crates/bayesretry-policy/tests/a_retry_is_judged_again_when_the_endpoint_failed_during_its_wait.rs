@@ -21,6 +21,9 @@ use bayesretry_policy::{
     RetryErrorKind, RetryPolicy,
 };
 
+mod common;
+use common::healthy_minute;
+
 /// A sleeper that moves a manual clock; on the first wait of the outer call,
 /// when told to, it runs `others` failing calls to the same endpoint (their
 /// own waits pass without side effects).
@@ -81,14 +84,7 @@ fn outer_call(others: u32) -> (Result<(), RetryError<HttpStatus>>, u32, Vec<Reas
         .with_seed(5)
         .build()
         .unwrap();
-    for _ in 0..600 {
-        assert!(
-            policy
-                .run_blocking("api", |_| Ok::<(), HttpStatus>(()))
-                .is_ok()
-        );
-        clock.advance(Duration::from_millis(100));
-    }
+    healthy_minute(&policy, &clock);
     assert!(sleeper.policy.set(policy.clone()).is_ok());
     stops.0.lock().unwrap().clear();
     let mut attempts: u32 = 0;

@@ -15,6 +15,9 @@ use bayesretry_breaker::State;
 use bayesretry_cost::CostModel;
 use bayesretry_policy::{HttpStatus, ManualClock, RetryPolicy, VirtualSleeper, default_breaker};
 
+mod common;
+use common::healthy_minute;
+
 /// The default policy (or one without a breaker) on virtual time, and its clock.
 fn policy(breaker: bool) -> (RetryPolicy, ManualClock) {
     let sleeper = VirtualSleeper::new(ManualClock::new(0));
@@ -32,14 +35,7 @@ fn policy(breaker: bool) -> (RetryPolicy, ManualClock) {
 /// that fails every attempt with a 503; the retries each outage call made
 /// (none for a call the breaker refused).
 fn retries_into_an_outage(policy: &RetryPolicy, clock: &ManualClock, calls: usize) -> Vec<u32> {
-    for _ in 0..600 {
-        assert!(
-            policy
-                .run_blocking("api", |_| Ok::<(), HttpStatus>(()))
-                .is_ok()
-        );
-        clock.advance(Duration::from_millis(100));
-    }
+    healthy_minute(policy, clock);
     (0..calls)
         .map(|_| {
             let mut attempts: u32 = 0;

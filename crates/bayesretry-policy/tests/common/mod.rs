@@ -1,8 +1,25 @@
 //! What several tests share.
+#![allow(dead_code, reason = "each test file uses only some of these helpers")]
 
 use core::future::Future;
 use core::pin::pin;
 use core::task::{Context, Poll, Waker};
+use core::time::Duration;
+
+use bayesretry_policy::{HttpStatus, ManualClock, RetryPolicy};
+
+/// A minute of healthy traffic at endpoint `api`: ten calls a second, each
+/// succeeding at its first attempt, on the manual `clock`.
+pub(crate) fn healthy_minute(policy: &RetryPolicy, clock: &ManualClock) {
+    for _ in 0..600 {
+        assert!(
+            policy
+                .run_blocking("api", |_| Ok::<(), HttpStatus>(()))
+                .is_ok()
+        );
+        clock.advance(Duration::from_millis(100));
+    }
+}
 
 /// Polls a future whose every wait is virtual (ready at once) to its end; a
 /// future still pending after a thousand polls fails the test.
