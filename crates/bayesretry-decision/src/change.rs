@@ -17,9 +17,11 @@
 //!
 //! The run is weighed by [`bayesretry_beta::ChangePoint`]: bad luck at the
 //! endpoint's usual rate `p₀` (the breaker's decayed posterior mean) against a
-//! change when the run began, with prior probability [`CHANGE_HAZARD`], to a
-//! rate with Jeffreys' prior, Beta(½, ½ + k) after the run. With `w` the weight
-//! of a change, the decision reads
+//! change when the run began, to a rate with Jeffreys' prior, Beta(½, ½ + k)
+//! after the run. The prior probability of the change is the situation's
+//! [`change_hazard`](crate::Situation::change_hazard): [`CHANGE_HAZARD`] unless
+//! the caller gives the hazard its breaker reckons from the rate of runs. With
+//! `w` the weight of a change, the decision reads
 //!
 //! ```text
 //! p = min(p_context, (1 − w) · p_context + w · ½ / (k + 1))
