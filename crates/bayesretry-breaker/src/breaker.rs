@@ -260,6 +260,15 @@ impl Breaker {
         }
     }
 
+    /// The posterior mean of `posterior` with the run's failures taken out of
+    /// its failures, down to the prior's; in (0, 1] (the prior's shapes are
+    /// positive).
+    fn rate_outside_run(&self, posterior: &Beta) -> f64 {
+        let (alpha, beta) = (posterior.alpha(), posterior.beta());
+        let before = (beta - f64::from(self.failure_run)).max(self.config.prior().beta());
+        alpha / (alpha + before)
+    }
+
     /// Whether a call may be made at `now_ms`.
     ///
     /// Closed, this only reads the state. Open, it compares `now_ms` with the end of
@@ -375,6 +384,44 @@ impl Breaker {
                 None
             }
         }
+    }
+
+    /// Records, at `now_ms`, the success of an attempt that began before the
+    /// current run of failures did: evidence for the success rate, but not
+    /// the end of the run, and not a probe result.
+    ///
+    /// Outcomes arrive in the order attempts end, not the order they began.
+    /// A slow attempt sent just before an outage can succeed well into it —
+    /// an LLM request that began before an outage can succeed tens of seconds
+    /// into it — and, recorded with [`record`](Breaker::record), its success
+    /// would end the run of failures that the outage began. The opening rule
+    /// and every decision that weighs the run would then start counting from
+    /// zero again. The success says the endpoint worked when the attempt was
+    /// served, which may well be before the first failure of the run; it says
+    /// nothing about whether it works now.
+    ///
+    /// Who began when is the caller's knowledge, not the breaker's:
+    /// [`SharedBreaker::record_success_since`](crate::SharedBreaker::record_success_since)
+    /// tells it from the count of failures seen when the attempt began.
+    ///
+    /// ```
+    /// use bayesretry_breaker::Config;
+    ///
+    /// let mut breaker = Config::new().build().unwrap();
+    /// let _ = breaker.record(0, false);
+    /// let _ = breaker.record(1, false);
+    /// breaker.record_late_success(2);
+    /// assert_eq!(breaker.failure_run(), 2, "the run goes on");
+    /// let _ = breaker.record(3, true);
+    /// assert_eq!(breaker.failure_run(), 0, "a success of its own ends it");
+    /// ```
+    pub fn record_late_success(&mut self, now_ms: u64) {
+        let half_life = self.config.half_life_ms();
+        if half_life.is_some() {
+            self.counting_since_ms.get_or_insert(now_ms);
+        }
+        self.evidence = self.evidence.at(now_ms, half_life);
+        self.evidence.observe(true);
     }
 
     /// Hands back the slot of a probe that ended without an outcome about the
@@ -523,11 +570,9 @@ impl Breaker {
     /// failures. Left in, an outage's first failures would lower `p`, and with
     /// it the hazard of the very change they are the start of.
     fn run_hazard(&self, now_ms: u64, strength: f64, posterior: &Beta) -> f64 {
-        let (alpha, beta) = (posterior.alpha(), posterior.beta());
-        let before = (beta - f64::from(self.failure_run)).max(self.config.prior().beta());
-        // alpha ≥ the prior's alpha > 0: the quotient is in (0, 1], and a
-        // rate that rounds to 1 reads as no runs (the per-run hazard)
-        let success_rate = alpha / (alpha + before);
+        // alpha ≥ the prior's alpha > 0: the rate is in (0, 1], and a rate
+        // that rounds to 1 reads as no runs (the per-run hazard)
+        let success_rate = self.rate_outside_run(posterior);
         let since_ms = self.counting_since_ms.unwrap_or(now_ms);
         let calls_per_ms = pacing::traffic_per_ms(
             strength,

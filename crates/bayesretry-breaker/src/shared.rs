@@ -88,6 +88,9 @@ pub struct SharedBreaker {
     /// Failures recorded since the breaker was shared: a lock-free way to
     /// tell that none was recorded between two moments.
     failures: AtomicU64,
+    /// What [`failures`](SharedBreaker::failures_recorded) read when the
+    /// first failing attempt of the current run began; written under the lock.
+    run_began_at: AtomicU64,
     locked: Mutex<Locked>,
 }
 
@@ -158,6 +161,7 @@ impl SharedBreaker {
             successes: core::array::from_fn(|_| AtomicU64::new(0)),
             decays: breaker.config().half_life_ms().is_some(),
             failures: AtomicU64::new(0),
+            run_began_at: AtomicU64::new(0),
             locked: Mutex::new(Locked {
                 since_ms: None,
                 folded: [0; COUNTERS],
@@ -209,9 +213,22 @@ impl SharedBreaker {
             return None;
         }
         if !success {
-            self.failures.fetch_add(1, Ordering::Release);
+            let began = self.failures.fetch_add(1, Ordering::Release);
+            return self.update(now_ms, |breaker| {
+                self.record_failure(breaker, began, now_ms)
+            });
         }
         self.update(now_ms, |breaker| breaker.record(now_ms, success))
+    }
+
+    /// Records a failure whose attempt began when the count of failures read
+    /// `began`, under the lock: the first of a run notes when its attempt began.
+    fn record_failure(&self, breaker: &mut Breaker, began: u64, now_ms: u64) -> Option<Transition> {
+        let transition = breaker.record(now_ms, false);
+        if breaker.failure_run() == 1 {
+            self.run_began_at.store(began, Ordering::Relaxed);
+        }
+        transition
     }
 
     /// [`record`](SharedBreaker::record), and the run of failures as it reads
@@ -230,10 +247,40 @@ impl SharedBreaker {
     /// ```
     pub fn record_and_read(&self, now_ms: u64, success: bool) -> (Option<Transition>, RunReading) {
         if !success {
-            self.failures.fetch_add(1, Ordering::Release);
+            let began = self.failures.load(Ordering::Acquire);
+            return self.record_failure_and_read(began, now_ms);
         }
         self.update(now_ms, |breaker| {
             let transition = breaker.record(now_ms, success);
+            (transition, breaker.run_reading(now_ms))
+        })
+    }
+
+    /// [`record`](SharedBreaker::record)`(now_ms, false)` for the failure of an
+    /// attempt that began when [`failures_recorded`](SharedBreaker::failures_recorded)
+    /// read `failures_before`; see
+    /// [`record_failure_and_read`](SharedBreaker::record_failure_and_read).
+    pub fn record_failure_since(&self, failures_before: u64, now_ms: u64) -> Option<Transition> {
+        self.failures.fetch_add(1, Ordering::Release);
+        self.update(now_ms, |breaker| {
+            self.record_failure(breaker, failures_before, now_ms)
+        })
+    }
+
+    /// [`record_and_read`](SharedBreaker::record_and_read) for the failure of
+    /// an attempt that began when [`failures_recorded`](SharedBreaker::failures_recorded)
+    /// read `failures_before`. If the failure begins a run, the run remembers
+    /// when its first attempt began, so that a success of an attempt that
+    /// began earlier does not end it
+    /// ([`record_success_since`](SharedBreaker::record_success_since)).
+    pub fn record_failure_and_read(
+        &self,
+        failures_before: u64,
+        now_ms: u64,
+    ) -> (Option<Transition>, RunReading) {
+        self.failures.fetch_add(1, Ordering::Release);
+        self.update(now_ms, |breaker| {
+            let transition = self.record_failure(breaker, failures_before, now_ms);
             (transition, breaker.run_reading(now_ms))
         })
     }
@@ -263,6 +310,69 @@ impl SharedBreaker {
             self.fold_at(now_ms());
         }
         None
+    }
+
+    /// [`record_success_with`](SharedBreaker::record_success_with) for an
+    /// attempt that began when [`failures_recorded`](SharedBreaker::failures_recorded)
+    /// read `failures_before`. If the first failing attempt of the current
+    /// run began later — a failure was recorded between the two beginnings —
+    /// the success is older news than the run, and is recorded as
+    /// [`Breaker::record_late_success`] records it: as evidence, without
+    /// ending the run.
+    ///
+    /// The count of failures orders beginnings only coarsely: attempts that
+    /// began with no failure recorded between them cannot be told apart, and
+    /// for them the success ends the run, as it would by the order of ending.
+    /// A burst of attempts sent together (the calls a breaker let go when it
+    /// closed) thus reads as it always did; an attempt that was in flight for
+    /// a whole failure and more before the run began does not end it.
+    ///
+    /// The common case costs one atomic load more than `record_success_with`:
+    /// when no failure was recorded while the attempt ran, the success ends
+    /// whatever run there is, and takes the same path. Only a success that
+    /// overlapped a failure takes the lock.
+    ///
+    /// ```
+    /// use bayesretry_breaker::{Config, SharedBreaker};
+    ///
+    /// let shared = SharedBreaker::new(Config::new().build().unwrap());
+    /// let slow = shared.failures_recorded(); // a slow attempt begins
+    /// let _ = shared.record(1, false); // a failure, then a success
+    /// let _ = shared.record(2, true);
+    /// let _ = shared.record(3, false); // an outage begins
+    /// let _ = shared.record(4, false);
+    /// let _ = shared.record_success_since(slow, || 5); // the slow one ends
+    /// assert_eq!(shared.run_reading(5).failures, 2, "the run goes on");
+    ///
+    /// let now = shared.failures_recorded(); // an attempt begins in the run
+    /// let _ = shared.record_success_since(now, || 6);
+    /// assert_eq!(shared.run_reading(6).failures, 0, "the endpoint is back");
+    /// ```
+    #[inline(always)]
+    pub fn record_success_since(
+        &self,
+        failures_before: u64,
+        now_ms: impl FnOnce() -> u64,
+    ) -> Option<Transition> {
+        if self.failures.load(Ordering::Acquire) == failures_before {
+            return self.record_success_with(now_ms);
+        }
+        self.record_overlapping_success(failures_before, now_ms())
+    }
+
+    /// A success whose attempt overlapped recorded failures, under the lock.
+    #[cold]
+    #[inline(never)]
+    fn record_overlapping_success(&self, failures_before: u64, now_ms: u64) -> Option<Transition> {
+        self.update(now_ms, |breaker| {
+            let run_began_at = self.run_began_at.load(Ordering::Relaxed);
+            if breaker.failure_run() > 0 && failures_before < run_began_at {
+                breaker.record_late_success(now_ms);
+                None
+            } else {
+                breaker.record(now_ms, true)
+            }
+        })
     }
 
     /// A success recorded under the lock (the breaker is not closed).

@@ -247,6 +247,10 @@ pub(crate) struct Attempts<'a> {
     /// Milliseconds waited for the breaker so far, and how many waits.
     waited_ms: u64,
     waits: u32,
+    /// The breaker's count of failures when the attempt under way began: its
+    /// success ends the run of failures only if the run began before it did
+    /// (see [`SharedBreaker::record_success_since`](bayesretry_breaker::SharedBreaker::record_success_since)).
+    failures_before: u64,
 }
 
 /// A retry decided on a failure run, waiting for its delay: judged again
@@ -265,14 +269,19 @@ struct Pending {
 pub(crate) struct First<'a> {
     state: Option<&'a EndpointState>,
     deadline_ms: Option<u64>,
+    /// The breaker's count of failures when the attempt began.
+    failures_before: u64,
 }
 
 impl First<'_> {
-    /// The first attempt succeeded: the breaker counts it.
+    /// The first attempt succeeded: the breaker counts it, as the end of a
+    /// run of failures only if the run began before the attempt did.
     #[inline(always)]
     pub(crate) fn succeeded(&self, inner: &Inner) {
         if let Some(state) = &self.state {
-            let _ = state.breaker.record_success_with(|| inner.now_ms());
+            let _ = state
+                .breaker
+                .record_success_since(self.failures_before, || inner.now_ms());
         }
     }
 }
@@ -299,6 +308,7 @@ impl<'a> Attempts<'a> {
             pending: None,
             waited_ms: 0,
             waits: 0,
+            failures_before: 0,
         }
     }
 
@@ -317,6 +327,7 @@ impl<'a> Attempts<'a> {
             pending: None,
             waited_ms: 0,
             waits: 0,
+            failures_before: first.failures_before,
         }
     }
 
@@ -339,6 +350,7 @@ impl<'a> Attempts<'a> {
                 bayesretry_breaker::Admission::Probe { .. } => self.probe = true,
                 _ => self.probe = false,
             }
+            self.failures_before = state.breaker.failures_recorded();
         }
         if self.attempt == 0 {
             if let Some(budget) = &inner.budget {
@@ -356,7 +368,9 @@ impl<'a> Attempts<'a> {
     pub(crate) fn succeeded(&mut self, endpoint: &str) {
         let inner = self.inner;
         if let Some(state) = &self.state {
-            let _ = state.breaker.record_success_with(|| inner.now_ms());
+            let _ = state
+                .breaker
+                .record_success_since(self.failures_before, || inner.now_ms());
         }
         if let Some((attempt, class)) = self.previous.take() {
             let now_ms = inner.now_ms();
@@ -431,9 +445,16 @@ impl<'a> Attempts<'a> {
         let mut reading = None;
         if let Some(state) = &self.state {
             if inner.learning {
-                reading = Some(state.breaker.record_and_read(now_ms, false).1);
+                reading = Some(
+                    state
+                        .breaker
+                        .record_failure_and_read(self.failures_before, now_ms)
+                        .1,
+                );
             } else {
-                let _ = state.breaker.record(now_ms, false);
+                let _ = state
+                    .breaker
+                    .record_failure_since(self.failures_before, now_ms);
             }
         }
         let consumed = match (
@@ -957,7 +978,12 @@ impl<'a, E> Call<'a, E> {
                 budget.deposit(now_ms);
             }
         }
-        Some(First { state, deadline_ms })
+        let failures_before = state.map_or(0, |state| state.breaker.failures_recorded());
+        Some(First {
+            state,
+            deadline_ms,
+            failures_before,
+        })
     }
 
     /// Before each attempt, in both loops: a cancellation ends the call, then the
