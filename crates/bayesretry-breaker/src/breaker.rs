@@ -16,6 +16,12 @@ pub struct RunReading {
     pub posterior: Beta,
     /// The prior probability that the run began with a change of the endpoint.
     pub hazard: f64,
+    /// The success rate outside the run: the posterior mean with the run's
+    /// own failures taken out (never more of them than the evidence holds
+    /// above the prior). What the endpoint does when it is not in the state
+    /// the run may be the start of — the rate a call can expect once a probe
+    /// finds the endpoint back.
+    pub usual_success_rate: f64,
 }
 
 /// Where a breaker stands.
@@ -249,6 +255,18 @@ impl Breaker {
     /// let mut counting = Config::new().build().unwrap();
     /// let _ = counting.record(0, false);
     /// assert_eq!(counting.run_reading(0).hazard, CHANGE_HAZARD);
+    ///
+    /// // 98 successes, then 8 failures in a row: the rate outside the run is
+    /// // the successes' (99 / 100 under the uniform prior), not the 99 / 108
+    /// // of the whole posterior
+    /// let mut outage = Config::new().build().unwrap();
+    /// for ms in 0..106_u64 {
+    ///     let _ = outage.record(ms, ms < 98);
+    /// }
+    /// let run = outage.run_reading(106);
+    /// assert_eq!(run.failures, 8);
+    /// assert!((run.usual_success_rate - 99.0 / 100.0).abs() < 1e-12);
+    /// assert!((run.posterior.mean() - 99.0 / 108.0).abs() < 1e-12);
     /// ```
     pub fn run_reading(&self, now_ms: u64) -> RunReading {
         let evidence = self.evidence.at(now_ms, self.config.half_life_ms());
@@ -257,6 +275,7 @@ impl Breaker {
             failures: self.failure_run,
             posterior,
             hazard: self.run_hazard(now_ms, evidence.strength(), &posterior),
+            usual_success_rate: self.rate_outside_run(&posterior),
         }
     }
 

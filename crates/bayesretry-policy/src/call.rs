@@ -740,8 +740,10 @@ impl<'a> Attempts<'a> {
     /// admit one: how long to wait before asking again, if the policy waits
     /// for the breaker ([`Builder::with_wait_while_open`](crate::Builder::with_wait_while_open))
     /// and the admission can come within what is left of its `max_wait` and
-    /// of the deadline. Counts the wait.
-    fn wait_step(&mut self, retry_after: Option<Duration>) -> Option<Duration> {
+    /// of the deadline, and the attempt waited for is worth making at the
+    /// endpoint's success rate as the breaker now reads it (see
+    /// [`worth_waiting_for`](Attempts::worth_waiting_for)). Counts the wait.
+    fn wait_step(&mut self, retry_after: Option<Duration>, endpoint: &str) -> Option<Duration> {
         let inner = self.inner;
         let max_wait = millis(inner.wait_while_open?);
         if self.waits >= MAX_WAITS {
@@ -763,14 +765,41 @@ impl<'a> Attempts<'a> {
         if self.waited_ms.saturating_add(step_ms) > max_wait {
             return None;
         }
+        let now_ms = inner.now_ms();
         if let Some(deadline_ms) = self.deadline_ms {
-            if inner.now_ms().saturating_add(step_ms) > deadline_ms {
+            if now_ms.saturating_add(step_ms) > deadline_ms {
                 return None;
             }
+        }
+        if !self.worth_waiting_for(endpoint, now_ms) {
+            return None;
         }
         self.waited_ms = self.waited_ms.saturating_add(step_ms);
         self.waits = self.waits.saturating_add(1);
         Some(Duration::from_millis(step_ms))
+    }
+
+    /// Whether an attempt at `endpoint` is worth waiting for the breaker: its
+    /// expected value `p · V − c` is positive, the rule the engine applies to
+    /// a retry, where `p` is the endpoint's success rate outside its current
+    /// run of failures ([`RunReading::usual_success_rate`](bayesretry_breaker::RunReading)).
+    ///
+    /// Waiting costs no attempt, but it leads to one: a call the breaker
+    /// admits after the wait makes an attempt and pays for it. The wait is for
+    /// the endpoint to come back, so the attempt is judged at the rate the
+    /// endpoint has when it is not in the run the breaker opened on — not at
+    /// the outage's rate, which would end every wait in a long outage just
+    /// before the endpoint returns. Where even that attempt does not pay — at
+    /// `V ≤ c` never, at `V/c = 2` on an endpoint that succeeds half the time
+    /// or less, on a rate-limited endpoint that serves one attempt in ten at
+    /// `V/c < 10` — a call refused at once loses nothing and saves the attempt,
+    /// so it fails fast as it would without the option.
+    fn worth_waiting_for(&self, endpoint: &str, now_ms: u64) -> bool {
+        let Some(state) = &self.state else {
+            return true;
+        };
+        let p = state.breaker.run_reading(now_ms).usual_success_rate;
+        self.inner.engine.config().costs().retry_pays(endpoint, p)
     }
 
     /// Before a retry decided on a failure run goes out, after its wait: if
@@ -1021,7 +1050,7 @@ impl<'a, E> Call<'a, E> {
         }
         match attempts.start() {
             Ok(attempt) => Ok(attempt),
-            Err(retry_after) => match attempts.wait_step(retry_after) {
+            Err(retry_after) => match attempts.wait_step(retry_after, self.endpoint) {
                 Some(wait) => Err(Refusal::Wait(wait)),
                 None => Err(Refusal::Stop(self.circuit_open(retry_after, last.take()))),
             },

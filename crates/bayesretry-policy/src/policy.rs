@@ -677,6 +677,14 @@ impl Builder {
     /// waits for an admission it cannot get in time. Cancellation ends the wait
     /// at once.
     ///
+    /// A call waits only for an attempt worth making: one whose expected value
+    /// `p · V − c` is positive at the rate the endpoint succeeds outside its
+    /// current run of failures (the rate a call can expect once a probe finds
+    /// it back). Where that attempt does not pay — at `V ≤ c`, or at `V/c = 2`
+    /// on an endpoint that succeeds half the time or less — the call fails
+    /// fast as it would without this setting: refused at once it loses
+    /// nothing, and it saves the attempt the wait would lead to.
+    ///
     /// # Why
     ///
     /// Failing fast is the breaker's default because a caller may have

@@ -13,6 +13,7 @@ use core::future::ready;
 use core::time::Duration;
 
 use bayesretry_breaker::State;
+use bayesretry_cost::CostModel;
 use bayesretry_policy::{
     Clock, HttpStatus, ManualClock, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
     WAIT_WHILE_OPEN_POLL,
@@ -151,4 +152,53 @@ fn while_another_calls_probe_is_out_a_waiting_call_looks_again_every_poll() {
     // four looks 100 ms apart fit in 450 ms, a fifth would not: then it fails
     assert_eq!(delays, [WAIT_WHILE_OPEN_POLL; 4]);
     assert!(refused(&result), "{result:?}");
+}
+
+/// The default policy at `V/c = value`, waiting up to 10 s while open, with
+/// a 30 s deadline; its sleeper.
+fn valued(value: f64) -> (RetryPolicy, VirtualSleeper) {
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let policy = RetryPolicy::builder()
+        .with_virtual_time(sleeper.clone())
+        .with_cost_model(CostModel::new(value, 1.0).unwrap())
+        .with_max_elapsed(Duration::from_secs(30))
+        .with_wait_while_open(Duration::from_secs(10))
+        .with_seed(9)
+        .build()
+        .unwrap();
+    (policy, sleeper)
+}
+
+/// Whether a call to the open "api" waited (rather than failing at once).
+fn waits(policy: &RetryPolicy, sleeper: &VirtualSleeper) -> bool {
+    let before = sleeper.clock().now_ms();
+    let result = policy.run_blocking("api", |_| Ok::<(), HttpStatus>(()));
+    let waited = sleeper.clock().now_ms() > before;
+    assert_eq!(result.is_ok(), waited, "{result:?}");
+    waited
+}
+
+#[test]
+fn a_call_whose_attempt_would_not_pay_fails_at_once() {
+    // at V = c no attempt pays: waiting would only lead to one
+    let (policy, sleeper) = valued(1.0);
+    open_it(&policy, &sleeper);
+    assert!(!waits(&policy, &sleeper));
+}
+
+#[test]
+fn the_wait_is_judged_at_the_rate_the_endpoint_has_outside_its_outage() {
+    // at V/c 2 an attempt pays above a success rate of one half: worth waiting
+    // for an endpoint that usually succeeds, not for one that never has
+    let (usually_up, sleeper) = valued(2.0);
+    for _ in 0..200 {
+        let _ = usually_up.run_blocking("api", |_| Ok::<(), HttpStatus>(()));
+        sleeper.clock().advance(Duration::from_millis(100));
+    }
+    open_it(&usually_up, &sleeper);
+    assert!(waits(&usually_up, &sleeper));
+
+    let (never_up, sleeper) = valued(2.0);
+    open_it(&never_up, &sleeper);
+    assert!(!waits(&never_up, &sleeper));
 }
