@@ -35,6 +35,12 @@ pub const MAX_UNCOUNTED_FAILURES: u32 = 16;
 /// The half-life of the evidence of the breaker a [`Builder`] gives each
 /// endpoint by default: outcomes older than a few of these barely count.
 pub const DEFAULT_BREAKER_HALF_LIFE: Duration = Duration::from_secs(10);
+
+/// The half-life of what a [`Builder`]'s store learns by default (see
+/// [`default_store`]): ten minutes, the mean time between changes of an
+/// endpoint that the change-point reading of a run of failures assumes
+/// (`bayesretry_beta::MEAN_TIME_BETWEEN_CHANGES_MS`).
+pub const DEFAULT_EVIDENCE_HALF_LIFE: Duration = Duration::from_secs(600);
 /// The longest the breaker a [`Builder`] gives each endpoint by default stays
 /// open before it lets a probe through: the ceiling of its value-paced cooldown
 /// (see [`default_breaker`]).
@@ -55,6 +61,45 @@ pub const WAIT_WHILE_OPEN_POLL: Duration = Duration::from_millis(100);
 /// The largest `V / c` the default breaker paces its probes by: beyond it the
 /// cooldown is at its floor anyway.
 const MAX_PACING_VALUE: f64 = 1e9;
+
+/// The store a [`Builder`] learns in by default: hierarchical priors (a new
+/// endpoint borrows what the others taught about the same error class), and
+/// evidence that halves in weight every [`DEFAULT_EVIDENCE_HALF_LIFE`] (ten
+/// minutes), fading toward the prior.
+///
+/// # Why the evidence fades
+///
+/// A store that never forgets can lock a context in. The greedy rule stops
+/// retrying a context once its mean falls to break-even, and a context that is
+/// not retried gets no new outcome: a provider's bad minute early in a
+/// process's life (a quota exhausted, eight retries of a 429 in a row failing)
+/// would stop that endpoint's 429s from being retried for as long as the
+/// process runs, however soon the quota came back. It happens by chance too: on
+/// an endpoint where one retry in four succeeds, about one client in ten sees
+/// its first eight retries fail. With the evidence fading, a context stopped on
+/// a run of bad luck is tried again within minutes (the Beta(1, 10) of nine
+/// failures after the uniform prior is above the break-even 0.1 again after
+/// under two minutes; twenty failures in a row, after about thirteen), and a
+/// context that has recovered shows it. Ten minutes is the time scale on which
+/// the change-point reading already assumes an endpoint changes, and long beside
+/// the seconds over which a retry's own evidence piles up: a busy context keeps
+/// hundreds of outcomes' weight.
+///
+/// ```
+/// use bayesretry_policy::{DEFAULT_EVIDENCE_HALF_LIFE, default_store};
+///
+/// let store = default_store();
+/// assert!(store.hierarchical_priors());
+/// assert_eq!(store.half_life().as_ms(), Some(600_000.0));
+/// assert_eq!(DEFAULT_EVIDENCE_HALF_LIFE.as_secs(), 600);
+/// ```
+pub fn default_store() -> StoreConfig {
+    let ms = u64::try_from(DEFAULT_EVIDENCE_HALF_LIFE.as_millis()).unwrap_or(u64::MAX);
+    let half_life = core::num::NonZeroU64::new(ms).map_or(HalfLife::NEVER, HalfLife::from_ms);
+    StoreConfig::new()
+        .with_hierarchical_priors(true)
+        .with_half_life(half_life)
+}
 
 /// The breaker a [`Builder`] gives each endpoint unless told otherwise, for the
 /// policy's cost model: `bayesretry_breaker::Config::new()` with four changes.
@@ -456,8 +501,11 @@ impl RetryPolicy {
 ///
 /// # Default
 ///
-/// - learning on: a [`MemoryStore`] with hierarchical priors (a new endpoint
-///   borrows what other endpoints taught about the same error class), no decay;
+/// - learning on: a [`MemoryStore`] with [`default_store`]'s settings:
+///   hierarchical priors (a new endpoint borrows what other endpoints taught
+///   about the same error class), and evidence that halves in weight every
+///   [`DEFAULT_EVIDENCE_HALF_LIFE`] (ten minutes), so that a context the
+///   greedy rule stopped retrying on bad luck is tried again within minutes;
 /// - the greedy [`Strategy`] with the cost model success value
 ///   [`DEFAULT_SUCCESS_VALUE`] = 10, attempt cost [`DEFAULT_ATTEMPT_COST`] = 1.
 ///   A retry is made while `p · 10 − 1 > 0`, that is while at least one retry in
@@ -570,7 +618,7 @@ impl Builder {
             wait_while_open: None,
             breaker: BreakerChoice::Default,
             budget: None,
-            store: StoreConfig::new().with_hierarchical_priors(true),
+            store: default_store(),
             learning: true,
             clock: None,
             sleeper: None,
@@ -740,7 +788,9 @@ impl Builder {
         self
     }
 
-    /// The store's settings: prior, hierarchical priors, decay, capacity.
+    /// The store's settings: prior, hierarchical priors, decay, capacity. They
+    /// replace [`default_store`]'s whole: start from it to keep its decay
+    /// (`default_store().with_max_contexts(..)`).
     pub fn with_store_config(mut self, store: StoreConfig) -> Builder {
         self.store = store;
         self

@@ -11,7 +11,7 @@ use bayesretry_breaker::State as BreakerState;
 use bayesretry_policy::{
     Classification, ErrorClass, RetryError, RetryErrorKind, RetryPolicy, Strategy,
 };
-use bayesretry_store::{HalfLife, StoreConfig};
+use bayesretry_store::HalfLife;
 
 use crate::environment::{CallSpec, DEADLINE_US, Environment, Failure};
 use crate::luck::PolicyStream;
@@ -29,7 +29,8 @@ pub struct BayesConfig {
     pub value: f64,
     /// Attempts in all.
     pub max_attempts: u32,
-    /// Evidence half-life in milliseconds (`None`: the default, no decay).
+    /// Evidence half-life in milliseconds (`None`: the policy's default,
+    /// `bayesretry_policy::DEFAULT_EVIDENCE_HALF_LIFE`, ten minutes).
     pub half_life_ms: Option<u64>,
     /// The breaker's longest cooldown in milliseconds (`None`: the default).
     pub max_cooldown_ms: Option<u64>,
@@ -138,9 +139,7 @@ impl BayesConfig {
         let stream = PolicyStream::new(seed, &self.id());
         let cost = bayesretry_cost::CostModel::new(self.value, 1.0)
             .map_err(bayesretry_policy::Error::Cost)?;
-        let mut store = StoreConfig::new()
-            .with_hierarchical_priors(true)
-            .with_hash_seed(0x0051_4D5E_ED00);
+        let mut store = bayesretry_policy::default_store().with_hash_seed(0x0051_4D5E_ED00);
         if let Some(ms) = self.half_life_ms.and_then(core::num::NonZeroU64::new) {
             store = store.with_half_life(HalfLife::from_ms(ms));
         }

@@ -31,6 +31,7 @@ use bayesretry_cost::CostModel;
 use bayesretry_decision::{DecisionEngine, Situation, Strategy};
 use bayesretry_policy::{
     DEFAULT_ATTEMPT_COST, DEFAULT_MAX_ATTEMPTS, DEFAULT_SUCCESS_VALUE, default_breaker,
+    default_store,
 };
 use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore, StoreConfig};
 
@@ -80,7 +81,8 @@ pub(crate) struct BayesConfig {
 
 impl BayesConfig {
     /// `RetryPolicy::new()`'s settings: greedy, value 10 and cost 1, 4 attempts,
-    /// hierarchical priors without decay, the policy's default breaker for that
+    /// the policy's default store (hierarchical priors, a 10-minute half-life:
+    /// `bayesretry_policy::default_store`), the policy's default breaker for that
     /// cost model (`bayesretry_policy::default_breaker`: opens below the
     /// break-even 0.1, evidence half-life 10 s), the default backoff (500 ms
     /// doubling, full jitter, 30 s cap), no budget.
@@ -93,7 +95,7 @@ impl BayesConfig {
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             breaker,
             backoff: bayesretry_backoff::Config::new(),
-            store: StoreConfig::new().with_hierarchical_priors(true),
+            store: default_store(),
             budget: None,
         }
     }
