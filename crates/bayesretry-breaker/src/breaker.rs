@@ -16,11 +16,13 @@ pub struct RunReading {
     pub posterior: Beta,
     /// The prior probability that the run began with a change of the endpoint.
     pub hazard: f64,
-    /// The success rate outside the run: the posterior mean with the run's
-    /// own failures taken out (never more of them than the evidence holds
-    /// above the prior). What the endpoint does when it is not in the state
-    /// the run may be the start of — the rate a call can expect once a probe
-    /// finds the endpoint back.
+    /// The success rate before the run: the posterior mean just before the
+    /// run's first failure, as it stood then (the current posterior mean when
+    /// there is no run). What the endpoint did before the state the run may
+    /// be the start of — the rate a call can expect once a probe finds it
+    /// back. It is not faded with the rest of the evidence: through a long
+    /// outage the decayed posterior forgets the healthy endpoint, and this
+    /// keeps the last reading of it.
     pub usual_success_rate: f64,
 }
 
@@ -167,6 +169,8 @@ pub struct Breaker {
     traffic_per_ms: f64,
     /// Failures recorded since the last success.
     failure_run: u32,
+    /// The posterior mean just before the current run's first failure.
+    rate_before_run: f64,
     /// When the current evidence began (the first outcome after the breaker
     /// was built, closed or reset): how long the decayed count has been
     /// counting, for the call rate it stands for.
@@ -194,6 +198,7 @@ impl Breaker {
             opened_at_ms: 0,
             traffic_per_ms: 0.0,
             failure_run: 0,
+            rate_before_run: config.prior().mean(),
             counting_since_ms: None,
             closed_at_ms: None,
             min_run,
@@ -256,7 +261,7 @@ impl Breaker {
     /// let _ = counting.record(0, false);
     /// assert_eq!(counting.run_reading(0).hazard, CHANGE_HAZARD);
     ///
-    /// // 98 successes, then 8 failures in a row: the rate outside the run is
+    /// // 98 successes, then 8 failures in a row: the rate before the run is
     /// // the successes' (99 / 100 under the uniform prior), not the 99 / 108
     /// // of the whole posterior
     /// let mut outage = Config::new().build().unwrap();
@@ -267,6 +272,21 @@ impl Breaker {
     /// assert_eq!(run.failures, 8);
     /// assert!((run.usual_success_rate - 99.0 / 100.0).abs() < 1e-12);
     /// assert!((run.posterior.mean() - 99.0 / 108.0).abs() < 1e-12);
+    ///
+    /// // with a half-life, the posterior forgets the healthy endpoint through
+    /// // a long outage; the rate before the run does not
+    /// let mut fading = Config::new().with_half_life_ms(10_000).build().unwrap();
+    /// for ms in 0..100_u64 {
+    ///     let _ = fading.record(ms * 100, ms % 10 < 3); // 3 in 10 succeed
+    /// }
+    /// let before = fading.run_reading(10_000).usual_success_rate;
+    /// for ms in 0..100_u64 {
+    ///     let _ = fading.record(10_000 + ms * 1_000, false); // 100 s down
+    /// }
+    /// let run = fading.run_reading(110_000);
+    /// assert!(run.failures > 90);
+    /// assert!(run.usual_success_rate < 0.35, "{}", run.usual_success_rate);
+    /// assert!((run.usual_success_rate - before).abs() < 0.05);
     /// ```
     pub fn run_reading(&self, now_ms: u64) -> RunReading {
         let evidence = self.evidence.at(now_ms, self.config.half_life_ms());
@@ -275,7 +295,10 @@ impl Breaker {
             failures: self.failure_run,
             posterior,
             hazard: self.run_hazard(now_ms, evidence.strength(), &posterior),
-            usual_success_rate: self.rate_outside_run(&posterior),
+            usual_success_rate: match self.failure_run {
+                0 => posterior.mean(),
+                _ => self.rate_before_run,
+            },
         }
     }
 
@@ -349,6 +372,9 @@ impl Breaker {
             None => now_ms,
         };
         self.evidence = self.evidence.at(now_ms, half_life);
+        if !success && self.failure_run == 0 {
+            self.rate_before_run = self.evidence.posterior(self.config.prior()).mean();
+        }
         self.evidence.observe(success);
         self.failure_run = if success {
             0
@@ -419,9 +445,9 @@ impl Breaker {
     /// served, which may well be before the first failure of the run; it says
     /// nothing about whether it works now.
     ///
-    /// Who began when is the caller's knowledge, not the breaker's:
-    /// [`SharedBreaker::record_success_since`](crate::SharedBreaker::record_success_since)
-    /// tells it from the count of failures seen when the attempt began.
+    /// Who began when is the caller's knowledge, not the breaker's: with `std`,
+    /// `SharedBreaker::record_success_since` tells it from the count of
+    /// failures seen when the attempt began.
     ///
     /// ```
     /// use bayesretry_breaker::Config;

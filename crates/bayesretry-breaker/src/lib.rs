@@ -24,4 +24,4 @@ pub use error::Error;
 #[cfg(feature = "std")]
 pub use keyed::KeyedBreaker;
 #[cfg(feature = "std")]
-pub use shared::SharedBreaker;
+pub use shared::{FailureCount, SharedBreaker};

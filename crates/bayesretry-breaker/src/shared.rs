@@ -13,6 +13,26 @@ const GATE_CLOSED: u64 = 0;
 /// The gate value of a half-open breaker: take the lock to hand out probes.
 const GATE_LOCKED: u64 = u64::MAX;
 
+/// How many failures a [`SharedBreaker`] had recorded at some moment
+/// ([`SharedBreaker::failures_recorded`]). An attempt notes it when it begins;
+/// handed back with the attempt's outcome, it tells the breaker whether the
+/// attempt began before the current run of failures
+/// ([`record_success_since`](SharedBreaker::record_success_since)). Equal counts
+/// read at two moments mean no failure was recorded between them.
+///
+/// A type of its own, so that it cannot be passed where a time is expected:
+/// both are `u64`s, and the breaker's methods take both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[must_use]
+pub struct FailureCount(u64);
+
+impl FailureCount {
+    /// The count as a number.
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+}
+
 /// A [`Breaker`] shared by every thread: `&self`, `Send + Sync`.
 ///
 /// # A mutex, and a gate in front of it
@@ -89,7 +109,11 @@ pub struct SharedBreaker {
     /// tell that none was recorded between two moments.
     failures: AtomicU64,
     /// What [`failures`](SharedBreaker::failures_recorded) read when the
-    /// first failing attempt of the current run began; written under the lock.
+    /// first failing attempt of the latest run began. Written under the lock,
+    /// read without it by a success that overlapped failures (to keep the
+    /// lock-free path when the success began inside the run), and kept until
+    /// the next run begins: while the breaker is open or half-open, a success
+    /// that began before the run that opened it is never a probe result.
     run_began_at: AtomicU64,
     locked: Mutex<Locked>,
 }
@@ -206,7 +230,11 @@ impl SharedBreaker {
 
     /// Records the outcome of a call made at `now_ms`; see [`Breaker::record`].
     /// A success on a closed breaker without a half-life is counted without the
-    /// lock; with a half-life it is recorded with its time, under the lock.
+    /// lock; with a half-life it is recorded with its time, under the lock. The
+    /// attempt is taken to have begun when its outcome is recorded (for the
+    /// order of a success against a run of failures, see
+    /// [`record_success_since`](SharedBreaker::record_success_since) and
+    /// [`record_failure_since`](SharedBreaker::record_failure_since)).
     pub fn record(&self, now_ms: u64, success: bool) -> Option<Transition> {
         if success && !self.decays && self.gate.load(Ordering::Acquire) == GATE_CLOSED {
             self.count_success();
@@ -226,7 +254,7 @@ impl SharedBreaker {
     fn record_failure(&self, breaker: &mut Breaker, began: u64, now_ms: u64) -> Option<Transition> {
         let transition = breaker.record(now_ms, false);
         if breaker.failure_run() == 1 {
-            self.run_began_at.store(began, Ordering::Relaxed);
+            self.run_began_at.store(began, Ordering::Release);
         }
         transition
     }
@@ -234,7 +262,8 @@ impl SharedBreaker {
     /// [`record`](SharedBreaker::record), and the run of failures as it reads
     /// just after ([`run_reading`](SharedBreaker::run_reading)), under one
     /// lock: what a decision that weighs the run needs after a failure, for
-    /// one lock and one fold of the counted successes instead of two.
+    /// one lock and one fold of the counted successes instead of two. A
+    /// failure recorded here is taken to have begun when it is recorded.
     ///
     /// ```
     /// use bayesretry_breaker::{Config, SharedBreaker};
@@ -247,8 +276,11 @@ impl SharedBreaker {
     /// ```
     pub fn record_and_read(&self, now_ms: u64, success: bool) -> (Option<Transition>, RunReading) {
         if !success {
-            let began = self.failures.load(Ordering::Acquire);
-            return self.record_failure_and_read(began, now_ms);
+            let began = self.failures.fetch_add(1, Ordering::Release);
+            return self.update(now_ms, |breaker| {
+                let transition = self.record_failure(breaker, began, now_ms);
+                (transition, breaker.run_reading(now_ms))
+            });
         }
         self.update(now_ms, |breaker| {
             let transition = breaker.record(now_ms, success);
@@ -260,10 +292,14 @@ impl SharedBreaker {
     /// attempt that began when [`failures_recorded`](SharedBreaker::failures_recorded)
     /// read `failures_before`; see
     /// [`record_failure_and_read`](SharedBreaker::record_failure_and_read).
-    pub fn record_failure_since(&self, failures_before: u64, now_ms: u64) -> Option<Transition> {
+    pub fn record_failure_since(
+        &self,
+        failures_before: FailureCount,
+        now_ms: u64,
+    ) -> Option<Transition> {
         self.failures.fetch_add(1, Ordering::Release);
         self.update(now_ms, |breaker| {
-            self.record_failure(breaker, failures_before, now_ms)
+            self.record_failure(breaker, failures_before.0, now_ms)
         })
     }
 
@@ -275,12 +311,12 @@ impl SharedBreaker {
     /// ([`record_success_since`](SharedBreaker::record_success_since)).
     pub fn record_failure_and_read(
         &self,
-        failures_before: u64,
+        failures_before: FailureCount,
         now_ms: u64,
     ) -> (Option<Transition>, RunReading) {
         self.failures.fetch_add(1, Ordering::Release);
         self.update(now_ms, |breaker| {
-            let transition = self.record_failure(breaker, failures_before, now_ms);
+            let transition = self.record_failure(breaker, failures_before.0, now_ms);
             (transition, breaker.run_reading(now_ms))
         })
     }
@@ -291,8 +327,8 @@ impl SharedBreaker {
     /// ([`run_reading`](SharedBreaker::run_reading)) cannot have grown — what
     /// a caller checks before taking the lock to read it.
     #[inline]
-    pub fn failures_recorded(&self) -> u64 {
-        self.failures.load(Ordering::Acquire)
+    pub fn failures_recorded(&self) -> FailureCount {
+        FailureCount(self.failures.load(Ordering::Acquire))
     }
 
     /// Records a success, reading the time only if it is needed: on a closed
@@ -327,10 +363,12 @@ impl SharedBreaker {
     /// closed) thus reads as it always did; an attempt that was in flight for
     /// a whole failure and more before the run began does not end it.
     ///
-    /// The common case costs one atomic load more than `record_success_with`:
-    /// when no failure was recorded while the attempt ran, the success ends
-    /// whatever run there is, and takes the same path. Only a success that
-    /// overlapped a failure takes the lock.
+    /// The lock is taken only for a success that may be older than the run:
+    /// one whose attempt overlapped a failure and began before the latest
+    /// run's first failing attempt. Any other success takes
+    /// `record_success_with`'s path, for one atomic load more (two when
+    /// failures were recorded while it ran) — and the attempt's beginning
+    /// costs one, to read the count.
     ///
     /// ```
     /// use bayesretry_breaker::{Config, SharedBreaker};
@@ -351,22 +389,30 @@ impl SharedBreaker {
     #[inline(always)]
     pub fn record_success_since(
         &self,
-        failures_before: u64,
+        failures_before: FailureCount,
         now_ms: impl FnOnce() -> u64,
     ) -> Option<Transition> {
-        if self.failures.load(Ordering::Acquire) == failures_before {
+        let before = failures_before.0;
+        if self.failures.load(Ordering::Acquire) == before
+            || before >= self.run_began_at.load(Ordering::Acquire)
+        {
             return self.record_success_with(now_ms);
         }
-        self.record_overlapping_success(failures_before, now_ms())
+        self.record_overlapping_success(before, now_ms())
     }
 
-    /// A success whose attempt overlapped recorded failures, under the lock.
+    /// A success whose attempt overlapped recorded failures and may have
+    /// begun before the latest run, under the lock: older news than the run
+    /// if the run is still going, or if the breaker is not closed (it opened
+    /// on that run, or a success that began inside it ended it while open; a
+    /// success from before it is not a probe's result either way).
     #[cold]
     #[inline(never)]
     fn record_overlapping_success(&self, failures_before: u64, now_ms: u64) -> Option<Transition> {
         self.update(now_ms, |breaker| {
-            let run_began_at = self.run_began_at.load(Ordering::Relaxed);
-            if breaker.failure_run() > 0 && failures_before < run_began_at {
+            let run_began_at = self.run_began_at.load(Ordering::Acquire);
+            let in_run = breaker.failure_run() > 0 || breaker.state() != State::Closed;
+            if in_run && failures_before < run_began_at {
                 breaker.record_late_success(now_ms);
                 None
             } else {

@@ -238,17 +238,17 @@ fn a_decaying_breaker_first_used_late_weighs_its_first_successes_in_full() {
 #[test]
 fn its_failure_count_moves_with_failures_only() {
     let shared = SharedBreaker::new(Config::new().with_half_life_ms(10_000).build().unwrap());
-    assert_eq!(shared.failures_recorded(), 0);
+    assert_eq!(shared.failures_recorded().get(), 0);
     let _ = shared.record(0, true);
     let _ = shared.record_success_with(|| 1);
-    assert_eq!(shared.failures_recorded(), 0, "successes leave it");
+    assert_eq!(shared.failures_recorded().get(), 0, "successes leave it");
     let _ = shared.record(2, false);
     let _ = shared.record(3, false);
-    assert_eq!(shared.failures_recorded(), 2);
+    assert_eq!(shared.failures_recorded().get(), 2);
     assert_eq!(shared.run_reading(3).failures, 2);
     let _ = shared.record(4, true);
     assert_eq!(
-        shared.failures_recorded(),
+        shared.failures_recorded().get(),
         2,
         "a success ends the run, not the count"
     );

@@ -9,9 +9,7 @@
 
 use bayesretry_breaker::{Admission, Config, SharedBreaker, State};
 
-/// A breaker that opens on a long enough run of failures, with one earlier
-/// failure already ended by a success (so that an attempt can begin before
-/// the run with a failure between its beginning and the run's).
+/// The breaker crate's default breaker, shared.
 fn breaker() -> SharedBreaker {
     SharedBreaker::new(Config::new().build().unwrap())
 }
@@ -90,4 +88,34 @@ fn a_late_success_is_not_a_probe_result() {
     let probe = shared.failures_recorded();
     let _ = shared.record_success_since(probe, || until_ms + 1);
     assert_eq!(shared.state(), State::Closed);
+}
+
+#[test]
+fn a_late_success_is_not_a_probe_result_even_after_the_run_was_ended() {
+    let shared = breaker();
+    let slow = shared.failures_recorded();
+    let _ = shared.record(0, false);
+    let _ = shared.record(0, true);
+    let mut t = 1;
+    while shared.state() == State::Closed {
+        assert!(t < 10_000, "the outage opens the breaker");
+        let _ = shared.record(t, false);
+        t += 1;
+    }
+    // while open, a success that began inside the run ends it
+    let inside = shared.failures_recorded();
+    let _ = shared.record(t, false);
+    let _ = shared.record_success_since(inside, || t);
+    assert_eq!(shared.run_reading(t).failures, 0);
+    let State::Open { until_ms } = shared.state() else {
+        unreachable!("a success while open is evidence only");
+    };
+    assert!(matches!(shared.check(until_ms), Admission::Probe { .. }));
+    // the slow one from before the outage still does not close it
+    let _ = shared.record_success_since(slow, || until_ms);
+    assert!(
+        matches!(shared.state(), State::HalfOpen { .. }),
+        "{:?}",
+        shared.state()
+    );
 }

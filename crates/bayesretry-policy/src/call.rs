@@ -7,6 +7,7 @@ use core::pin::Pin;
 use core::task::Poll;
 use core::time::Duration;
 
+use bayesretry_breaker::FailureCount;
 use bayesretry_decision::{Decision, Reason, Situation};
 use bayesretry_store::{Context, ErrorClass};
 
@@ -250,7 +251,7 @@ pub(crate) struct Attempts<'a> {
     /// The breaker's count of failures when the attempt under way began: its
     /// success ends the run of failures only if the run began before it did
     /// (see [`SharedBreaker::record_success_since`](bayesretry_breaker::SharedBreaker::record_success_since)).
-    failures_before: u64,
+    failures_before: FailureCount,
 }
 
 /// A retry decided on a failure run, waiting for its delay: judged again
@@ -260,7 +261,7 @@ struct Pending {
     run: u32,
     /// The breaker's count of failures when the retry was decided: while it
     /// reads the same, the run has not grown and the lock is not taken.
-    failures_seen: u64,
+    failures_seen: FailureCount,
 }
 
 /// What a call's fast first attempt found, for the loop that goes on after
@@ -270,7 +271,7 @@ pub(crate) struct First<'a> {
     state: Option<&'a EndpointState>,
     deadline_ms: Option<u64>,
     /// The breaker's count of failures when the attempt began.
-    failures_before: u64,
+    failures_before: FailureCount,
 }
 
 impl First<'_> {
@@ -308,7 +309,7 @@ impl<'a> Attempts<'a> {
             pending: None,
             waited_ms: 0,
             waits: 0,
-            failures_before: 0,
+            failures_before: FailureCount::default(),
         }
     }
 
@@ -551,7 +552,9 @@ impl<'a> Attempts<'a> {
             let failures_seen = self
                 .state
                 .as_ref()
-                .map_or(0, |state| state.breaker.failures_recorded());
+                .map_or(FailureCount::default(), |state| {
+                    state.breaker.failures_recorded()
+                });
             self.pending = situation
                 .failure_run()
                 .filter(|_| !delay.is_zero())
@@ -1007,7 +1010,9 @@ impl<'a, E> Call<'a, E> {
                 budget.deposit(now_ms);
             }
         }
-        let failures_before = state.map_or(0, |state| state.breaker.failures_recorded());
+        let failures_before = state.map_or(FailureCount::default(), |state| {
+            state.breaker.failures_recorded()
+        });
         Some(First {
             state,
             deadline_ms,

@@ -186,19 +186,30 @@ fn a_call_whose_attempt_would_not_pay_fails_at_once() {
     assert!(!waits(&policy, &sleeper));
 }
 
-#[test]
-fn the_wait_is_judged_at_the_rate_the_endpoint_has_outside_its_outage() {
-    // at V/c 2 an attempt pays above a success rate of one half: worth waiting
-    // for an endpoint that usually succeeds, not for one that never has
-    let (usually_up, sleeper) = valued(2.0);
-    for _ in 0..200 {
-        let _ = usually_up.run_blocking("api", |_| Ok::<(), HttpStatus>(()));
+/// Calls to "api", 100 ms apart for 20 s, that succeed `in_ten` times in ten.
+fn history(policy: &RetryPolicy, sleeper: &VirtualSleeper, in_ten: u32) {
+    for i in 0..200_u32 {
+        let _ = policy.run_blocking("api", |_| match i % 10 < in_ten {
+            true => Ok::<(), HttpStatus>(()),
+            false => Err(HttpStatus(503)),
+        });
         sleeper.clock().advance(Duration::from_millis(100));
     }
+}
+
+#[test]
+fn the_wait_is_judged_at_the_rate_the_endpoint_had_before_its_outage() {
+    // at V/c 2 an attempt pays above a success rate of one half: worth waiting
+    // for an endpoint that succeeded nine times in ten, not for one that
+    // succeeded three times in ten — however long the outage has faded the
+    // breaker's evidence
+    let (usually_up, sleeper) = valued(2.0);
+    history(&usually_up, &sleeper, 9);
     open_it(&usually_up, &sleeper);
     assert!(waits(&usually_up, &sleeper));
 
-    let (never_up, sleeper) = valued(2.0);
-    open_it(&never_up, &sleeper);
-    assert!(!waits(&never_up, &sleeper));
+    let (mostly_down, sleeper) = valued(2.0);
+    history(&mostly_down, &sleeper, 3);
+    open_it(&mostly_down, &sleeper);
+    assert!(!waits(&mostly_down, &sleeper));
 }

@@ -30,7 +30,8 @@ pub struct BayesConfig {
     /// Attempts in all.
     pub max_attempts: u32,
     /// Evidence half-life in milliseconds (`None`: the policy's default,
-    /// `bayesretry_policy::DEFAULT_EVIDENCE_HALF_LIFE`, ten minutes).
+    /// `bayesretry_policy::DEFAULT_EVIDENCE_HALF_LIFE`, ten minutes; 0: no
+    /// decay).
     pub half_life_ms: Option<u64>,
     /// The breaker's longest cooldown in milliseconds (`None`: the default).
     pub max_cooldown_ms: Option<u64>,
@@ -140,8 +141,11 @@ impl BayesConfig {
         let cost = bayesretry_cost::CostModel::new(self.value, 1.0)
             .map_err(bayesretry_policy::Error::Cost)?;
         let mut store = bayesretry_policy::default_store().with_hash_seed(0x0051_4D5E_ED00);
-        if let Some(ms) = self.half_life_ms.and_then(core::num::NonZeroU64::new) {
-            store = store.with_half_life(HalfLife::from_ms(ms));
+        match self.half_life_ms.map(core::num::NonZeroU64::new) {
+            None => {}
+            // 0: evidence kept for good, as the store crate's own default
+            Some(None) => store = store.without_decay(),
+            Some(Some(ms)) => store = store.with_half_life(HalfLife::from_ms(ms)),
         }
         if let Some(ms) = self.class_refresh_ms {
             store = store.with_class_refresh_ms(ms);
