@@ -7,7 +7,7 @@
     reason = "test code: a broken expectation must fail the test"
 )]
 
-use bayesretry_breaker::{Admission, Config, SharedBreaker, State};
+use bayesretry_breaker::{Admission, Config, FailureCount, SharedBreaker, State};
 
 /// The breaker crate's default breaker, shared.
 fn breaker() -> SharedBreaker {
@@ -62,8 +62,10 @@ fn attempts_begun_with_no_failure_between_them_end_runs_as_they_end() {
     assert_eq!(shared.run_reading(2).failures, 0);
 }
 
-#[test]
-fn a_late_success_is_not_a_probe_result() {
+/// A slow attempt begins; a failure and a success; then an outage opens the
+/// breaker. The breaker, the slow attempt's count, and the time after the
+/// outage's last failure.
+fn opened_while_a_slow_attempt_was_out() -> (SharedBreaker, FailureCount, u64) {
     let shared = breaker();
     let slow = shared.failures_recorded();
     let _ = shared.record(0, false);
@@ -74,6 +76,12 @@ fn a_late_success_is_not_a_probe_result() {
         let _ = shared.record(t, false);
         t += 1;
     }
+    (shared, slow, t)
+}
+
+#[test]
+fn a_late_success_is_not_a_probe_result() {
+    let (shared, slow, _) = opened_while_a_slow_attempt_was_out();
     let State::Open { until_ms } = shared.state() else {
         unreachable!("the loop ends on an open breaker");
     };
@@ -92,16 +100,7 @@ fn a_late_success_is_not_a_probe_result() {
 
 #[test]
 fn a_late_success_is_not_a_probe_result_even_after_the_run_was_ended() {
-    let shared = breaker();
-    let slow = shared.failures_recorded();
-    let _ = shared.record(0, false);
-    let _ = shared.record(0, true);
-    let mut t = 1;
-    while shared.state() == State::Closed {
-        assert!(t < 10_000, "the outage opens the breaker");
-        let _ = shared.record(t, false);
-        t += 1;
-    }
+    let (shared, slow, t) = opened_while_a_slow_attempt_was_out();
     // while open, a success that began inside the run ends it
     let inside = shared.failures_recorded();
     let _ = shared.record(t, false);
