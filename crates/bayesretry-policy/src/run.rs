@@ -29,7 +29,7 @@
 //! held inline, the state made the call's future 280 bytes, moved by a call to
 //! `memmove` that cost a call which succeeds at once more than its own work
 //! (more than twice backon's time in the bench). One allocation per failed call, on the
-//! path that is about to back off anyway, keeps the future at 96 bytes.
+//! path that is about to back off anyway, keeps the future at 104 bytes.
 //!
 //! The operation is called at the first poll, not when the future is made,
 //! exactly as the `async fn` it replaces: a future that is never polled makes
