@@ -7,6 +7,12 @@
 //! endpoint's breaker by its name on every call; `bayesretry_endpoint` calls
 //! through a handle (`policy.endpoint("provider")`), which found it once.
 //!
+//! `backon` is `ExponentialBuilder::default()`, which does not jitter, with a
+//! sleep that ignores its delay. Every BayesRetry row jitters (full jitter, the
+//! policy's default) and hands its delay to its sleeper, so `backon_jitter` is
+//! the like-for-like peer: `.with_jitter()`, and a sleep that takes its delay
+//! through `black_box`.
+//!
 //! Both sides are driven by the same minimal executor (a no-op waker polling a
 //! future that never pends), so neither pays for a runtime. The policy runs with
 //! a manual clock and a fixed seed; its breaker and its learning stay on, as a
@@ -127,6 +133,21 @@ fn bench_async(c: &mut Criterion) {
                 black_box(out.ok())
             });
         });
+        group.bench_function("backon_jitter", |b| {
+            b.iter(|| {
+                let mut n = 0;
+                let op = || {
+                    n += 1;
+                    ready(attempt(n, black_box(failures)))
+                };
+                let backoff = ExponentialBuilder::default().with_jitter();
+                let out = block_on(op.retry(backoff).sleep(|d| {
+                    black_box(d);
+                    ready(())
+                }));
+                black_box(out.ok())
+            });
+        });
         group.finish();
     }
 }
@@ -164,6 +185,23 @@ fn bench_blocking(c: &mut Criterion) {
                     attempt(n, black_box(failures))
                 };
                 let out = op.retry(ExponentialBuilder::default()).sleep(|_| {}).call();
+                black_box(out.ok())
+            });
+        });
+        group.bench_function("backon_jitter", |b| {
+            b.iter(|| {
+                let mut n = 0;
+                let op = || {
+                    n += 1;
+                    attempt(n, black_box(failures))
+                };
+                let backoff = ExponentialBuilder::default().with_jitter();
+                let out = op
+                    .retry(backoff)
+                    .sleep(|d| {
+                        black_box(d);
+                    })
+                    .call();
                 black_box(out.ok())
             });
         });
