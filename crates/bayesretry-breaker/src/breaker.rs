@@ -302,15 +302,6 @@ impl Breaker {
         }
     }
 
-    /// The posterior mean of `posterior` with the run's failures taken out of
-    /// its failures, down to the prior's; in (0, 1] (the prior's shapes are
-    /// positive).
-    fn rate_outside_run(&self, posterior: &Beta) -> f64 {
-        let (alpha, beta) = (posterior.alpha(), posterior.beta());
-        let before = (beta - f64::from(self.failure_run)).max(self.config.prior().beta());
-        alpha / (alpha + before)
-    }
-
     /// Whether a call may be made at `now_ms`.
     ///
     /// Closed, this only reads the state. Open, it compares `now_ms` with the end of
@@ -615,9 +606,11 @@ impl Breaker {
     /// failures. Left in, an outage's first failures would lower `p`, and with
     /// it the hazard of the very change they are the start of.
     fn run_hazard(&self, now_ms: u64, strength: f64, posterior: &Beta) -> f64 {
-        // alpha ≥ the prior's alpha > 0: the rate is in (0, 1], and a rate
-        // that rounds to 1 reads as no runs (the per-run hazard)
-        let success_rate = self.rate_outside_run(posterior);
+        let (alpha, beta) = (posterior.alpha(), posterior.beta());
+        let before = (beta - f64::from(self.failure_run)).max(self.config.prior().beta());
+        // alpha ≥ the prior's alpha > 0: the quotient is in (0, 1], and a
+        // rate that rounds to 1 reads as no runs (the per-run hazard)
+        let success_rate = alpha / (alpha + before);
         let since_ms = self.counting_since_ms.unwrap_or(now_ms);
         let calls_per_ms = pacing::traffic_per_ms(
             strength,

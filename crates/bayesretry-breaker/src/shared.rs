@@ -241,22 +241,31 @@ impl SharedBreaker {
             return None;
         }
         if !success {
-            let began = self.failures.fetch_add(1, Ordering::Release);
-            return self.update(now_ms, |breaker| {
-                self.record_failure(breaker, began, now_ms)
-            });
+            return self.fail(None, now_ms, |_, transition| transition);
         }
         self.update(now_ms, |breaker| breaker.record(now_ms, success))
     }
 
-    /// Records a failure whose attempt began when the count of failures read
-    /// `began`, under the lock: the first of a run notes when its attempt began.
-    fn record_failure(&self, breaker: &mut Breaker, began: u64, now_ms: u64) -> Option<Transition> {
-        let transition = breaker.record(now_ms, false);
-        if breaker.failure_run() == 1 {
-            self.run_began_at.store(began, Ordering::Release);
-        }
-        transition
+    /// Counts a failure and records it under the lock; `then` reads the
+    /// breaker just after. Its attempt began when the count of failures read
+    /// `began` (`None`: it is taken to begin now, the count before this
+    /// failure); the first failure of a run notes that, for
+    /// [`record_success_since`](SharedBreaker::record_success_since).
+    fn fail<T>(
+        &self,
+        began: Option<FailureCount>,
+        now_ms: u64,
+        then: impl FnOnce(&Breaker, Option<Transition>) -> T,
+    ) -> T {
+        let counted = self.failures.fetch_add(1, Ordering::Release);
+        let began = began.map_or(counted, FailureCount::get);
+        self.update(now_ms, |breaker| {
+            let transition = breaker.record(now_ms, false);
+            if breaker.failure_run() == 1 {
+                self.run_began_at.store(began, Ordering::Release);
+            }
+            then(breaker, transition)
+        })
     }
 
     /// [`record`](SharedBreaker::record), and the run of failures as it reads
@@ -276,9 +285,7 @@ impl SharedBreaker {
     /// ```
     pub fn record_and_read(&self, now_ms: u64, success: bool) -> (Option<Transition>, RunReading) {
         if !success {
-            let began = self.failures.fetch_add(1, Ordering::Release);
-            return self.update(now_ms, |breaker| {
-                let transition = self.record_failure(breaker, began, now_ms);
+            return self.fail(None, now_ms, |breaker, transition| {
                 (transition, breaker.run_reading(now_ms))
             });
         }
@@ -297,10 +304,7 @@ impl SharedBreaker {
         failures_before: FailureCount,
         now_ms: u64,
     ) -> Option<Transition> {
-        self.failures.fetch_add(1, Ordering::Release);
-        self.update(now_ms, |breaker| {
-            self.record_failure(breaker, failures_before.0, now_ms)
-        })
+        self.fail(Some(failures_before), now_ms, |_, transition| transition)
     }
 
     /// [`record_and_read`](SharedBreaker::record_and_read) for the failure of
@@ -314,9 +318,7 @@ impl SharedBreaker {
         failures_before: FailureCount,
         now_ms: u64,
     ) -> (Option<Transition>, RunReading) {
-        self.failures.fetch_add(1, Ordering::Release);
-        self.update(now_ms, |breaker| {
-            let transition = self.record_failure(breaker, failures_before.0, now_ms);
+        self.fail(Some(failures_before), now_ms, |breaker, transition| {
             (transition, breaker.run_reading(now_ms))
         })
     }

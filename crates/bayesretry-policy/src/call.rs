@@ -929,7 +929,7 @@ fn call_span(endpoint: &str) -> tracing::Span {
 /// In 64-bit arithmetic: the same value as `d.as_millis()` saturated to
 /// `u64`, without its 128-bit multiplication (a failure converts three).
 #[inline]
-fn millis(d: Duration) -> u64 {
+pub(crate) fn millis(d: Duration) -> u64 {
     d.as_secs()
         .saturating_mul(1_000)
         .saturating_add(u64::from(d.subsec_millis()))

@@ -12,7 +12,7 @@ use bayesretry_cost::CostModel;
 use bayesretry_decision::{Decision, DecisionEngine, Situation, Strategy};
 use bayesretry_store::{Context, HalfLife, MemoryStore, PosteriorStore, StoreConfig};
 
-use crate::call::{Call, Classifier, Retried};
+use crate::call::{Call, Classifier, Retried, millis};
 use crate::classify::{Classification, Classify};
 use crate::clock::{Clock, SystemClock};
 use crate::endpoint::{Endpoint, Endpoints};
@@ -94,7 +94,7 @@ const MAX_PACING_VALUE: f64 = 1e9;
 /// assert_eq!(DEFAULT_EVIDENCE_HALF_LIFE.as_secs(), 600);
 /// ```
 pub fn default_store() -> StoreConfig {
-    let ms = u64::try_from(DEFAULT_EVIDENCE_HALF_LIFE.as_millis()).unwrap_or(u64::MAX);
+    let ms = millis(DEFAULT_EVIDENCE_HALF_LIFE);
     let half_life = core::num::NonZeroU64::new(ms).map_or(HalfLife::NEVER, HalfLife::from_ms);
     StoreConfig::new()
         .with_hierarchical_priors(true)
@@ -152,7 +152,6 @@ pub fn default_breaker(cost_model: &CostModel) -> bayesretry_breaker::Config {
     let (low, high) = DEFAULT_OPEN_BELOW_RANGE;
     // finite: a cost model's success value is finite and above zero
     let open_below = cost_model.break_even_probability().clamp(low, high);
-    let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
     // a free attempt makes every success infinitely dear: pace as for a very dear one
     let success_value = (1.0 / cost_model.break_even_probability()).min(MAX_PACING_VALUE);
     bayesretry_breaker::Config::new()
