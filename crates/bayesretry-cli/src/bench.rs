@@ -1,15 +1,13 @@
 //! `bayesretry bench`: the decision-quality suite of `bayesretry-sim`, with its
 //! tables, a progress bar, and a regret plot per scenario.
 
-use core::sync::atomic::{AtomicUsize, Ordering};
 use std::io::IsTerminal;
 use std::path::Path;
-use std::sync::{Mutex, PoisonError};
 use std::thread;
 
 use bayesretry_sim::{
-    Interval, RunResult, Scenario, VALUE_RATIOS, goals, goals_markdown, policies_with, run_seed,
-    scenario_markdown,
+    Interval, RunResult, Scenario, VALUE_RATIOS, goals, goals_markdown, policies_with,
+    scenario_markdown, suite_with_progress,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -64,12 +62,9 @@ pub(crate) fn run_bench(args: &BenchArgs, out: &mut Output<'_>) -> Result<(), Er
     out.text(&text)
 }
 
-/// The runs of one (scenario, seed), or why a policy could not be built.
-type SeedRuns = Result<Vec<RunResult>, String>;
-
-/// Every (scenario, seed) through `bayesretry-sim`'s runner, every policy of the
-/// suite each, on as many threads as the machine has, with a progress bar on
-/// stderr when stderr is a terminal.
+/// Every run of the suite through `bayesretry-sim`'s runner, on as many
+/// threads as the machine has, with a progress bar on stderr when stderr is a
+/// terminal.
 fn run_suite(
     scenarios: &[Scenario],
     seeds: u64,
@@ -77,56 +72,24 @@ fn run_suite(
     previous_default: bool,
 ) -> Result<Vec<RunResult>, Error> {
     let specs = policies_with(max_attempts, previous_default);
-    let jobs: Vec<(Scenario, u64)> = scenarios
-        .iter()
-        .flat_map(|&s| (1..=seeds).map(move |seed| (s, seed)))
-        .collect();
+    let seeds: Vec<u64> = (1..=seeds).collect();
+    let runs = scenarios.len() * seeds.len() * specs.len();
     let target = if std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
     } else {
         ProgressDrawTarget::hidden()
     };
-    let bar = ProgressBar::with_draw_target(Some(jobs.len() as u64), target);
-    if let Ok(style) =
-        ProgressStyle::with_template("{prefix} [{bar:32}] {pos}/{len} scenario-seeds, {eta} left")
-    {
+    let bar = ProgressBar::with_draw_target(Some(runs as u64), target);
+    if let Ok(style) = ProgressStyle::with_template("[{bar:32}] {pos}/{len} runs, {eta} left") {
         bar.set_style(style.progress_chars("=> "));
     }
-    bar.set_prefix(format!("{} policies", specs.len()));
-    let threads = thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(jobs.len().max(1));
-    let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<(usize, SeedRuns)>> = Mutex::new(Vec::new());
-    thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                // bounded: each turn takes one of the finite jobs
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(scenario, seed)) = jobs.get(index) else {
-                        break;
-                    };
-                    let result =
-                        run_seed(scenario, &specs, seed, max_attempts).map_err(|e| e.to_string());
-                    bar.inc(1);
-                    done.lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .push((index, result));
-                }
-            });
-        }
+    let threads = thread::available_parallelism().map_or(1, usize::from);
+    let results = suite_with_progress(scenarios, &seeds, &specs, max_attempts, threads, &|| {
+        bar.inc(1)
     });
     bar.finish_and_clear();
-    let mut done = done.into_inner().unwrap_or_else(PoisonError::into_inner);
-    done.sort_by_key(|(index, _)| *index);
-    let mut results = Vec::new();
-    for (_, result) in done {
-        results.extend(result.map_err(|e| {
-            Error::Internal(format!("bench: a policy of the suite cannot be built: {e}"))
-        })?);
-    }
-    Ok(results)
+    results
+        .map_err(|e| Error::Internal(format!("bench: a policy of the suite cannot be built: {e}")))
 }
 
 /// Writes `DIR/<scenario>.svg` for every scenario: regret to the DP oracle

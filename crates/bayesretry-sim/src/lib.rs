@@ -27,7 +27,7 @@ pub use report::{Goal, Interval, goals, goals_markdown, golden, scenario_markdow
 pub use rule::{CallState, Rule};
 pub use runner::{
     PolicySpec, REFERENCE_VALUE, RunResult, VALUE_RATIOS, policies, policies_with, run, run_seed,
-    run_with_log, suite, waiting_policies,
+    run_with_log, suite, suite_with_progress, waiting_policies,
 };
 pub use scenario::{Profile, SECOND, Scenario};
 pub use timeline::{Sleep, Timeline};

@@ -1,5 +1,5 @@
 //! One run — a (scenario, policy, seed) on virtual time — and the suite of
-//! runs over seeds, in parallel on plain threads.
+//! runs, in parallel on plain threads.
 
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -299,27 +299,33 @@ pub fn run_seed(
     for spec in policies {
         out.push(run(scenario, spec, seed, max_attempts)?);
     }
-    let reference = out
-        .iter()
-        .find(|r| r.policy == Oracle::Dp.id() && r.value_ratio == Some(REFERENCE_VALUE))
-        .map(|r| r.recovery_bins.clone());
-    if let Some(reference) = reference {
-        if !reference.is_empty() {
-            let end_s = usize::try_from(S5_OUTAGE.1 / SECOND).unwrap_or(300);
-            for r in &mut out {
-                r.time_to_recover_s = Some(metrics::time_to_recover(
-                    &r.recovery_bins,
-                    &reference,
-                    end_s,
-                ));
-            }
-        }
-    }
+    fill_recovery(&mut out);
     Ok(out)
 }
 
-/// The runs of one (scenario, seed), or the error that stopped them.
-type SeedResult = Result<Vec<RunResult>, bayesretry_policy::Error>;
+/// Sets every run's time to recover, measured against the DP oracle at
+/// [`REFERENCE_VALUE`] among `runs` (the runs of one scenario and seed); leaves
+/// them unset when that oracle was not run.
+fn fill_recovery(runs: &mut [RunResult]) {
+    let reference = runs
+        .iter()
+        .find(|r| r.policy == Oracle::Dp.id() && r.value_ratio == Some(REFERENCE_VALUE))
+        .map(|r| r.recovery_bins.clone());
+    let Some(reference) = reference else {
+        return;
+    };
+    if reference.is_empty() {
+        return;
+    }
+    let end_s = usize::try_from(S5_OUTAGE.1 / SECOND).unwrap_or(300);
+    for r in runs {
+        r.time_to_recover_s = Some(metrics::time_to_recover(
+            &r.recovery_bins,
+            &reference,
+            end_s,
+        ));
+    }
+}
 
 /// Runs the suite: every scenario × seed, each with every policy, on
 /// `threads` threads. Results come back sorted by (scenario, seed, policy order).
@@ -334,37 +340,73 @@ pub fn suite(
     max_attempts: u32,
     threads: usize,
 ) -> Result<Vec<RunResult>, bayesretry_policy::Error> {
-    let jobs: Vec<(usize, Scenario, u64)> = scenarios
+    suite_with_progress(scenarios, seeds, policies, max_attempts, threads, &|| {})
+}
+
+/// [`suite`], calling `on_run` as each run ends (from the thread that ran it),
+/// for a progress display.
+///
+/// The unit of work a thread takes is one run, a (scenario, seed, policy),
+/// not a whole (scenario, seed): a suite of one seed, such as S0 alone, is
+/// then as parallel as a suite of thirty, and the last seed to finish does
+/// not leave a thread idle while its other policies run one after another.
+///
+/// # Errors
+///
+/// The first policy that fails to build.
+pub fn suite_with_progress(
+    scenarios: &[Scenario],
+    seeds: &[u64],
+    policies: &[PolicySpec],
+    max_attempts: u32,
+    threads: usize,
+    on_run: &(dyn Fn() + Sync),
+) -> Result<Vec<RunResult>, bayesretry_policy::Error> {
+    let pairs: Vec<(Scenario, u64)> = scenarios
         .iter()
         .flat_map(|&s| seeds.iter().map(move |&seed| (s, seed)))
-        .enumerate()
-        .map(|(i, (s, seed))| (i, s, seed))
         .collect();
+    let per_pair = policies.len();
+    let total = pairs.len().saturating_mul(per_pair);
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, SeedResult)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<(usize, RunOutcome)>> = Mutex::new(Vec::with_capacity(total));
     std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
+        for _ in 0..threads.clamp(1, total.max(1)) {
             scope.spawn(|| {
-                // bounded: each iteration takes one of the finite jobs
+                // bounded: each iteration takes one of the `total` runs
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(index, scenario, seed)) = jobs.get(i) else {
+                    if i >= total {
+                        break;
+                    }
+                    let (Some(&(scenario, seed)), Some(spec)) =
+                        (pairs.get(i / per_pair), policies.get(i % per_pair))
+                    else {
                         break;
                     };
-                    let r = run_seed(scenario, policies, seed, max_attempts);
+                    let r = run(scenario, spec, seed, max_attempts);
+                    on_run();
                     results
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
-                        .push((index, r));
+                        .push((i, r));
                 }
             });
         }
     });
     let mut results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
     results.sort_by_key(|(i, _)| *i);
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(total);
     for (_, r) in results {
-        out.extend(r?);
+        out.push(r?);
+    }
+    if per_pair > 0 {
+        for runs in out.chunks_mut(per_pair) {
+            fill_recovery(runs);
+        }
     }
     Ok(out)
 }
+
+/// One run's result, or the error that stopped it.
+type RunOutcome = Result<RunResult, bayesretry_policy::Error>;

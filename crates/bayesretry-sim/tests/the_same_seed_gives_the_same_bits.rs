@@ -36,3 +36,40 @@ fn every_policy_faces_the_same_stream() {
     );
     assert_ne!(a.calls(), Environment::new(Scenario::S2, 6).calls());
 }
+
+#[test]
+fn the_suite_on_threads_gives_each_seed_what_one_thread_gives_it_in_order() {
+    use bayesretry_sim::{Oracle, REFERENCE_VALUE, run_seed, suite_with_progress};
+    use core::sync::atomic::{AtomicUsize, Ordering};
+
+    let policies = [
+        PolicySpec::Baseline(Baseline::B1),
+        PolicySpec::Oracle(Oracle::Dp, REFERENCE_VALUE),
+        PolicySpec::Bayes(BayesConfig::new(Strategy::Thompson, 10.0, 4)),
+    ];
+    let scenarios = [Scenario::S5, Scenario::S2];
+    let seeds = [3, 4];
+    let runs = AtomicUsize::new(0);
+    let on_three = suite_with_progress(&scenarios, &seeds, &policies, 4, 3, &|| {
+        runs.fetch_add(1, Ordering::Relaxed);
+    })
+    .unwrap_or_else(|e| panic!("suite failed: {e}"));
+    assert_eq!(runs.into_inner(), 12, "one progress call per run");
+    let mut one_by_one = Vec::new();
+    for scenario in scenarios {
+        for seed in seeds {
+            one_by_one.extend(
+                run_seed(scenario, &policies, seed, 4)
+                    .unwrap_or_else(|e| panic!("run_seed failed: {e}")),
+            );
+        }
+    }
+    let text = |r: &[bayesretry_sim::RunResult]| {
+        serde_json::to_string(r).unwrap_or_else(|e| panic!("serialise: {e}"))
+    };
+    assert_eq!(text(&on_three), text(&one_by_one));
+    // the recovery measure is taken against the same seed's DP run, on S5
+    let s5: Vec<_> = on_three.iter().filter(|r| r.scenario == "S5").collect();
+    assert_eq!(s5.len(), 6);
+    assert!(s5.iter().all(|r| r.time_to_recover_s.is_some()));
+}
