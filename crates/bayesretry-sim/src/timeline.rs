@@ -12,6 +12,7 @@ use alloc::sync::Arc;
 use core::cmp::Reverse;
 use core::future::Future;
 use core::pin::Pin;
+use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 use std::sync::{Mutex, PoisonError};
@@ -19,18 +20,36 @@ use std::sync::{Mutex, PoisonError};
 use bayesretry_policy::ManualClock;
 
 /// The shared state of the executor: the time, the running call, the timers.
+/// What a run's executor and its sleeps share.
+///
+/// Only the executor moves the clock and sets the task being polled, so those
+/// are plain atomics read without a lock (every attempt reads the time); the
+/// timer queue, which sleeps push to, is behind the mutex. The executor is
+/// single-threaded: `Relaxed` orders nothing that another thread could see.
 #[derive(Debug, Default)]
 struct State {
-    now_us: u64,
-    current: usize,
+    now_us: AtomicU64,
+    current: AtomicUsize,
+    timers: Mutex<Timers>,
+}
+
+/// The pending wake-ups, earliest first, ties in registration order.
+#[derive(Debug, Default)]
+struct Timers {
     seq: u64,
-    timers: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    heap: BinaryHeap<Reverse<(u64, u64, usize)>>,
+}
+
+impl State {
+    fn timers(&self) -> std::sync::MutexGuard<'_, Timers> {
+        self.timers.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// The virtual clock and timer queue of one run; cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Timeline {
-    state: Arc<Mutex<State>>,
+    state: Arc<State>,
     clock: ManualClock,
 }
 
@@ -44,7 +63,7 @@ impl Timeline {
     /// A timeline at time 0.
     pub fn new() -> Timeline {
         Timeline {
-            state: Arc::new(Mutex::new(State::default())),
+            state: Arc::new(State::default()),
             clock: ManualClock::new(0),
         }
     }
@@ -56,11 +75,7 @@ impl Timeline {
 
     /// Now, in microseconds.
     pub fn now_us(&self) -> u64 {
-        self.lock().now_us
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        self.state.now_us.load(Ordering::Relaxed)
     }
 
     /// A future that completes `delay` from now.
@@ -94,16 +109,19 @@ impl Timeline {
         let mut next = 0_usize;
         let mut events = 0_u64;
         while events < max_events {
-            let due = self.lock().timers.peek().map(|Reverse(t)| *t);
             let arrival = arrivals.get(next).copied();
-            let (at_us, task) = match (arrival, due) {
-                (Some(a), Some((t, _, _))) if a <= t => (a, None),
-                (Some(a), None) => (a, None),
-                (_, Some((t, _, task))) => {
-                    self.lock().timers.pop();
-                    (t, Some(task))
+            let (at_us, task) = {
+                let mut timers = self.state.timers();
+                let due = timers.heap.peek().map(|Reverse(t)| *t);
+                match (arrival, due) {
+                    (Some(a), Some((t, _, _))) if a <= t => (a, None),
+                    (Some(a), None) => (a, None),
+                    (_, Some((t, _, task))) => {
+                        timers.heap.pop();
+                        (t, Some(task))
+                    }
+                    (None, None) => break,
                 }
-                (None, None) => break,
             };
             let index = if let Some(task) = task {
                 task
@@ -113,10 +131,10 @@ impl Timeline {
                 next - 1
             };
             {
-                let mut state = self.lock();
-                state.now_us = state.now_us.max(at_us);
-                state.current = index;
-                self.clock.set(state.now_us / 1_000);
+                let now_us = self.now_us().max(at_us);
+                self.state.now_us.store(now_us, Ordering::Relaxed);
+                self.state.current.store(index, Ordering::Relaxed);
+                self.clock.set(now_us / 1_000);
             }
             events += 1;
             if let Some(slot) = tasks.get_mut(index) {
@@ -136,23 +154,23 @@ impl Timeline {
 pub struct Sleep {
     at_us: u64,
     armed: bool,
-    state: Arc<Mutex<State>>,
+    state: Arc<State>,
 }
 
 impl Future for Sleep {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        if state.now_us >= self.at_us {
+        if self.state.now_us.load(Ordering::Relaxed) >= self.at_us {
             return Poll::Ready(());
         }
         if !self.armed {
-            let task = state.current;
-            let seq = state.seq;
-            state.seq += 1;
-            state.timers.push(Reverse((self.at_us, seq, task)));
-            drop(state);
+            let task = self.state.current.load(Ordering::Relaxed);
+            let mut timers = self.state.timers();
+            let seq = timers.seq;
+            timers.seq += 1;
+            timers.heap.push(Reverse((self.at_us, seq, task)));
+            drop(timers);
             self.armed = true;
         }
         Poll::Pending
