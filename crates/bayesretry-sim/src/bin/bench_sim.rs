@@ -26,7 +26,7 @@ struct Args {
     /// Attempt cap (the specification's passes: 4 and 6).
     #[arg(long, default_value_t = 4)]
     max_attempts: u32,
-    /// Threads (parallel over seeds).
+    /// Threads (each takes one run, a scenario, seed and policy, at a time).
     #[arg(long, default_value_t = 2)]
     threads: usize,
     /// Also run the greedy BayesRetry under the policy's previous default
