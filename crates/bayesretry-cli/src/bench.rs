@@ -73,7 +73,10 @@ fn run_suite(
 ) -> Result<Vec<RunResult>, Error> {
     let specs = policies_with(max_attempts, previous_default);
     let seeds: Vec<u64> = (1..=seeds).collect();
-    let runs = scenarios.len() * seeds.len() * specs.len();
+    let runs = scenarios
+        .len()
+        .saturating_mul(seeds.len())
+        .saturating_mul(specs.len());
     let target = if std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
     } else {

@@ -19,13 +19,14 @@ use std::sync::{Mutex, PoisonError};
 
 use bayesretry_policy::ManualClock;
 
-/// The shared state of the executor: the time, the running call, the timers.
 /// What a run's executor and its sleeps share.
 ///
 /// Only the executor moves the clock and sets the task being polled, so those
 /// are plain atomics read without a lock (every attempt reads the time); the
-/// timer queue, which sleeps push to, is behind the mutex. The executor is
-/// single-threaded: `Relaxed` orders nothing that another thread could see.
+/// timer queue, which sleeps push to, is behind the mutex (the policy's
+/// sleeper must be `Send`, so the sleeps cannot share a `RefCell`). The
+/// executor polls every future on its own thread, and the clock orders no
+/// other memory, so `Relaxed` is enough.
 #[derive(Debug, Default)]
 struct State {
     now_us: AtomicU64,
