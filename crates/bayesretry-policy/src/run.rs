@@ -23,13 +23,16 @@
 //! line, so the fast path stays small enough to inline into the caller.
 //!
 //! That state — the loop's counters, the breaker it found, the last error,
-//! the sleep, the timer, the cancellation — is boxed, on purpose: it is about
-//! 190 bytes, and every executor moves a future at least once (into its task,
-//! into `block_on`). A future of up to 128 bytes moves in a few inline stores;
-//! held inline, the state made the call's future 280 bytes, moved by a call to
-//! `memmove` that cost a call which succeeds at once more than its own work
-//! (more than twice backon's time in the bench). One allocation per failed call, on the
-//! path that is about to back off anyway, keeps the future at 104 bytes.
+//! the sleep, the timer, the cancellation — is not a field of the future, on
+//! purpose: it is about 190 bytes, and every executor moves a future at least
+//! once (into its task, into `block_on`). A future of up to 128 bytes moves in
+//! a few inline stores; held inline, the state made the call's future 280
+//! bytes, moved by a call to `memmove` that cost a call which succeeds at once
+//! more than its own work (more than twice backon's time in the bench). The
+//! loop runs on the state on its own stack, and boxes it only when it must
+//! wait — on a path that is about to back off anyway — so the future stays at
+//! 104 bytes and a retry that never waits (a ready sleep, an attempt that
+//! answers at once) allocates nothing.
 //!
 //! The operation is called at the first poll, not when the future is made,
 //! exactly as the `async fn` it replaces: a future that is never polled makes
@@ -190,12 +193,19 @@ where
 /// The general loop: entered as `entry` says, run until it must wait or the
 /// call ends. Out of line: the first attempt's success path stays small
 /// enough to inline into the caller.
+///
+/// A loop entered afresh runs on a state on the stack, and the state is boxed
+/// only if the loop must wait (a sleep or an attempt that is not ready): a
+/// retry that needs no wait — a zero delay, a sleeper whose sleep is ready,
+/// an attempt that answers at once — then costs no allocation. The state is
+/// `Unpin` (its sleeps are boxed, its cancellation is `Unpin`), so moving it
+/// into the box after a poll is sound.
 #[inline(never)]
 fn general<'a, T, E, F, Fut>(
     call_slot: &mut Option<Call<'a, E>>,
     op: &mut F,
     looping: &mut Option<Box<Looping<'a, E>>>,
-    mut attempt: Pin<&mut Option<Fut>>,
+    attempt: Pin<&mut Option<Fut>>,
     entry: Entry<'a, E>,
     cx: &mut Context<'_>,
 ) -> Poll<Result<T, RetryError<E>>>
@@ -207,33 +217,65 @@ where
         return Poll::Pending;
     };
     let inner = inner_of(call);
-    match entry {
-        Entry::Start => {
-            *looping = Some(Box::new(Looping::new(
-                Attempts::new(inner, call.endpoint(), call.site()),
-                None,
-                Step::Begin,
-            )));
-        }
-        Entry::AfterFirst(first, err) => {
-            *looping = Some(Box::new(Looping::new(
-                Attempts::after_first(inner, first),
-                Some(err),
-                Step::Failed,
-            )));
-        }
-        Entry::Resume => {}
-    }
-    let Some(lp) = looping.as_mut() else {
-        return Poll::Pending;
+    let fresh = match entry {
+        Entry::Resume => None,
+        Entry::AfterFirst(first, err) => Some(Looping::new(
+            Attempts::after_first(inner, first),
+            Some(err),
+            Step::Failed,
+        )),
+        Entry::Start => Some(Looping::new(
+            Attempts::new(inner, call.endpoint(), call.site()),
+            None,
+            Step::Begin,
+        )),
     };
+    let out = match fresh {
+        None => {
+            let Some(lp) = looping.as_mut() else {
+                return Poll::Pending;
+            };
+            let out = ready!(drive(lp, call, inner, op, attempt, cx));
+            *looping = None;
+            out
+        }
+        // a fresh state runs where it was made, and moves into the box only
+        // if the loop must wait
+        Some(mut lp) => match drive(&mut lp, call, inner, op, attempt, cx) {
+            Poll::Pending => {
+                *looping = Some(Box::new(lp));
+                return Poll::Pending;
+            }
+            Poll::Ready(out) => out,
+        },
+    };
+    // finished: what the loop held has gone, the call goes last
+    if let Some(call) = call_slot.take() {
+        call.finish();
+    }
+    Poll::Ready(out)
+}
+
+/// The general loop's steps on `lp`, until it must wait or the call ends.
+fn drive<'a, T, E, F, Fut>(
+    lp: &mut Looping<'a, E>,
+    call: &mut Call<'a, E>,
+    inner: &'a Inner,
+    op: &mut F,
+    mut attempt: Pin<&mut Option<Fut>>,
+    cx: &mut Context<'_>,
+) -> Poll<Result<T, RetryError<E>>>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
     // bounded: `failed` stops at the hard cap on attempts
-    let out = loop {
+    loop {
         match lp.step {
             Step::Failed => {
                 let delay = match lp.attempts.failed(&mut lp.last, lp.timed_out, call) {
                     Ok(delay) => delay,
-                    Err(stop) => break Err(stop),
+                    Err(stop) => return Poll::Ready(Err(stop)),
                 };
                 // `None`: the sleep finished as it was made (a ready future)
                 lp.sleep = match delay.is_zero() {
@@ -251,11 +293,11 @@ where
                         .cancelled
                         .get_or_insert_with(|| OwnedCancelled::new(token));
                     if let Poll::Ready(reason) = Pin::new(cancelled).poll(cx) {
-                        break Err(RetryErrorKind::Cancelled {
+                        return Poll::Ready(Err(RetryErrorKind::Cancelled {
                             reason,
                             last_error: lp.last.take(),
                         }
-                        .into());
+                        .into()));
                     }
                 }
                 if let Some(sleep) = lp.sleep.as_mut() {
@@ -268,7 +310,7 @@ where
             Step::Begin => {
                 let number = match call.begin(&mut lp.attempts, &mut lp.last) {
                     Ok(number) => number,
-                    Err(Refusal::Stop(stop)) => break Err(stop),
+                    Err(Refusal::Stop(stop)) => return Poll::Ready(Err(stop)),
                     Err(Refusal::Wait(wait)) => {
                         // a wait for the breaker, then its admission asked again
                         lp.sleep = inner.sleeper.sleep_boxed(wait);
@@ -299,7 +341,7 @@ where
                 match outcome {
                     Ok(value) => {
                         lp.attempts.succeeded(call.endpoint());
-                        break Ok(value);
+                        return Poll::Ready(Ok(value));
                     }
                     Err(Failure::Error(err)) => (lp.last, lp.timed_out) = (Some(err), None),
                     Err(Failure::TimedOut(timeout)) => {
@@ -309,13 +351,7 @@ where
                 lp.step = Step::Failed;
             }
         }
-    };
-    // finished: what the loop held goes now, the call last
-    *looping = None;
-    if let Some(call) = call_slot.take() {
-        call.finish();
     }
-    Poll::Ready(out)
 }
 
 impl<'a, E> Looping<'a, E> {
