@@ -257,6 +257,7 @@ where
 }
 
 /// The general loop's steps on `lp`, until it must wait or the call ends.
+#[inline(always)]
 fn drive<'a, T, E, F, Fut>(
     lp: &mut Looping<'a, E>,
     call: &mut Call<'a, E>,
