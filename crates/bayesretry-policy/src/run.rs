@@ -31,8 +31,9 @@
 //! more than its own work (more than twice backon's time in the bench). The
 //! loop runs on the state on its own stack, and boxes it only when it must
 //! wait — on a path that is about to back off anyway — so the future stays at
-//! 104 bytes and a retry that never waits (a ready sleep, an attempt that
-//! answers at once) allocates nothing.
+//! 104 bytes, and a retry that never waits (a zero delay or a sleeper whose
+//! future is `Ready<()>`, and an attempt that answers at once) allocates
+//! nothing.
 //!
 //! The operation is called at the first poll, not when the future is made,
 //! exactly as the `async fn` it replaces: a future that is never polled makes
@@ -195,11 +196,18 @@ where
 /// enough to inline into the caller.
 ///
 /// A loop entered afresh runs on a state on the stack, and the state is boxed
-/// only if the loop must wait (a sleep or an attempt that is not ready): a
-/// retry that needs no wait — a zero delay, a sleeper whose sleep is ready,
-/// an attempt that answers at once — then costs no allocation. The state is
-/// `Unpin` (its sleeps are boxed, its cancellation is `Unpin`), so moving it
-/// into the box after a poll is sound.
+/// only if the loop must wait (a sleep or an attempt that is not ready). A
+/// retry whose delay is zero, or whose sleeper's future is
+/// [`Ready<()>`](core::future::Ready) (`|_| ready(())`, the
+/// [`VirtualSleeper`](crate::VirtualSleeper)), and whose attempt answers at
+/// once then allocates nothing; any other sleep is boxed on its own
+/// ([`DynSleeper::sleep_boxed`](crate::sleep::DynSleeper)).
+///
+/// Moving the state after it was polled is sound because nothing in it is
+/// pinned where it sits: the sleeps and the timer are pinned in boxes of their
+/// own, the cancellation is polled through `Pin::new` (so it must be `Unpin`,
+/// and it finds its waker by an id, not by its address), and the rest is
+/// references, counters and the last error, which is never pinned.
 #[inline(never)]
 fn general<'a, T, E, F, Fut>(
     call_slot: &mut Option<Call<'a, E>>,
@@ -257,6 +265,13 @@ where
 }
 
 /// The general loop's steps on `lp`, until it must wait or the call ends.
+///
+/// Inlined into both of its call sites in [`general`] (a fresh state and a
+/// boxed one): measured against one call site fed from either (the fresh state
+/// kept in a local `Option`), the two inlined copies took an async classic
+/// failure from 29 to 21 ns, and against a call out of line from 23 to 21 ns.
+/// The copies live in `general`, which is out of line, so the fast path does
+/// not grow.
 #[inline(always)]
 fn drive<'a, T, E, F, Fut>(
     lp: &mut Looping<'a, E>,

@@ -2,7 +2,8 @@
 //! the first time it must wait: a call whose sleeps and attempts each wait
 //! once, at every step of the loop, still ends with the right answer after the
 //! right number of attempts, and one whose waits are all ready ends in a
-//! single poll.
+//! single poll. With a per-attempt timeout, the timer that each attempt makes
+//! moves into the box with the rest of the state and still guards the attempt.
 
 #![allow(
     clippy::unwrap_used,
@@ -16,7 +17,7 @@ use core::pin::{Pin, pin};
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 
-use bayesretry_policy::{HttpStatus, ManualClock, RetryPolicy};
+use bayesretry_policy::{HttpStatus, ManualClock, RetryError, RetryErrorKind, RetryPolicy};
 
 /// A future that is pending at its first poll and ready with `value` at the
 /// next.
@@ -104,5 +105,74 @@ fn a_call_that_waits_at_every_step_ends_as_one_that_never_waits() {
         // one poll, and one more for each wait: three sleeps, four attempts
         let waits = if waiting_sleeps { 3 } else { 0 } + if waiting_attempts { 4 } else { 0 };
         assert_eq!(polls, 1 + waits, "{case:?}");
+    }
+}
+
+/// A sleep that is pending `polls` times and then ready; `None`: never ready.
+struct Sleep {
+    polls: Option<u32>,
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        match self.polls {
+            Some(0) => Poll::Ready(()),
+            Some(n) => {
+                self.polls = Some(n - 1);
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+            None => Poll::Pending,
+        }
+    }
+}
+
+#[test]
+fn an_attempt_timer_made_before_the_state_is_boxed_still_guards_its_attempt() {
+    const HOUR: Duration = Duration::from_secs(3600);
+    for limit in [HOUR, Duration::from_millis(250)] {
+        // backoff sleeps wait once; an attempt's timer for its hour never
+        // ends, and one for 250 ms is over at once, so an attempt that is not
+        // ready at its first poll times out
+        let policy = RetryPolicy::builder()
+            .classic()
+            .with_max_attempts(4)
+            .with_clock(ManualClock::new(0))
+            .with_attempt_timeout(limit)
+            .with_sleeper(|delay: Duration| Sleep {
+                polls: match delay {
+                    d if d == HOUR => None,
+                    d if d == Duration::from_millis(250) => Some(0),
+                    _ => Some(1),
+                },
+            })
+            .build()
+            .unwrap();
+        let attempts = Cell::new(0_u32);
+        let op = |attempt: u32| {
+            attempts.set(attempts.get() + 1);
+            PendOnce::new(if attempt < 4 {
+                Err(HttpStatus(503))
+            } else {
+                Ok(attempt)
+            })
+        };
+        let (out, polls) = poll_to_end(policy.run("provider", op));
+        assert_eq!(attempts.get(), 4, "{limit:?}");
+        if limit == HOUR {
+            assert_eq!(out.ok(), Some(4));
+            // one poll, one more for each of three sleeps and four attempts
+            assert_eq!(polls, 8);
+        } else {
+            // every attempt timed out, the fourth ending the call
+            match out.map_err(RetryError::into_kind) {
+                Err(RetryErrorKind::AttemptTimedOut {
+                    timeout, attempts, ..
+                }) => assert_eq!((timeout, attempts), (limit, 4)),
+                other => panic!("expected a timed-out call, got {other:?}"),
+            }
+        }
     }
 }

@@ -122,8 +122,8 @@ pub(crate) fn compute(
 }
 
 /// The nearest-rank quantile of `values`, which it reorders: a selection in
-/// linear time, not a sort (a run's metrics take three quantiles of each of
-/// seven groups of calls).
+/// linear time, not a sort (a run's metrics take three quantiles of each group
+/// of calls: S0 has seven, pooled and per endpoint).
 fn quantile(values: &mut [f64], p: f64) -> f64 {
     if values.is_empty() {
         return 0.0;

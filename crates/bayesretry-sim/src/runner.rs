@@ -2,7 +2,7 @@
 //! runs, in parallel on plain threads.
 
 use core::cell::RefCell;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use bayesretry_policy::Strategy;
@@ -369,30 +369,39 @@ pub fn suite_with_progress(
     let per_pair = policies.len();
     let total = pairs.len().saturating_mul(per_pair);
     let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
     let results: Mutex<Vec<(usize, RunOutcome)>> = Mutex::new(Vec::with_capacity(total));
-    std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, total.max(1)) {
-            scope.spawn(|| {
-                // bounded: each iteration takes one of the `total` runs
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= total {
-                        break;
-                    }
-                    let (Some(&(scenario, seed)), Some(spec)) =
-                        (pairs.get(i / per_pair), policies.get(i % per_pair))
-                    else {
-                        break;
-                    };
-                    let r = run(scenario, spec, seed, max_attempts);
-                    on_run();
-                    results
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .push((i, r));
-                }
-            });
+    let worker = || {
+        // bounded: each iteration takes one of the `total` runs; a policy that
+        // cannot be built stops every worker at its next run
+        while !failed.load(Ordering::Relaxed) {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= total {
+                break;
+            }
+            let (Some(&(scenario, seed)), Some(spec)) =
+                (pairs.get(i / per_pair), policies.get(i % per_pair))
+            else {
+                break;
+            };
+            let r = run(scenario, spec, seed, max_attempts);
+            if r.is_err() {
+                failed.store(true, Ordering::Relaxed);
+            }
+            on_run();
+            results
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push((i, r));
         }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads.clamp(1, total.max(1)) {
+            // a thread the system refuses leaves its share to the others
+            let _refused = std::thread::Builder::new().spawn_scoped(scope, worker);
+        }
+        // the calling thread works too, so the suite runs even on no new thread
+        worker();
     });
     let mut results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
     results.sort_by_key(|(i, _)| *i);

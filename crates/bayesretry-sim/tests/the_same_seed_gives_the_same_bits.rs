@@ -73,3 +73,24 @@ fn the_suite_on_threads_gives_each_seed_what_one_thread_gives_it_in_order() {
     assert_eq!(s5.len(), 6);
     assert!(s5.iter().all(|r| r.time_to_recover_s.is_some()));
 }
+
+#[test]
+fn a_policy_that_cannot_be_built_fails_the_suite_and_stops_its_work() {
+    use bayesretry_sim::suite_with_progress;
+    use core::sync::atomic::{AtomicUsize, Ordering};
+
+    let mut broken = BayesConfig::new(Strategy::Greedy, 10.0, 4);
+    broken.value = f64::NAN;
+    let policies = [
+        PolicySpec::Bayes(broken),
+        PolicySpec::Baseline(Baseline::B1),
+    ];
+    let seeds: Vec<u64> = (1..=20).collect();
+    let runs = AtomicUsize::new(0);
+    let out = suite_with_progress(&[Scenario::S0], &seeds, &policies, 4, 1, &|| {
+        runs.fetch_add(1, Ordering::Relaxed);
+    });
+    assert!(out.is_err(), "a suite with a broken policy succeeded");
+    // on one thread, the first run fails and no other is made
+    assert_eq!(runs.into_inner(), 1);
+}
