@@ -10,6 +10,7 @@ use std::hash::RandomState;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::breaker::{Admission, Breaker, State, Transition};
+use crate::shared::FailureCount;
 
 /// A breaker per key, shared by every thread: `&self`, `Send + Sync`.
 ///
@@ -79,7 +80,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> KeyedBreaker<K, S> {
     pub fn check(&self, key: &K, now_ms: u64) -> Admission {
         let mut map = self.lock();
         match map.get_mut(key) {
-            Some(breaker) => breaker.check(now_ms),
+            Some(slot) => slot.breaker.check(now_ms),
             None => Admission::Allowed,
         }
     }
@@ -88,29 +89,92 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> KeyedBreaker<K, S> {
     /// [`Breaker::record`]. An unknown key gets a copy of the template first,
     /// evicting the least recently used key if the map is full.
     pub fn record(&self, key: &K, now_ms: u64, success: bool) -> Option<Transition> {
+        self.record_with(key, now_ms, success, None)
+    }
+
+    /// How many failures `key`'s breaker has recorded: zero for a key with no
+    /// breaker. Does not count as a use. An attempt notes it when it begins
+    /// and hands it back with its outcome to
+    /// [`record_since`](KeyedBreaker::record_since), as with
+    /// [`SharedBreaker::failures_recorded`](crate::SharedBreaker::failures_recorded).
+    pub fn failures_recorded(&self, key: &K) -> FailureCount {
+        FailureCount::new(self.lock().peek(key).map_or(0, |slot| slot.failures))
+    }
+
+    /// [`record`](KeyedBreaker::record) for an attempt that began when
+    /// [`failures_recorded`](KeyedBreaker::failures_recorded) read
+    /// `failures_before` for `key`. A success of an attempt that began before
+    /// the first failing attempt of `key`'s current run is recorded as
+    /// [`Breaker::record_late_success`] records it: as evidence, without
+    /// ending the run, and never as a probe's result. See
+    /// [`SharedBreaker::record_success_since`](crate::SharedBreaker::record_success_since)
+    /// for why, and for what the count cannot order.
+    ///
+    /// A key evicted while the attempt ran starts afresh, its count at zero;
+    /// the attempt's note then tells nothing, and its success is recorded as
+    /// [`record`](KeyedBreaker::record) records it.
+    ///
+    /// ```
+    /// use core::num::NonZeroUsize;
+    /// use bayesretry_breaker::{Config, KeyedBreaker};
+    ///
+    /// let breakers = KeyedBreaker::new(Config::new().build().unwrap(), NonZeroUsize::new(8).unwrap());
+    /// let shard = ("db", 3);
+    /// let _ = breakers.record(&shard, 0, true);
+    /// let slow = breakers.failures_recorded(&shard); // a slow attempt begins
+    /// let _ = breakers.record(&shard, 1, false); // a failure, then a success
+    /// let _ = breakers.record(&shard, 2, true);
+    /// let _ = breakers.record(&shard, 3, false); // an outage begins
+    /// let _ = breakers.record(&shard, 4, false);
+    /// let _ = breakers.record_since(&shard, slow, 5, true); // the slow one ends
+    /// assert_eq!(breakers.snapshot(&shard).unwrap().failure_run(), 2, "the run goes on");
+    ///
+    /// let now = breakers.failures_recorded(&shard); // an attempt begins in the run
+    /// let _ = breakers.record_since(&shard, now, 6, true);
+    /// assert_eq!(breakers.snapshot(&shard).unwrap().failure_run(), 0, "the shard is back");
+    /// ```
+    pub fn record_since(
+        &self,
+        key: &K,
+        failures_before: FailureCount,
+        now_ms: u64,
+        success: bool,
+    ) -> Option<Transition> {
+        self.record_with(key, now_ms, success, Some(failures_before.get()))
+    }
+
+    /// Records an outcome for `key`, for an attempt that began when the key's
+    /// count of failures read `began` (`None`: when the outcome is recorded).
+    fn record_with(
+        &self,
+        key: &K,
+        now_ms: u64,
+        success: bool,
+        began: Option<u64>,
+    ) -> Option<Transition> {
         let mut map = self.lock();
-        if let Some(breaker) = map.get_mut(key) {
-            return breaker.record(now_ms, success);
+        if let Some(slot) = map.get_mut(key) {
+            return slot.record(now_ms, success, began);
         }
-        let mut breaker = self.template;
-        let transition = breaker.record(now_ms, success);
-        map.insert(key.clone(), breaker);
+        let mut slot = Slot::new(self.template);
+        let transition = slot.record(now_ms, success, began);
+        map.insert(key.clone(), slot);
         transition
     }
 
     /// The state of `key`'s breaker, if it has one. Does not count as a use.
     pub fn state(&self, key: &K) -> Option<State> {
-        self.lock().peek(key).map(Breaker::state)
+        self.lock().peek(key).map(|slot| slot.breaker.state())
     }
 
     /// A copy of `key`'s breaker, if it has one. Does not count as a use.
     pub fn snapshot(&self, key: &K) -> Option<Breaker> {
-        self.lock().peek(key).copied()
+        self.lock().peek(key).map(|slot| slot.breaker)
     }
 
     /// Forgets `key`'s breaker.
     pub fn remove(&self, key: &K) -> Option<Breaker> {
-        self.lock().remove(key)
+        self.lock().remove(key).map(|slot| slot.breaker)
     }
 
     /// How many keys have a breaker.
@@ -165,9 +229,50 @@ struct Lru<K, S> {
     capacity: usize,
 }
 
+/// A key's breaker and the count that orders its attempts' beginnings.
+#[derive(Clone, Copy)]
+struct Slot {
+    breaker: Breaker,
+    /// Failures recorded for the key since its slot was made.
+    failures: u64,
+    /// `failures` as it read when the first failing attempt of the current
+    /// run began.
+    run_began_at: u64,
+}
+
+impl Slot {
+    fn new(breaker: Breaker) -> Slot {
+        Slot {
+            breaker,
+            failures: 0,
+            run_began_at: 0,
+        }
+    }
+
+    /// Records an outcome, for an attempt that began when `failures` read
+    /// `began` (`None`: now); as `SharedBreaker` records it.
+    fn record(&mut self, now_ms: u64, success: bool, began: Option<u64>) -> Option<Transition> {
+        if success {
+            let in_run = self.breaker.failure_run() > 0 || self.breaker.state() != State::Closed;
+            if in_run && began.is_some_and(|began| began < self.run_began_at) {
+                self.breaker.record_late_success(now_ms);
+                return None;
+            }
+            return self.breaker.record(now_ms, true);
+        }
+        let began = began.unwrap_or(self.failures);
+        self.failures = self.failures.saturating_add(1);
+        let transition = self.breaker.record(now_ms, false);
+        if self.breaker.failure_run() == 1 {
+            self.run_began_at = began;
+        }
+        transition
+    }
+}
+
 struct Entry<K> {
     key: K,
-    breaker: Breaker,
+    slot: Slot,
     /// The entry used just before this one (towards the head).
     newer: usize,
     /// The entry used just after this one (towards the tail).
@@ -185,27 +290,27 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> Lru<K, S> {
         }
     }
 
-    fn peek(&self, key: &K) -> Option<&Breaker> {
+    fn peek(&self, key: &K) -> Option<&Slot> {
         let &at = self.index.get(key)?;
-        self.entries.get(at).map(|entry| &entry.breaker)
+        self.entries.get(at).map(|entry| &entry.slot)
     }
 
-    /// The breaker for `key`, marked as the most recently used.
-    fn get_mut(&mut self, key: &K) -> Option<&mut Breaker> {
+    /// The slot for `key`, marked as the most recently used.
+    fn get_mut(&mut self, key: &K) -> Option<&mut Slot> {
         let &at = self.index.get(key)?;
         if at != self.head {
             self.unlink(at);
             self.push_front(at);
         }
-        self.entries.get_mut(at).map(|entry| &mut entry.breaker)
+        self.entries.get_mut(at).map(|entry| &mut entry.slot)
     }
 
     /// Adds `key` (not present), evicting the least recently used entry when full.
-    fn insert(&mut self, key: K, breaker: Breaker) {
+    fn insert(&mut self, key: K, slot: Slot) {
         let at = if self.entries.len() < self.capacity {
             self.entries.push(Entry {
                 key: key.clone(),
-                breaker,
+                slot,
                 newer: NIL,
                 older: NIL,
             });
@@ -218,14 +323,14 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> Lru<K, S> {
             };
             self.index.remove(&entry.key);
             entry.key = key.clone();
-            entry.breaker = breaker;
+            entry.slot = slot;
             at
         };
         self.index.insert(key, at);
         self.push_front(at);
     }
 
-    fn remove(&mut self, key: &K) -> Option<Breaker> {
+    fn remove(&mut self, key: &K) -> Option<Slot> {
         let at = self.index.remove(key)?;
         self.unlink(at);
         let last = self.entries.len().checked_sub(1)?;
@@ -246,7 +351,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> Lru<K, S> {
                 None => self.tail = at,
             }
         }
-        Some(self.entries.swap_remove(at).breaker)
+        Some(self.entries.swap_remove(at).slot)
     }
 
     fn unlink(&mut self, at: usize) {
@@ -283,7 +388,7 @@ mod tests {
     use alloc::vec::Vec;
     use std::hash::RandomState;
 
-    use super::Lru;
+    use super::{Lru, Slot};
     use crate::Config;
 
     fn order(lru: &Lru<u32, RandomState>) -> Vec<u32> {
@@ -301,12 +406,12 @@ mod tests {
         let breaker = Config::new().build().unwrap();
         let mut lru = Lru::new(3, RandomState::new());
         for key in [1, 2, 3] {
-            lru.insert(key, breaker);
+            lru.insert(key, Slot::new(breaker));
         }
         assert_eq!(order(&lru), [3, 2, 1]);
         assert!(lru.get_mut(&1).is_some());
         assert_eq!(order(&lru), [1, 3, 2]);
-        lru.insert(4, breaker);
+        lru.insert(4, Slot::new(breaker));
         assert_eq!(order(&lru), [4, 1, 3]);
         assert!(lru.peek(&2).is_none());
         assert_eq!(lru.index.len(), 3);
@@ -317,15 +422,15 @@ mod tests {
         let breaker = Config::new().build().unwrap();
         let mut lru = Lru::new(4, RandomState::new());
         for key in [1, 2, 3, 4] {
-            lru.insert(key, breaker);
+            lru.insert(key, Slot::new(breaker));
         }
         assert!(lru.get_mut(&2).is_some());
         assert_eq!(order(&lru), [2, 4, 3, 1]);
         assert!(lru.remove(&3).is_some());
         assert!(lru.remove(&3).is_none());
         assert_eq!(order(&lru), [2, 4, 1]);
-        lru.insert(5, breaker);
-        lru.insert(6, breaker);
+        lru.insert(5, Slot::new(breaker));
+        lru.insert(6, Slot::new(breaker));
         assert_eq!(order(&lru), [6, 5, 2, 4]);
         for key in [6, 5, 2, 4] {
             assert_eq!(

@@ -14,7 +14,8 @@ const GATE_CLOSED: u64 = 0;
 const GATE_LOCKED: u64 = u64::MAX;
 
 /// How many failures a [`SharedBreaker`] had recorded at some moment
-/// ([`SharedBreaker::failures_recorded`]). An attempt notes it when it begins;
+/// ([`SharedBreaker::failures_recorded`]), or a key's breaker in a
+/// [`KeyedBreaker`](crate::KeyedBreaker) ([`KeyedBreaker::failures_recorded`](crate::KeyedBreaker::failures_recorded)). An attempt notes it when it begins;
 /// handed back with the attempt's outcome, it tells the breaker whether the
 /// attempt began before the current run of failures
 /// ([`record_success_since`](SharedBreaker::record_success_since)). Equal counts
@@ -30,6 +31,11 @@ impl FailureCount {
     /// The count as a number.
     pub const fn get(self) -> u64 {
         self.0
+    }
+
+    /// The count `n`, as a breaker reads it.
+    pub(crate) const fn new(n: u64) -> FailureCount {
+        FailureCount(n)
     }
 }
 

@@ -1,13 +1,16 @@
 //! Outcomes arrive in the order attempts end. A shared breaker told when each
 //! attempt began (by the count of failures it had seen) does not let a slow
-//! attempt that began before a run of failures end that run by succeeding late.
+//! attempt that began before a run of failures end that run by succeeding late;
+//! nor does a keyed breaker, key by key.
 
 #![allow(
     clippy::unwrap_used,
     reason = "test code: a broken expectation must fail the test"
 )]
 
-use bayesretry_breaker::{Admission, Config, FailureCount, SharedBreaker, State};
+use core::num::NonZeroUsize;
+
+use bayesretry_breaker::{Admission, Config, FailureCount, KeyedBreaker, SharedBreaker, State};
 
 /// The breaker crate's default breaker, shared.
 fn breaker() -> SharedBreaker {
@@ -117,4 +120,98 @@ fn a_late_success_is_not_a_probe_result_even_after_the_run_was_ended() {
         "{:?}",
         shared.state()
     );
+}
+
+/// The breaker crate's default breaker, one per key, for at most `max` keys.
+fn keyed(max: usize) -> KeyedBreaker<&'static str> {
+    KeyedBreaker::new(
+        Config::new().build().unwrap(),
+        NonZeroUsize::new(max).unwrap(),
+    )
+}
+
+/// The failure run of `key`'s breaker.
+fn run_of(breakers: &KeyedBreaker<&'static str>, key: &'static str) -> u32 {
+    breakers.snapshot(&key).unwrap().failure_run()
+}
+
+#[test]
+fn a_keyed_breaker_keeps_each_keys_run_going_past_a_late_success() {
+    let breakers = keyed(8);
+    let _ = breakers.record(&"a", 0, true);
+    let slow = breakers.failures_recorded(&"a");
+    let _ = breakers.record(&"a", 1, false);
+    let _ = breakers.record(&"a", 2, true);
+    for t in 3..6 {
+        let began = breakers.failures_recorded(&"a");
+        let _ = breakers.record_since(&"a", began, t, false);
+    }
+    // another key's failures move only its own count
+    let _ = breakers.record(&"b", 5, false);
+    assert_eq!(breakers.failures_recorded(&"b").get(), 1);
+    let before = breakers.snapshot(&"a").unwrap().posterior(6);
+    let _ = breakers.record_since(&"a", slow, 6, true);
+    assert_eq!(run_of(&breakers, "a"), 3, "the late success is older news");
+    assert!(breakers.snapshot(&"a").unwrap().posterior(6).alpha() > before.alpha());
+    // a success that began inside the run ends it
+    let inside = breakers.failures_recorded(&"a");
+    let _ = breakers.record(&"a", 7, false);
+    let _ = breakers.record_since(&"a", inside, 8, true);
+    assert_eq!(run_of(&breakers, "a"), 0);
+}
+
+#[test]
+fn a_keyed_breaker_cannot_order_attempts_begun_together() {
+    let breakers = keyed(8);
+    let together = breakers.failures_recorded(&"a");
+    let _ = breakers.record_since(&"a", together, 1, false);
+    let _ = breakers.record_since(&"a", together, 1, false);
+    let _ = breakers.record_since(&"a", together, 2, true);
+    assert_eq!(run_of(&breakers, "a"), 0);
+}
+
+#[test]
+fn a_keyed_breakers_late_success_is_not_a_probe_result() {
+    let breakers = keyed(8);
+    let slow = breakers.failures_recorded(&"a");
+    let _ = breakers.record(&"a", 0, false);
+    let _ = breakers.record(&"a", 0, true);
+    let mut t = 1;
+    while breakers.state(&"a") == Some(State::Closed) {
+        assert!(t < 10_000, "the outage opens the breaker");
+        let _ = breakers.record(&"a", t, false);
+        t += 1;
+    }
+    let Some(State::Open { until_ms }) = breakers.state(&"a") else {
+        unreachable!("the loop ends on an open breaker");
+    };
+    assert!(matches!(
+        breakers.check(&"a", until_ms),
+        Admission::Probe { .. }
+    ));
+    let _ = breakers.record_since(&"a", slow, until_ms, true);
+    assert!(
+        matches!(breakers.state(&"a"), Some(State::HalfOpen { .. })),
+        "{:?}",
+        breakers.state(&"a")
+    );
+    let probe = breakers.failures_recorded(&"a");
+    let _ = breakers.record_since(&"a", probe, until_ms + 1, true);
+    assert_eq!(breakers.state(&"a"), Some(State::Closed));
+}
+
+#[test]
+fn a_key_evicted_while_its_attempt_ran_takes_the_success_as_new() {
+    let breakers = keyed(1);
+    let _ = breakers.record(&"a", 0, false);
+    let slow = breakers.failures_recorded(&"a");
+    assert_eq!(slow.get(), 1);
+    // "b" takes the only place; "a" comes back afresh, in a run of two
+    let _ = breakers.record(&"b", 1, true);
+    assert_eq!(breakers.failures_recorded(&"a").get(), 0, "evicted");
+    let _ = breakers.record(&"a", 2, false);
+    let _ = breakers.record(&"a", 3, false);
+    // the note from before the eviction tells nothing: the success counts
+    let _ = breakers.record_since(&"a", slow, 4, true);
+    assert_eq!(run_of(&breakers, "a"), 0);
 }
