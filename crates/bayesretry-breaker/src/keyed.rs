@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 use core::num::NonZeroUsize;
+use core::sync::atomic::{AtomicU64, Ordering};
 use std::collections::HashMap;
 use std::hash::RandomState;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -57,6 +58,10 @@ use crate::shared::FailureCount;
 pub struct KeyedBreaker<K, S = RandomState> {
     template: Breaker,
     map: Mutex<Lru<K, S>>,
+    /// Failures recorded for every key since the map was made: the clock that
+    /// orders the beginnings of attempts ([`failures_recorded`](KeyedBreaker::failures_recorded)).
+    /// Written under the map's lock, read without it.
+    failures: AtomicU64,
 }
 
 impl<K: Hash + Eq + Clone> KeyedBreaker<K> {
@@ -72,6 +77,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> KeyedBreaker<K, S> {
         KeyedBreaker {
             template,
             map: Mutex::new(Lru::new(max_keys.get(), hasher)),
+            failures: AtomicU64::new(0),
         }
     }
 
@@ -92,27 +98,35 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> KeyedBreaker<K, S> {
         self.record_with(key, now_ms, success, None)
     }
 
-    /// How many failures `key`'s breaker has recorded: zero for a key with no
-    /// breaker. Does not count as a use. An attempt notes it when it begins
-    /// and hands it back with its outcome to
+    /// How many failures have been recorded, for every key, since the map was
+    /// made: one atomic load, no lock. An attempt notes it when it begins and
+    /// hands it back with its outcome to
     /// [`record_since`](KeyedBreaker::record_since), as with
     /// [`SharedBreaker::failures_recorded`](crate::SharedBreaker::failures_recorded).
-    pub fn failures_recorded(&self, key: &K) -> FailureCount {
-        FailureCount::new(self.lock().peek(key).map_or(0, |slot| slot.failures))
+    ///
+    /// One count for the whole map, not one per key: it only has to order the
+    /// beginnings of attempts, and any failure between two beginnings tells
+    /// them apart, whichever key it was for. A count per key would restart
+    /// when its key is evicted or removed, and a note taken before that would
+    /// then read as later than every note taken after.
+    pub fn failures_recorded(&self) -> FailureCount {
+        FailureCount::new(self.failures.load(Ordering::Acquire))
     }
 
     /// [`record`](KeyedBreaker::record) for an attempt that began when
     /// [`failures_recorded`](KeyedBreaker::failures_recorded) read
-    /// `failures_before` for `key`. A success of an attempt that began before
-    /// the first failing attempt of `key`'s current run is recorded as
-    /// [`Breaker::record_late_success`] records it: as evidence, without
-    /// ending the run, and never as a probe's result. See
+    /// `failures_before`. A failure that begins a run of failures for `key`
+    /// remembers its note as the run's beginning. A success of an attempt that
+    /// began before that — a failure, of any key, was recorded between the two
+    /// beginnings — is recorded as [`Breaker::record_late_success`] records
+    /// it: as evidence, without ending the run, and, while the key's breaker
+    /// is not closed, never as a probe's result. See
     /// [`SharedBreaker::record_success_since`](crate::SharedBreaker::record_success_since)
     /// for why, and for what the count cannot order.
     ///
-    /// A key evicted while the attempt ran starts afresh, its count at zero;
-    /// the attempt's note then tells nothing, and its success is recorded as
-    /// [`record`](KeyedBreaker::record) records it.
+    /// A key evicted or removed while the attempt ran comes back afresh; its
+    /// new run's beginning is read on the same count, so the attempt's note
+    /// still orders against it.
     ///
     /// ```
     /// use core::num::NonZeroUsize;
@@ -121,7 +135,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> KeyedBreaker<K, S> {
     /// let breakers = KeyedBreaker::new(Config::new().build().unwrap(), NonZeroUsize::new(8).unwrap());
     /// let shard = ("db", 3);
     /// let _ = breakers.record(&shard, 0, true);
-    /// let slow = breakers.failures_recorded(&shard); // a slow attempt begins
+    /// let slow = breakers.failures_recorded(); // a slow attempt begins
     /// let _ = breakers.record(&shard, 1, false); // a failure, then a success
     /// let _ = breakers.record(&shard, 2, true);
     /// let _ = breakers.record(&shard, 3, false); // an outage begins
@@ -129,7 +143,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> KeyedBreaker<K, S> {
     /// let _ = breakers.record_since(&shard, slow, 5, true); // the slow one ends
     /// assert_eq!(breakers.snapshot(&shard).unwrap().failure_run(), 2, "the run goes on");
     ///
-    /// let now = breakers.failures_recorded(&shard); // an attempt begins in the run
+    /// let now = breakers.failures_recorded(); // an attempt begins in the run
     /// let _ = breakers.record_since(&shard, now, 6, true);
     /// assert_eq!(breakers.snapshot(&shard).unwrap().failure_run(), 0, "the shard is back");
     /// ```
@@ -143,7 +157,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> KeyedBreaker<K, S> {
         self.record_with(key, now_ms, success, Some(failures_before.get()))
     }
 
-    /// Records an outcome for `key`, for an attempt that began when the key's
+    /// Records an outcome for `key`, for an attempt that began when the
     /// count of failures read `began` (`None`: when the outcome is recorded).
     fn record_with(
         &self,
@@ -153,11 +167,21 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> KeyedBreaker<K, S> {
         began: Option<u64>,
     ) -> Option<Transition> {
         let mut map = self.lock();
+        // counted under the lock, so that runs begin in the order of the count
+        let outcome = if success {
+            Outcome::Success { began }
+        } else {
+            let counted = self.failures.fetch_add(1, Ordering::AcqRel);
+            // a note can be no later than the count it was read from
+            Outcome::Failure {
+                began: began.map_or(counted, |began| began.min(counted)),
+            }
+        };
         if let Some(slot) = map.get_mut(key) {
-            return slot.record(now_ms, success, began);
+            return slot.record(now_ms, outcome);
         }
         let mut slot = Slot::new(self.template);
-        let transition = slot.record(now_ms, success, began);
+        let transition = slot.record(now_ms, outcome);
         map.insert(key.clone(), slot);
         transition
     }
@@ -229,14 +253,25 @@ struct Lru<K, S> {
     capacity: usize,
 }
 
-/// A key's breaker and the count that orders its attempts' beginnings.
+/// An outcome to record, with when its attempt began on the map's count of
+/// failures.
+#[derive(Clone, Copy)]
+enum Outcome {
+    /// `None`: the beginning is not known, and the success ends a run.
+    Success {
+        began: Option<u64>,
+    },
+    Failure {
+        began: u64,
+    },
+}
+
+/// A key's breaker, and when its current run of failures began.
 #[derive(Clone, Copy)]
 struct Slot {
     breaker: Breaker,
-    /// Failures recorded for the key since its slot was made.
-    failures: u64,
-    /// `failures` as it read when the first failing attempt of the current
-    /// run began.
+    /// The map's count of failures when the first failing attempt of the
+    /// key's current run began.
     run_began_at: u64,
 }
 
@@ -244,29 +279,30 @@ impl Slot {
     fn new(breaker: Breaker) -> Slot {
         Slot {
             breaker,
-            failures: 0,
             run_began_at: 0,
         }
     }
 
-    /// Records an outcome, for an attempt that began when `failures` read
-    /// `began` (`None`: now); as `SharedBreaker` records it.
-    fn record(&mut self, now_ms: u64, success: bool, began: Option<u64>) -> Option<Transition> {
-        if success {
-            let in_run = self.breaker.failure_run() > 0 || self.breaker.state() != State::Closed;
-            if in_run && began.is_some_and(|began| began < self.run_began_at) {
-                self.breaker.record_late_success(now_ms);
-                return None;
+    /// Records `outcome`, as `SharedBreaker` records it.
+    fn record(&mut self, now_ms: u64, outcome: Outcome) -> Option<Transition> {
+        match outcome {
+            Outcome::Success { began } => {
+                let in_run =
+                    self.breaker.failure_run() > 0 || self.breaker.state() != State::Closed;
+                if in_run && began.is_some_and(|began| began < self.run_began_at) {
+                    self.breaker.record_late_success(now_ms);
+                    return None;
+                }
+                self.breaker.record(now_ms, true)
             }
-            return self.breaker.record(now_ms, true);
+            Outcome::Failure { began } => {
+                let transition = self.breaker.record(now_ms, false);
+                if self.breaker.failure_run() == 1 {
+                    self.run_began_at = began;
+                }
+                transition
+            }
         }
-        let began = began.unwrap_or(self.failures);
-        self.failures = self.failures.saturating_add(1);
-        let transition = self.breaker.record(now_ms, false);
-        if self.breaker.failure_run() == 1 {
-            self.run_began_at = began;
-        }
-        transition
     }
 }
 

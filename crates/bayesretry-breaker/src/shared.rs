@@ -14,8 +14,9 @@ const GATE_CLOSED: u64 = 0;
 const GATE_LOCKED: u64 = u64::MAX;
 
 /// How many failures a [`SharedBreaker`] had recorded at some moment
-/// ([`SharedBreaker::failures_recorded`]), or a key's breaker in a
-/// [`KeyedBreaker`](crate::KeyedBreaker) ([`KeyedBreaker::failures_recorded`](crate::KeyedBreaker::failures_recorded)). An attempt notes it when it begins;
+/// ([`SharedBreaker::failures_recorded`]), or a
+/// [`KeyedBreaker`](crate::KeyedBreaker) for all its keys
+/// ([`KeyedBreaker::failures_recorded`](crate::KeyedBreaker::failures_recorded)). An attempt notes it when it begins;
 /// handed back with the attempt's outcome, it tells the breaker whether the
 /// attempt began before the current run of failures
 /// ([`record_success_since`](SharedBreaker::record_success_since)). Equal counts
@@ -264,7 +265,9 @@ impl SharedBreaker {
         then: impl FnOnce(&Breaker, Option<Transition>) -> T,
     ) -> T {
         let counted = self.failures.fetch_add(1, Ordering::Release);
-        let began = began.map_or(counted, FailureCount::get);
+        // a note can be no later than the count it was read from (one from
+        // another breaker could be)
+        let began = began.map_or(counted, |began| began.get().min(counted));
         self.update(now_ms, |breaker| {
             let transition = breaker.record(now_ms, false);
             if breaker.failure_run() == 1 {

@@ -139,31 +139,46 @@ fn run_of(breakers: &KeyedBreaker<&'static str>, key: &'static str) -> u32 {
 fn a_keyed_breaker_keeps_each_keys_run_going_past_a_late_success() {
     let breakers = keyed(8);
     let _ = breakers.record(&"a", 0, true);
-    let slow = breakers.failures_recorded(&"a");
+    let slow = breakers.failures_recorded();
     let _ = breakers.record(&"a", 1, false);
     let _ = breakers.record(&"a", 2, true);
     for t in 3..6 {
-        let began = breakers.failures_recorded(&"a");
+        let began = breakers.failures_recorded();
         let _ = breakers.record_since(&"a", began, t, false);
     }
-    // another key's failures move only its own count
+    // another key's failure moves the count too, and runs a run of its own
     let _ = breakers.record(&"b", 5, false);
-    assert_eq!(breakers.failures_recorded(&"b").get(), 1);
+    assert_eq!(breakers.failures_recorded().get(), 5);
+    assert_eq!(run_of(&breakers, "b"), 1);
     let before = breakers.snapshot(&"a").unwrap().posterior(6);
     let _ = breakers.record_since(&"a", slow, 6, true);
     assert_eq!(run_of(&breakers, "a"), 3, "the late success is older news");
     assert!(breakers.snapshot(&"a").unwrap().posterior(6).alpha() > before.alpha());
-    // a success that began inside the run ends it
-    let inside = breakers.failures_recorded(&"a");
-    let _ = breakers.record(&"a", 7, false);
-    let _ = breakers.record_since(&"a", inside, 8, true);
+    assert_eq!(run_of(&breakers, "b"), 1, "and news of `a` only");
+}
+
+#[test]
+fn a_keyed_breaker_ends_a_run_on_a_success_that_began_inside_it() {
+    let breakers = keyed(8);
+    // plain records: each failure begins as it is recorded
+    let _ = breakers.record(&"a", 0, false);
+    let inside = breakers.failures_recorded();
+    let _ = breakers.record(&"a", 1, false);
+    let _ = breakers.record(&"a", 2, false);
+    // began after the run's first failure, overlapped its later ones
+    let _ = breakers.record_since(&"a", inside, 3, true);
+    assert_eq!(run_of(&breakers, "a"), 0);
+    // began together with the failure that begins the next run
+    let together = breakers.failures_recorded();
+    let _ = breakers.record(&"a", 4, false);
+    let _ = breakers.record_since(&"a", together, 5, true);
     assert_eq!(run_of(&breakers, "a"), 0);
 }
 
 #[test]
 fn a_keyed_breaker_cannot_order_attempts_begun_together() {
     let breakers = keyed(8);
-    let together = breakers.failures_recorded(&"a");
+    let together = breakers.failures_recorded();
     let _ = breakers.record_since(&"a", together, 1, false);
     let _ = breakers.record_since(&"a", together, 1, false);
     let _ = breakers.record_since(&"a", together, 2, true);
@@ -173,7 +188,7 @@ fn a_keyed_breaker_cannot_order_attempts_begun_together() {
 #[test]
 fn a_keyed_breakers_late_success_is_not_a_probe_result() {
     let breakers = keyed(8);
-    let slow = breakers.failures_recorded(&"a");
+    let slow = breakers.failures_recorded();
     let _ = breakers.record(&"a", 0, false);
     let _ = breakers.record(&"a", 0, true);
     let mut t = 1;
@@ -195,23 +210,35 @@ fn a_keyed_breakers_late_success_is_not_a_probe_result() {
         "{:?}",
         breakers.state(&"a")
     );
-    let probe = breakers.failures_recorded(&"a");
+    let probe = breakers.failures_recorded();
     let _ = breakers.record_since(&"a", probe, until_ms + 1, true);
     assert_eq!(breakers.state(&"a"), Some(State::Closed));
 }
 
 #[test]
-fn a_key_evicted_while_its_attempt_ran_takes_the_success_as_new() {
+fn a_note_from_before_an_eviction_still_orders_against_the_keys_new_run() {
     let breakers = keyed(1);
-    let _ = breakers.record(&"a", 0, false);
-    let slow = breakers.failures_recorded(&"a");
-    assert_eq!(slow.get(), 1);
-    // "b" takes the only place; "a" comes back afresh, in a run of two
-    let _ = breakers.record(&"b", 1, true);
-    assert_eq!(breakers.failures_recorded(&"a").get(), 0, "evicted");
-    let _ = breakers.record(&"a", 2, false);
-    let _ = breakers.record(&"a", 3, false);
-    // the note from before the eviction tells nothing: the success counts
-    let _ = breakers.record_since(&"a", slow, 4, true);
+    for t in 0..200 {
+        let _ = breakers.record(&"a", t, false);
+        let _ = breakers.record(&"a", t, true);
+    }
+    let before = breakers.failures_recorded();
+    // "b" takes the only place; "a" comes back afresh
+    let _ = breakers.record(&"b", 200, true);
+    assert_eq!(breakers.state(&"a"), None, "evicted");
+    // the old attempt fails first, beginning a's new run...
+    let _ = breakers.record_since(&"a", before, 201, false);
+    assert_eq!(run_of(&breakers, "a"), 1);
+    // ...and an attempt begun since ends it: the run is not stuck
+    let now = breakers.failures_recorded();
+    let _ = breakers.record_since(&"a", now, 202, true);
     assert_eq!(run_of(&breakers, "a"), 0);
+    // a note from before a run that began after another eviction (by a
+    // failure of "b", which orders the two) is still late
+    let slow = breakers.failures_recorded();
+    let _ = breakers.record(&"b", 203, false);
+    let _ = breakers.record(&"a", 203, false);
+    let _ = breakers.record(&"a", 204, false);
+    let _ = breakers.record_since(&"a", slow, 205, true);
+    assert_eq!(run_of(&breakers, "a"), 2);
 }
