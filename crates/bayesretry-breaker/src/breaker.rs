@@ -355,14 +355,7 @@ impl Breaker {
     /// most. Half-open, the outcome is a probe result. Open, it is evidence only.
     pub fn record(&mut self, now_ms: u64, success: bool) -> Option<Transition> {
         let half_life = self.config.half_life_ms();
-        // only a decaying count measures a rate (and only then is every
-        // outcome timed: a shared breaker without a half-life counts successes
-        // without the time)
-        let counting_since = match half_life {
-            Some(_) => *self.counting_since_ms.get_or_insert(now_ms),
-            None => now_ms,
-        };
-        self.evidence = self.evidence.at(now_ms, half_life);
+        let counting_since = self.advance_to(now_ms);
         if !success && self.failure_run == 0 {
             self.rate_before_run = self.evidence.posterior(self.config.prior()).mean();
         }
@@ -452,12 +445,70 @@ impl Breaker {
     /// assert_eq!(breaker.failure_run(), 0, "a success of its own ends it");
     /// ```
     pub fn record_late_success(&mut self, now_ms: u64) {
-        let half_life = self.config.half_life_ms();
-        if half_life.is_some() {
-            self.counting_since_ms.get_or_insert(now_ms);
-        }
-        self.evidence = self.evidence.at(now_ms, half_life);
+        let _ = self.advance_to(now_ms);
         self.evidence.observe(true);
+    }
+
+    /// Records the failure of an attempt that began when the caller's count
+    /// of failures read `note` (`None`: as this failure is counted, when the
+    /// count read `counted`). If the failure begins a run, the run's
+    /// beginning, `run_began_at`, becomes the attempt's; a note is never
+    /// taken as later than `counted`, the count it was read from.
+    ///
+    /// The count is the caller's (a `SharedBreaker`'s, a `KeyedBreaker`'s for
+    /// all its keys), so the beginning is kept by the caller too: it is not
+    /// part of this breaker's state.
+    #[cfg(feature = "std")]
+    pub(crate) fn record_failure_begun(
+        &mut self,
+        now_ms: u64,
+        note: Option<u64>,
+        counted: u64,
+        run_began_at: &mut u64,
+    ) -> Option<Transition> {
+        let transition = self.record(now_ms, false);
+        if self.failure_run == 1 {
+            *run_began_at = note.map_or(counted, |note| note.min(counted));
+        }
+        transition
+    }
+
+    /// Records the success of an attempt that began when the caller's count
+    /// of failures read `note`, against a run that began at `run_began_at` on
+    /// the same count: older news than the run — a late success, see
+    /// [`record_late_success`](Breaker::record_late_success) — if the attempt
+    /// began before it and the run is still going or the breaker is not
+    /// closed (it opened on that run, or a success from inside the run ended
+    /// it while open: a success from before the run is no probe's result
+    /// either way); otherwise a success as [`record`](Breaker::record) takes it.
+    #[cfg(feature = "std")]
+    pub(crate) fn record_success_begun(
+        &mut self,
+        now_ms: u64,
+        note: u64,
+        run_began_at: u64,
+    ) -> Option<Transition> {
+        let in_run = self.failure_run > 0 || self.state != State::Closed;
+        if in_run && note < run_began_at {
+            self.record_late_success(now_ms);
+            return None;
+        }
+        self.record(now_ms, true)
+    }
+
+    /// Brings the evidence to `now_ms` (fading it, with a half-life) before
+    /// an outcome is observed, and returns when the current count began.
+    fn advance_to(&mut self, now_ms: u64) -> u64 {
+        let half_life = self.config.half_life_ms();
+        // only a decaying count measures a rate (and only then is every
+        // outcome timed: a shared breaker without a half-life counts successes
+        // without the time)
+        let counting_since = match half_life {
+            Some(_) => *self.counting_since_ms.get_or_insert(now_ms),
+            None => now_ms,
+        };
+        self.evidence = self.evidence.at(now_ms, half_life);
+        counting_since
     }
 
     /// Hands back the slot of a probe that ended without an outcome about the

@@ -168,20 +168,12 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> KeyedBreaker<K, S> {
     ) -> Option<Transition> {
         let mut map = self.lock();
         // counted under the lock, so that runs begin in the order of the count
-        let outcome = if success {
-            Outcome::Success { began }
-        } else {
-            let counted = self.failures.fetch_add(1, Ordering::AcqRel);
-            // a note can be no later than the count it was read from
-            Outcome::Failure {
-                began: began.map_or(counted, |began| began.min(counted)),
-            }
-        };
+        let counted = (!success).then(|| self.failures.fetch_add(1, Ordering::AcqRel));
         if let Some(slot) = map.get_mut(key) {
-            return slot.record(now_ms, outcome);
+            return slot.record(now_ms, began, counted);
         }
         let mut slot = Slot::new(self.template);
-        let transition = slot.record(now_ms, outcome);
+        let transition = slot.record(now_ms, began, counted);
         map.insert(key.clone(), slot);
         transition
     }
@@ -253,19 +245,6 @@ struct Lru<K, S> {
     capacity: usize,
 }
 
-/// An outcome to record, with when its attempt began on the map's count of
-/// failures.
-#[derive(Clone, Copy)]
-enum Outcome {
-    /// `None`: the beginning is not known, and the success ends a run.
-    Success {
-        began: Option<u64>,
-    },
-    Failure {
-        began: u64,
-    },
-}
-
 /// A key's breaker, and when its current run of failures began.
 #[derive(Clone, Copy)]
 struct Slot {
@@ -283,25 +262,25 @@ impl Slot {
         }
     }
 
-    /// Records `outcome`, as `SharedBreaker` records it.
-    fn record(&mut self, now_ms: u64, outcome: Outcome) -> Option<Transition> {
-        match outcome {
-            Outcome::Success { began } => {
-                let in_run =
-                    self.breaker.failure_run() > 0 || self.breaker.state() != State::Closed;
-                if in_run && began.is_some_and(|began| began < self.run_began_at) {
-                    self.breaker.record_late_success(now_ms);
-                    return None;
-                }
-                self.breaker.record(now_ms, true)
+    /// Records an outcome of an attempt that began when the map's count of
+    /// failures read `note` (`None`: not known); `counted` is the count this
+    /// outcome took, for a failure (`None`: a success).
+    fn record(
+        &mut self,
+        now_ms: u64,
+        note: Option<u64>,
+        counted: Option<u64>,
+    ) -> Option<Transition> {
+        match (counted, note) {
+            (Some(counted), note) => {
+                self.breaker
+                    .record_failure_begun(now_ms, note, counted, &mut self.run_began_at)
             }
-            Outcome::Failure { began } => {
-                let transition = self.breaker.record(now_ms, false);
-                if self.breaker.failure_run() == 1 {
-                    self.run_began_at = began;
-                }
-                transition
+            (None, Some(note)) => {
+                self.breaker
+                    .record_success_begun(now_ms, note, self.run_began_at)
             }
+            (None, None) => self.breaker.record(now_ms, true),
         }
     }
 }

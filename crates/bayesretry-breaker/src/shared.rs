@@ -265,14 +265,15 @@ impl SharedBreaker {
         then: impl FnOnce(&Breaker, Option<Transition>) -> T,
     ) -> T {
         let counted = self.failures.fetch_add(1, Ordering::Release);
-        // a note can be no later than the count it was read from (one from
-        // another breaker could be)
-        let began = began.map_or(counted, |began| began.get().min(counted));
         self.update(now_ms, |breaker| {
-            let transition = breaker.record(now_ms, false);
-            if breaker.failure_run() == 1 {
-                self.run_began_at.store(began, Ordering::Release);
-            }
+            let mut run_began_at = self.run_began_at.load(Ordering::Acquire);
+            let transition = breaker.record_failure_begun(
+                now_ms,
+                began.map(FailureCount::get),
+                counted,
+                &mut run_began_at,
+            );
+            self.run_began_at.store(run_began_at, Ordering::Release);
             then(breaker, transition)
         })
     }
@@ -422,13 +423,7 @@ impl SharedBreaker {
     fn record_overlapping_success(&self, failures_before: u64, now_ms: u64) -> Option<Transition> {
         self.update(now_ms, |breaker| {
             let run_began_at = self.run_began_at.load(Ordering::Acquire);
-            let in_run = breaker.failure_run() > 0 || breaker.state() != State::Closed;
-            if in_run && failures_before < run_began_at {
-                breaker.record_late_success(now_ms);
-                None
-            } else {
-                breaker.record(now_ms, true)
-            }
+            breaker.record_success_begun(now_ms, failures_before, run_began_at)
         })
     }
 
