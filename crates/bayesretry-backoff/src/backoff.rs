@@ -150,7 +150,7 @@ impl<S: Schedule> Backoff<S> {
                 _ => None,
             };
             if let Some(nanos) = jittered {
-                return Duration::from_nanos(nanos);
+                return nanos::from_u64(nanos);
             }
         }
         self.delay_general(attempt, random)

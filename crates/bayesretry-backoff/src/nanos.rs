@@ -18,13 +18,27 @@ pub(crate) fn to_duration(n: u128) -> Duration {
     // Below 2^64 ns (584 years), the division is a 64-bit one, which compiles to a
     // multiplication; a 128-bit division is a slow library call.
     if let Ok(n) = u64::try_from(n) {
-        return Duration::from_nanos(n);
+        return from_u64(n);
     }
     let subsec = (n % NANOS_PER_SEC) as u32;
     match u64::try_from(n / NANOS_PER_SEC) {
         // `subsec` is below one second, so `Duration::new` cannot carry over.
         Ok(secs) => Duration::new(secs, subsec),
         Err(_) => Duration::MAX,
+    }
+}
+
+/// The duration of `n` nanoseconds, as `Duration::from_nanos(n)`, without its
+/// division when `n` is under a second: the first delays of a schedule
+/// usually are, and the division (a multiplication by a reciprocal and a
+/// correction) sits on the retry path right after the jitter's own
+/// multiplication.
+#[inline(always)]
+pub(crate) fn from_u64(n: u64) -> Duration {
+    match u32::try_from(n) {
+        // below one second: no carry, `Duration::new` makes no division
+        Ok(subsec) if u128::from(subsec) < NANOS_PER_SEC => Duration::new(0, subsec),
+        _ => Duration::from_nanos(n),
     }
 }
 
@@ -56,8 +70,25 @@ fn fraction(x: u128, r: u64) -> u128 {
 
 #[cfg(test)]
 mod tests {
-    use super::{between, fraction, fraction_u64, of, to_duration};
+    use super::{between, fraction, fraction_u64, from_u64, of, to_duration};
     use core::time::Duration;
+
+    #[test]
+    fn a_u64_count_is_the_duration_from_nanos_gives_on_both_sides_of_a_second() {
+        let second = 1_000_000_000_u64;
+        for n in [
+            0,
+            1,
+            second - 1,
+            second,
+            second + 1,
+            u64::from(u32::MAX),
+            u64::from(u32::MAX) + 1,
+            u64::MAX,
+        ] {
+            assert_eq!(from_u64(n), Duration::from_nanos(n), "{n} ns");
+        }
+    }
 
     #[test]
     fn durations_round_trip_through_nanoseconds() {
