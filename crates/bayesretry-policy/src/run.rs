@@ -59,8 +59,10 @@ pin_project! {
     ///
     /// The phase is read from which fields are set, not from an enum: not
     /// polled yet (no attempt, no loop), the first attempt on the fast path
-    /// (`first`), the general loop (`looping`), finished (no call). The fast
-    /// path sets only fields without drop glue, so it never drops a phase.
+    /// waiting (`first`, set only when that attempt returned `Pending`: one
+    /// that answers at once is judged on what the poll found, in registers),
+    /// the general loop (`looping`), finished (no call). The fast path sets
+    /// only fields without drop glue, so it never drops a phase.
     pub(crate) struct Run<'a, E, F, Fut> {
         call: Option<Call<'a, E>>,
         op: F,
@@ -172,29 +174,38 @@ where
                 cx,
             );
         }
-        if this.first.is_none() {
-            // The first poll (or a poll after the end, which finds no call and
-            // stays pending: a finished future must not be polled again).
-            let Some(call) = this.call.as_ref() else {
-                return Poll::Pending;
-            };
-            let Some(first) = call.first() else {
-                return general(
-                    this.call,
-                    this.op,
-                    this.looping,
-                    this.attempt,
-                    Entry::Start,
-                    cx,
-                );
-            };
-            *this.first = Some(first);
-            this.attempt.set(Some((this.op)(1)));
-        }
-        let (Some(first), Some(attempt)) = (*this.first, this.attempt.as_mut().as_pin_mut()) else {
+        let first = match *this.first {
+            // the first attempt waited: this poll resumes it
+            Some(first) => first,
+            None => {
+                // The first poll (or a poll after the end, which finds no call
+                // and stays pending: a finished future must not be polled again).
+                let Some(call) = this.call.as_ref() else {
+                    return Poll::Pending;
+                };
+                let Some(first) = call.first() else {
+                    return general(
+                        this.call,
+                        this.op,
+                        this.looping,
+                        this.attempt,
+                        Entry::Start,
+                        cx,
+                    );
+                };
+                this.attempt.set(Some((this.op)(1)));
+                first
+            }
+        };
+        let Some(attempt) = this.attempt.as_mut().as_pin_mut() else {
             return Poll::Pending;
         };
-        let outcome = ready!(attempt.poll(cx));
+        // what the fast path found is kept in the future only if the attempt
+        // must wait; an attempt that answers at once reads it where it was made
+        let Poll::Ready(outcome) = attempt.poll(cx) else {
+            *this.first = Some(first);
+            return Poll::Pending;
+        };
         this.attempt.set(None);
         match outcome {
             Ok(value) => {
