@@ -173,8 +173,9 @@ fn bench_blocking(c: &mut Criterion) {
         let name = String::from("provider");
         group.bench_function("bayesretry", |b| {
             b.iter(|| {
-                let out = policy
-                    .run_blocking(black_box(&name).as_str(), |n| attempt(n, black_box(failures)));
+                let out = policy.run_blocking(black_box(&name).as_str(), |n| {
+                    attempt(n, black_box(failures))
+                });
                 black_box(out.map_or(0, |v| v))
             });
         });

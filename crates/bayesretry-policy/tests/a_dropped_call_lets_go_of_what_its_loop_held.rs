@@ -9,11 +9,13 @@
     reason = "test code: a broken expectation must fail the test"
 )]
 
+extern crate alloc;
+
+use alloc::sync::Arc;
 use core::future::{Future, pending};
 use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
-use std::sync::Arc;
 
 use bayesretry_policy::{Classification, ErrorClass, ManualClock, RetryPolicy};
 
@@ -68,7 +70,11 @@ fn a_call_dropped_in_its_sleep_drops_the_sleep_and_the_last_error() {
     assert_eq!(Arc::strong_count(&sleeps), 3);
     assert_eq!(Arc::strong_count(&errors), 3);
     drop(fut);
-    assert_eq!(Arc::strong_count(&sleeps), 2, "the pending sleep was dropped");
+    assert_eq!(
+        Arc::strong_count(&sleeps),
+        2,
+        "the pending sleep was dropped"
+    );
     assert_eq!(Arc::strong_count(&errors), 1, "the last error was dropped");
 }
 
