@@ -97,7 +97,9 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 /// of the endpoint, so the breaker does not count it; if the attempt was a
 /// half-open breaker's probe, the probe's slot is handed back
 /// ([`SharedBreaker::release_probe`](bayesretry_breaker::SharedBreaker::release_probe)),
-/// so the next call may probe at once.
+/// so the next call may probe at once. So is the slot of a probe that ends
+/// with no outcome at all: its call's future dropped while the attempt was in
+/// flight (an outer timeout), or its blocking operation unwinding.
 #[must_use = "a call does nothing until run"]
 pub struct Call<'a, E> {
     policy: &'a RetryPolicy,
@@ -252,6 +254,17 @@ pub(crate) struct Attempts<'a> {
     /// success ends the run of failures only if the run began before it did
     /// (see [`SharedBreaker::record_success_since`](bayesretry_breaker::SharedBreaker::record_success_since)).
     failures_before: FailureCount,
+}
+
+/// An attempt of the blocking loop under way: dropped only if its operation
+/// unwinds (the loop forgets it once the operation returns), when a probe's
+/// slot is handed back ([`Attempts::hand_back_probe`]).
+struct InFlight<'g, 'a>(&'g Attempts<'a>);
+
+impl Drop for InFlight<'_, '_> {
+    fn drop(&mut self) {
+        self.0.hand_back_probe();
+    }
 }
 
 /// A retry decided on a failure run, waiting for its delay: judged again
@@ -671,6 +684,17 @@ impl<'a> Attempts<'a> {
         decision.retry() && hooks.veto.as_mut().is_some_and(|hook| !hook(&info))
     }
 
+    /// The attempt under way ended without an outcome for the breaker — a
+    /// permanent error, a call dropped while the attempt was in flight, an
+    /// operation that panicked: if it was a half-open breaker's probe, its slot
+    /// is handed back, so the next call may probe at once instead of being
+    /// refused until the probe round is given up, a cooldown later.
+    pub(crate) fn hand_back_probe(&self) {
+        if let (true, Some(state)) = (self.probe, &self.state) {
+            state.breaker.release_probe();
+        }
+    }
+
     /// A permanent error ends the call: before any hook, and not a failure of
     /// the endpoint.
     #[cold]
@@ -678,9 +702,7 @@ impl<'a> Attempts<'a> {
     fn permanent<E>(&mut self, err: E, endpoint: &str, now_ms: u64) -> RetryError<E> {
         // A permanent error says nothing about whether the endpoint is back: a
         // probe's slot is handed back, not spent.
-        if let (true, Some(state)) = (self.probe, &self.state) {
-            state.breaker.release_probe();
-        }
+        self.hand_back_probe();
         if let Some((attempt, class)) = self.previous.take() {
             self.inner
                 .observe(&Context::new(endpoint, attempt, class), false, now_ms);
@@ -1158,7 +1180,11 @@ impl<'a, E> Call<'a, E> {
                     continue;
                 }
             };
-            match op(attempt) {
+            // an operation that unwinds hands a probe's slot back
+            let in_flight = InFlight(attempts);
+            let outcome = op(attempt);
+            core::mem::forget(in_flight);
+            match outcome {
                 Ok(value) => {
                     attempts.succeeded(self.endpoint);
                     return Ok(value);

@@ -58,11 +58,12 @@ pin_project! {
     /// The future of [`Call::run`]: see the module documentation.
     ///
     /// The phase is read from which fields are set, not from an enum: not
-    /// polled yet (no attempt, no loop), the first attempt on the fast path
-    /// waiting (`first`, set only when that attempt returned `Pending`: one
-    /// that answers at once is judged on what the poll found, in registers),
-    /// the general loop (`looping`), finished (no call). The fast path sets
-    /// only fields without drop glue, so it never drops a phase.
+    /// polled yet (no attempt, no loop); the first attempt on the fast path
+    /// (`attempt`, and `first` once that attempt has returned `Pending` — one
+    /// that answers at once is judged on what the poll found, in registers;
+    /// `first` is never cleared); the general loop (`looping`); finished (no
+    /// call, no attempt). `first` is `Copy`, so setting it never drops
+    /// anything.
     pub(crate) struct Run<'a, E, F, Fut> {
         call: Option<Call<'a, E>>,
         op: F,
@@ -76,7 +77,7 @@ pin_project! {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
             if let Some(lp) = this.looping.take() {
-                drop_looping(lp);
+                drop_looping(lp, this.attempt.is_some());
             }
         }
     }
@@ -93,10 +94,17 @@ pin_project! {
 /// the drop itself is out of line.
 type LoopSlot<'a, E> = ManuallyDrop<Option<Box<Looping<'a, E>>>>;
 
-/// Drops a loop state that had to wait.
+/// Drops a loop state that had to wait, with the call. An attempt still in
+/// flight (`in_flight`) ends without an outcome: if it was a half-open
+/// breaker's probe, the probe's slot is handed back, so the next call may probe
+/// at once rather than be refused until the probe round is given up. An outer
+/// timeout that drops a call in its probe is the common case.
 #[cold]
 #[inline(never)]
-fn drop_looping<E>(lp: Box<Looping<'_, E>>) {
+fn drop_looping<E>(lp: Box<Looping<'_, E>>, in_flight: bool) {
+    if in_flight {
+        lp.attempts.hand_back_probe();
+    }
     drop(lp);
 }
 
@@ -175,7 +183,8 @@ where
             );
         }
         let first = match *this.first {
-            // the first attempt waited: this poll resumes it
+            // the first attempt waited: this poll resumes it (or, after the
+            // end, finds no attempt below and stays pending)
             Some(first) => first,
             None => {
                 // The first poll (or a poll after the end, which finds no call
@@ -308,7 +317,8 @@ where
 /// Inlined into both of its call sites in [`general`] (a fresh state and a
 /// boxed one): measured against one call site fed from either (the fresh state
 /// kept in a local `Option`), the two inlined copies took an async classic
-/// failure from 29 to 21 ns, and against a call out of line from 23 to 21 ns.
+/// failure from 29 to 21 ns, and against a call out of line from 23 to 21 ns
+/// (on the bench's earlier harness, whose figures docs/SPEED.md explains).
 /// The copies live in `general`, which is out of line, so the fast path does
 /// not grow.
 #[inline(always)]

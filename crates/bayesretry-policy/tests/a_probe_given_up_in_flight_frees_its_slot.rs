@@ -1,0 +1,91 @@
+//! A half-open breaker lets one probe through and refuses every other call
+//! until the probe reports. A probe that never reports — its call dropped
+//! while the attempt was in flight (an outer timeout, say), or its operation
+//! panicked — hands its slot back, so the next call is let through at once
+//! instead of being refused until the probe round is given up, a cooldown
+//! later.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test"
+)]
+
+use core::future::{Future, pending};
+use core::panic::AssertUnwindSafe;
+use core::task::{Context, Waker};
+use core::time::Duration;
+use std::panic::catch_unwind;
+
+use bayesretry_breaker::State;
+use bayesretry_policy::{
+    HttpStatus, ManualClock, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
+};
+
+/// A classic policy with the breaker crate's default breaker, on `clock`, and
+/// the end of the cooldown after a hard-down spell opened the breaker.
+fn opened(clock: &ManualClock) -> (RetryPolicy, u64) {
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_breaker(bayesretry_breaker::Config::new())
+        .with_max_attempts(1)
+        .with_virtual_time(VirtualSleeper::new(clock.clone()))
+        .build()
+        .unwrap();
+    for _ in 0..100 {
+        let _ = policy.run_blocking("api", |_| Err::<(), _>(HttpStatus(503)));
+        if let Some(State::Open { until_ms }) = policy.breaker_state("api") {
+            return (policy, until_ms);
+        }
+    }
+    panic!("the breaker never opened");
+}
+
+/// Whether a call now is refused by the breaker.
+fn refused(policy: &RetryPolicy) -> bool {
+    let out = policy.run_blocking("api", |_| Ok::<_, HttpStatus>(0));
+    matches!(
+        out.as_ref().map_err(RetryError::kind),
+        Err(RetryErrorKind::CircuitOpen { .. })
+    )
+}
+
+#[test]
+fn a_call_dropped_during_its_probe_lets_the_next_call_probe() {
+    let clock = ManualClock::new(0);
+    let (policy, until) = opened(&clock);
+    clock.set(until);
+    let mut probe = Box::pin(policy.run("api", |_| pending::<Result<u32, HttpStatus>>()));
+    let mut cx = Context::from_waker(Waker::noop());
+    assert!(probe.as_mut().poll(&mut cx).is_pending());
+    assert!(matches!(
+        policy.breaker_state("api"),
+        Some(State::HalfOpen { .. })
+    ));
+    // the probe is out: any other call is refused
+    assert!(refused(&policy));
+
+    drop(probe);
+    clock.advance(Duration::from_millis(1));
+    let next = policy.run_blocking("api", |_| Ok::<_, HttpStatus>(7));
+    assert_eq!(next.ok(), Some(7));
+    assert_eq!(policy.breaker_state("api"), Some(State::Closed));
+}
+
+#[test]
+fn a_probe_whose_operation_panics_lets_the_next_call_probe() {
+    let clock = ManualClock::new(0);
+    let (policy, until) = opened(&clock);
+    clock.set(until);
+    let unwound = catch_unwind(AssertUnwindSafe(|| {
+        policy.run_blocking("api", |_| -> Result<u32, HttpStatus> {
+            panic!("the operation panicked in its probe")
+        })
+    }));
+    assert!(unwound.is_err());
+
+    clock.advance(Duration::from_millis(1));
+    let next = policy.run_blocking("api", |_| Ok::<_, HttpStatus>(7));
+    assert_eq!(next.ok(), Some(7));
+    assert_eq!(policy.breaker_state("api"), Some(State::Closed));
+}
