@@ -3,8 +3,8 @@
 //! both with a sleeper that does not wait, through the async and the blocking
 //! loops.
 //!
-//! `bayesretry` calls by name (`policy.run("provider", ..)`), finding the
-//! endpoint's breaker by its name on every call; `bayesretry_endpoint` calls
+//! `bayesretry` calls by name (`policy.run(name, ..)`, the name borrowed from
+//! a `String`), finding the endpoint's breaker by its name on every call; `bayesretry_endpoint` calls
 //! through a handle (`policy.endpoint("provider")`), which found it once.
 //!
 //! `backon` is `ExponentialBuilder::default()`, which does not jitter, with a
@@ -24,12 +24,15 @@
 //! - the call's value as a `u32` (`map_or(0, ..)`), not as `out.ok()`: an
 //!   `Option<u32>` was written as two 32-bit halves and read back whole by
 //!   `black_box`, a load that cannot be forwarded from the stores and waits
-//!   for them to reach the cache. That wait was most of every fast row's time
-//!   (backon's success read 6.4 ns with it and 3.4 ns without it);
-//! - the endpoint's name borrowed from a `String` made once, as a caller's
-//!   name usually is, not a literal passed through `black_box`: the literal's
-//!   pointer was copied into the call's future as two 32-bit halves and read
-//!   back whole, the same stall, about 10 ns on the async call by name.
+//!   for them to reach the cache. The wait cost backon more than us (its async
+//!   success read 6.4 ns with it and 3.4 ns without it; ours through a handle
+//!   8.2 and 6.7), so it flattered our ratios;
+//! - the endpoint's name borrowed from a `String` made once, which keeps it
+//!   opaque to the compiler without a round trip through `black_box`: the
+//!   literal passed through `black_box` came back, in the compiled bench, as
+//!   two 32-bit loads of its pointer, stored into the call's future in halves
+//!   and read back whole there, the same stall, about 10 ns on the async call
+//!   by name.
 
 #![allow(
     missing_docs,
