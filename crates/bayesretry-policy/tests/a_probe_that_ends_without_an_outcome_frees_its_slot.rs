@@ -1,9 +1,14 @@
 //! A half-open breaker lets one probe through and refuses every other call
-//! until the probe reports. A probe that never reports — its call dropped
-//! while the attempt was in flight (an outer timeout, say), or its operation
-//! panicked — hands its slot back, so the next call is let through at once
-//! instead of being refused until the probe round is given up, a cooldown
-//! later.
+//! until the probe reports. A probe that ends without telling whether the
+//! endpoint is back hands its slot back, so the next call is let through at
+//! once instead of being refused until the probe round is given up, a
+//! cooldown later:
+//!
+//! - an attempt that ends in a permanent error (a 404, say): the breaker
+//!   neither closes nor reopens on it;
+//! - a call dropped while its probe attempt was in flight (an outer timeout,
+//!   say);
+//! - a blocking operation that panicked in its probe.
 
 #![allow(
     clippy::unwrap_used,
@@ -50,6 +55,34 @@ fn refused(policy: &RetryPolicy) -> bool {
     )
 }
 
+/// A millisecond later, the next call is let through, and its success closes
+/// the breaker.
+fn the_next_call_probes_and_closes(policy: &RetryPolicy, clock: &ManualClock) {
+    clock.advance(Duration::from_millis(1));
+    let next = policy.run_blocking("api", |_| Ok::<_, HttpStatus>(7));
+    assert_eq!(next.ok(), Some(7));
+    assert_eq!(policy.breaker_state("api"), Some(State::Closed));
+}
+
+#[test]
+fn the_next_call_is_admitted_after_a_probe_ends_in_a_permanent_error() {
+    let clock = ManualClock::new(0);
+    let (policy, until) = opened(&clock);
+
+    // the cooldown passes; the probe gets a permanent error
+    clock.set(until);
+    let probe = policy.run_blocking("api", |_| Err::<(), _>(HttpStatus(404)));
+    assert!(
+        matches!(
+            probe.as_ref().map_err(RetryError::kind),
+            Err(RetryErrorKind::Permanent(HttpStatus(404)))
+        ),
+        "{probe:?}"
+    );
+
+    the_next_call_probes_and_closes(&policy, &clock);
+}
+
 #[test]
 fn a_call_dropped_during_its_probe_lets_the_next_call_probe() {
     let clock = ManualClock::new(0);
@@ -66,10 +99,7 @@ fn a_call_dropped_during_its_probe_lets_the_next_call_probe() {
     assert!(refused(&policy));
 
     drop(probe);
-    clock.advance(Duration::from_millis(1));
-    let next = policy.run_blocking("api", |_| Ok::<_, HttpStatus>(7));
-    assert_eq!(next.ok(), Some(7));
-    assert_eq!(policy.breaker_state("api"), Some(State::Closed));
+    the_next_call_probes_and_closes(&policy, &clock);
 }
 
 #[test]
@@ -84,8 +114,5 @@ fn a_probe_whose_operation_panics_lets_the_next_call_probe() {
     }));
     assert!(unwound.is_err());
 
-    clock.advance(Duration::from_millis(1));
-    let next = policy.run_blocking("api", |_| Ok::<_, HttpStatus>(7));
-    assert_eq!(next.ok(), Some(7));
-    assert_eq!(policy.breaker_state("api"), Some(State::Closed));
+    the_next_call_probes_and_closes(&policy, &clock);
 }
