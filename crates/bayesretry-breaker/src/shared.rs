@@ -113,7 +113,8 @@ pub struct SharedBreaker {
     /// with their time every `FOLD_EVERY`.
     decays: bool,
     /// Failures recorded since the breaker was shared: a lock-free way to
-    /// tell that none was recorded between two moments.
+    /// tell that none was recorded between two moments. Written under the
+    /// lock only.
     failures: AtomicU64,
     /// What [`failures`](SharedBreaker::failures_recorded) read when the
     /// first failing attempt of the latest run began. Written under the lock,
@@ -264,8 +265,13 @@ impl SharedBreaker {
         now_ms: u64,
         then: impl FnOnce(&Breaker, Option<Transition>) -> T,
     ) -> T {
-        let counted = self.failures.fetch_add(1, Ordering::Release);
         self.update(now_ms, |breaker| {
+            // Counted under the lock, which every failure takes: a plain
+            // store, not a read-modify-write, and the count runs in the order
+            // the failures are recorded in.
+            let counted = self.failures.load(Ordering::Relaxed);
+            self.failures
+                .store(counted.wrapping_add(1), Ordering::Release);
             let mut run_began_at = self.run_began_at.load(Ordering::Acquire);
             let transition = breaker.record_failure_begun(
                 now_ms,
