@@ -240,8 +240,12 @@ pub(crate) struct Attempts<'a> {
     attempt: u32,
     /// Attempts that count against the cap.
     counted: u32,
-    /// The context of the last failure, whose next attempt is pending.
-    previous: Option<(u32, ErrorClass)>,
+    /// The context of the last failure, whose next attempt is pending: its
+    /// class, and its attempt number in `previous_attempt`. Two fields, each
+    /// written from where it lies: a tuple of the two would be assembled on
+    /// the stack in other widths and read back whole, which stalls the load.
+    previous_class: Option<ErrorClass>,
+    previous_attempt: u32,
     /// Whether the attempt under way is a half-open breaker's probe.
     probe: bool,
     /// The retry decided after the last failure, with the failure run it was
@@ -317,7 +321,8 @@ impl<'a> Attempts<'a> {
             deadline_ms,
             attempt: 0,
             counted: 0,
-            previous: None,
+            previous_class: None,
+            previous_attempt: 0,
             probe: false,
             pending: None,
             waited_ms: 0,
@@ -336,7 +341,8 @@ impl<'a> Attempts<'a> {
             deadline_ms: first.deadline_ms,
             attempt: 1,
             counted: 0,
-            previous: None,
+            previous_class: None,
+            previous_attempt: 0,
             probe: false,
             pending: None,
             waited_ms: 0,
@@ -386,7 +392,7 @@ impl<'a> Attempts<'a> {
                 .breaker
                 .record_success_since(self.failures_before, || inner.now_ms());
         }
-        if let Some((attempt, class)) = self.previous.take() {
+        if let Some((attempt, class)) = self.take_previous() {
             let now_ms = inner.now_ms();
             inner.observe(&Context::new(endpoint, attempt, class), true, now_ms);
         }
@@ -485,10 +491,11 @@ impl<'a> Attempts<'a> {
         let ctx = || Context::new(endpoint, counted, *class);
         // the context whose next attempt is pending, kept only for someone to tell
         if inner.observes() {
-            if let Some((attempt, class)) = self.previous {
+            if let Some((attempt, class)) = self.previous() {
                 inner.observe(&Context::new(endpoint, attempt, class), false, now_ms);
             }
-            self.previous = Some((counted, *class));
+            self.previous_class = Some(*class);
+            self.previous_attempt = counted;
         }
 
         let backoff = inner
@@ -684,6 +691,22 @@ impl<'a> Attempts<'a> {
         decision.retry() && hooks.veto.as_mut().is_some_and(|hook| !hook(&info))
     }
 
+    /// The context of the last failure, if someone is to be told of its
+    /// next attempt: its attempt number and class.
+    #[inline(always)]
+    fn previous(&self) -> Option<(u32, ErrorClass)> {
+        self.previous_class
+            .map(|class| (self.previous_attempt, class))
+    }
+
+    /// [`previous`](Attempts::previous), forgotten.
+    #[inline(always)]
+    fn take_previous(&mut self) -> Option<(u32, ErrorClass)> {
+        self.previous_class
+            .take()
+            .map(|class| (self.previous_attempt, class))
+    }
+
     /// The attempt under way ended without an outcome for the breaker — a
     /// permanent error, a call dropped while the attempt was in flight, an
     /// operation that panicked: if it was a half-open breaker's probe, its slot
@@ -703,7 +726,7 @@ impl<'a> Attempts<'a> {
         // A permanent error says nothing about whether the endpoint is back: a
         // probe's slot is handed back, not spent.
         self.hand_back_probe();
-        if let Some((attempt, class)) = self.previous.take() {
+        if let Some((attempt, class)) = self.take_previous() {
             self.inner
                 .observe(&Context::new(endpoint, attempt, class), false, now_ms);
         }
@@ -851,7 +874,7 @@ impl<'a> Attempts<'a> {
     fn recheck_pending(&mut self, pending: Pending, endpoint: &str) -> Option<Decision> {
         // a pending retry is a learning policy's, which keeps the context of
         // the failure it follows
-        let (attempt, class) = self.previous?;
+        let (attempt, class) = self.previous()?;
         let state = self.state.as_ref()?;
         if state.breaker.failures_recorded() == pending.failures_seen {
             // no failure since the decision: the run cannot have grown
