@@ -288,6 +288,7 @@ impl Breaker {
     /// assert!(run.usual_success_rate < 0.35, "{}", run.usual_success_rate);
     /// assert!((run.usual_success_rate - before).abs() < 0.05);
     /// ```
+    #[inline]
     pub fn run_reading(&self, now_ms: u64) -> RunReading {
         let evidence = self.evidence.at(now_ms, self.config.half_life_ms());
         let posterior = evidence.posterior(self.config.prior());

@@ -245,13 +245,23 @@ impl Inner {
         if !self.learning {
             return self.engine.decide_fixed(ctx.attempt(), situation, now_ms);
         }
-        let situation = self.with_failure_run(ctx, situation, now_ms, breaker);
+        // A situation that has its run (the run loop's, read with the
+        // failure's record) is used where it lies: a copy of what the caller
+        // has just built, field by field, would be read back in wider loads
+        // and stall.
+        let with_run;
+        let situation = if situation.failure_run().is_some() {
+            situation
+        } else {
+            with_run = self.with_failure_run(ctx, situation, now_ms, breaker);
+            &with_run
+        };
         if self.engine.config().strategy() == Strategy::Thompson {
             let u = self.rng.next_unit();
             self.engine
-                .decide_with_uniform(&self.store, ctx, &situation, now_ms, u)
+                .decide_with_uniform(&self.store, ctx, situation, now_ms, u)
         } else {
-            self.engine.decide(&self.store, ctx, &situation, now_ms)
+            self.engine.decide(&self.store, ctx, situation, now_ms)
         }
     }
 
