@@ -563,8 +563,9 @@ impl RetryPolicy {
 ///   [`with_breaker`](Builder::with_breaker) is used as given, and
 ///   [`without_breaker`](Builder::without_breaker) turns it off;
 /// - no budget;
-/// - [`SystemClock`], [`TokioSleeper`](crate::TokioSleeper) (with the `tokio`
-///   feature) and [`ThreadSleeper`];
+/// - [`SystemClock`]; an async sleeper that uses tokio's timer when the call
+///   is polled inside a tokio runtime (with the `tokio` feature) and a helper
+///   thread otherwise; [`ThreadSleeper`];
 /// - a seed drawn from the time; no observer.
 #[derive(Clone)]
 #[must_use]
@@ -966,12 +967,5 @@ enum BreakerChoice {
 
 /// The async sleeper used when none is set.
 fn default_sleeper() -> Arc<dyn DynSleeper> {
-    #[cfg(feature = "tokio")]
-    {
-        Arc::new(crate::sleep::TokioSleeper)
-    }
-    #[cfg(not(feature = "tokio"))]
-    {
-        Arc::new(crate::sleep::ThreadTimer)
-    }
+    Arc::new(crate::sleep::DefaultSleeper)
 }

@@ -17,8 +17,10 @@ pub(crate) type BoxSleep = Pin<Box<dyn Future<Output = ()> + Send>>;
 /// How [`RetryPolicy::run`](crate::RetryPolicy::run) waits before a retry.
 ///
 /// Any `Fn(Duration) -> impl Future<Output = ()>` is a sleeper, so a test can pass
-/// `|_| std::future::ready(())` to skip every wait. The default is
-/// [`TokioSleeper`] with the `tokio` feature, and a helper-thread timer without it.
+/// `|_| std::future::ready(())` to skip every wait. The default sleeps on tokio's
+/// timer when the call is polled inside a tokio runtime (with the `tokio`
+/// feature), and on a helper thread otherwise — under another executor, or
+/// without the feature — so a retry never needs a particular runtime.
 pub trait Sleeper: Send + Sync + 'static {
     /// The future that completes after the delay.
     type Sleep: Future<Output = ()> + Send + 'static;
@@ -85,6 +87,12 @@ impl<S: Sleeper> DynSleeper for S {
 }
 
 /// `tokio::time::sleep`: needs a tokio runtime with its time driver enabled.
+///
+/// # Panics
+///
+/// As `tokio::time::sleep` does, when a sleep is made outside a tokio runtime.
+/// The policy's default sleeper does not: it uses tokio's timer only inside a
+/// runtime.
 #[cfg(feature = "tokio")]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TokioSleeper;
@@ -114,23 +122,27 @@ impl BlockingSleeper for ThreadSleeper {
     }
 }
 
-/// The default async sleeper without the `tokio` feature: each sleep waits on a
-/// helper thread and wakes the task when done. Runtime-agnostic, and costly only
-/// when a retry actually waits.
-#[cfg(not(feature = "tokio"))]
+/// The default async sleeper: tokio's timer when the sleep is made inside a
+/// tokio runtime (with the `tokio` feature), otherwise a helper thread that
+/// waits and wakes the task. A call polled by another executor — or by a
+/// plain `block_on` — thus sleeps rather than panicking for want of tokio's
+/// reactor. The runtime is looked for at each sleep, that is, only when a
+/// retry actually waits.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct ThreadTimer;
+pub(crate) struct DefaultSleeper;
 
-#[cfg(not(feature = "tokio"))]
-impl Sleeper for ThreadTimer {
-    type Sleep = BoxSleep;
-
-    fn sleep(&self, delay: Duration) -> BoxSleep {
-        Box::pin(thread_timer::Timer::new(delay))
+impl DynSleeper for DefaultSleeper {
+    fn sleep_boxed(&self, delay: Duration) -> Option<BoxSleep> {
+        #[cfg(feature = "tokio")]
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return Some(Box::pin(tokio::time::sleep(delay)));
+        }
+        Some(Box::pin(thread_timer::Timer::new(delay)))
     }
 }
 
-#[cfg(not(feature = "tokio"))]
+/// A sleep on a helper thread of its own: runtime-agnostic, and costly only
+/// when a retry actually waits.
 mod thread_timer {
     use alloc::sync::Arc;
     use core::future::Future;
