@@ -1,4 +1,4 @@
-//! BayesRetry against "retry 4 times" on a simulated LLM provider, on the same luck.
+//! BayesRetry against "retry 3 times" on a simulated LLM provider, on the same luck.
 //!
 //! The provider rate-limits (429) a third of first attempts — those clear on the next
 //! attempt nine times in ten — and answers 500 to a few requests that are broken for
@@ -7,16 +7,24 @@
 //!
 //! Both policies see exactly the same outcome for attempt k of call i. The adaptive
 //! policy learns per error class and attempt which failures clear; the classic one
-//! retries everything up to its cap. Time is virtual: the backoff delays are recorded,
-//! not slept, so the run takes milliseconds.
+//! retries everything up to its cap of 4 attempts (3 retries). Time is virtual: a call
+//! arrives every 100 ms of it, and the backoff delays are recorded, not slept, so the
+//! run takes milliseconds. The clock must move between calls as it would in a real
+//! service: an open breaker waits out its cooldown on the policy's clock, and a
+//! virtual clock moves only when someone advances it — the sleeper, for the delays it
+//! is handed, and the caller, for the time between calls.
 //!
 //! Run: cargo run --release -p bayesretry-examples --example quickstart
+
+use core::time::Duration;
 
 use bayesretry::policy::{ManualClock, VirtualSleeper};
 use bayesretry::{Context, CostModel, ErrorClass, HttpStatus, RetryErrorKind, RetryPolicy};
 
 const CALLS: u64 = 1_000;
 const OUTAGE: core::ops::Range<u64> = 500..700;
+/// Time between two calls' arrivals.
+const BETWEEN_CALLS: Duration = Duration::from_millis(100);
 
 /// A deterministic draw in [0, 1) for (call, attempt, purpose): SplitMix64.
 fn luck(call: u64, attempt: u32, purpose: u64) -> f64 {
@@ -50,16 +58,40 @@ fn provider(call: u64, attempt: u32) -> Result<&'static str, HttpStatus> {
     }
 }
 
-#[derive(Default)]
-struct Tally {
-    ok: u64,
-    attempts: u64,
-    fast_failed: u64,
+/// What one policy did with the calls.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Tally {
+    /// Calls that succeeded.
+    pub(crate) ok: u64,
+    /// Attempts made, first tries included.
+    pub(crate) attempts: u64,
+    /// Calls the breaker refused without an attempt.
+    pub(crate) fast_failed: u64,
 }
 
-fn run(name: &str, policy: &RetryPolicy) {
+impl Tally {
+    /// 10 per success, less 1 per attempt.
+    pub(crate) fn net_value(&self) -> f64 {
+        10.0 * self.ok as f64 - self.attempts as f64
+    }
+
+    fn print(&self, name: &str) {
+        println!(
+            "{name:<22} success {:>5.1} %   attempts {:>5}   retries {:>5}   failed fast {:>4}   net value {:>7.0}",
+            100.0 * self.ok as f64 / CALLS as f64,
+            self.attempts,
+            self.attempts - (CALLS - self.fast_failed),
+            self.fast_failed,
+            self.net_value(),
+        );
+    }
+}
+
+/// Runs every call through `policy`, whose virtual time is `clock`.
+fn run(policy: &RetryPolicy, clock: &ManualClock) -> Tally {
     let mut tally = Tally::default();
     for call in 0..CALLS {
+        clock.advance(BETWEEN_CALLS);
         let mut made = 0;
         let result = policy.run_blocking("llm-provider", |attempt| {
             made += 1;
@@ -74,36 +106,60 @@ fn run(name: &str, policy: &RetryPolicy) {
             Err(_) => {}
         }
     }
-    let value = 10.0 * tally.ok as f64 - tally.attempts as f64;
-    println!(
-        "{name:<22} success {:>5.1} %   attempts {:>5}   retries {:>5}   failed fast {:>4}   net value {value:>7.0}",
-        100.0 * tally.ok as f64 / CALLS as f64,
-        tally.attempts,
-        tally.attempts - (CALLS - tally.fast_failed),
-        tally.fast_failed,
-    );
+    tally
 }
 
-fn main() -> Result<(), Box<dyn core::error::Error>> {
-    println!(
-        "{CALLS} calls to a rate-limited provider, down for calls {}..{}; value 10 per success, cost 1 per attempt\n",
-        OUTAGE.start, OUTAGE.end
-    );
-    let virtual_time = || VirtualSleeper::new(ManualClock::new(0));
+/// Both policies on the same calls, and the adaptive one as it ends.
+#[derive(Debug)]
+pub(crate) struct Comparison {
+    /// "Retry 3 times": classic mode, 4 attempts in all.
+    pub(crate) classic: Tally,
+    /// The adaptive policy, with the example's cost model.
+    pub(crate) adaptive: Tally,
+    /// The adaptive policy after the calls, with what it learned.
+    pub(crate) learned: RetryPolicy,
+}
 
+/// Builds both policies, each on a virtual clock of its own, and runs the calls
+/// through each.
+pub(crate) fn compare() -> Result<Comparison, Box<dyn core::error::Error>> {
+    let (classic_time, adaptive_time) = (
+        VirtualSleeper::new(ManualClock::new(0)),
+        VirtualSleeper::new(ManualClock::new(0)),
+    );
     let classic = RetryPolicy::builder()
         .classic()
         .with_max_attempts(4)
-        .with_virtual_time(virtual_time())
+        .with_virtual_time(classic_time.clone())
+        .with_seed(1)
         .build()?;
     let adaptive = RetryPolicy::builder()
         .with_cost_model(CostModel::new(10.0, 1.0)?)
         .with_max_attempts(4)
-        .with_virtual_time(virtual_time())
+        .with_virtual_time(adaptive_time.clone())
+        .with_seed(1)
         .build()?;
+    Ok(Comparison {
+        classic: run(&classic, classic_time.clock()),
+        adaptive: run(&adaptive, adaptive_time.clock()),
+        learned: adaptive,
+    })
+}
 
-    run("retry 4 times", &classic);
-    run("bayesretry (adaptive)", &adaptive);
+fn main() -> Result<(), Box<dyn core::error::Error>> {
+    println!(
+        "{CALLS} calls to a rate-limited provider, one every {} ms, down for calls {}..{}; value 10 per success, cost 1 per attempt\n",
+        BETWEEN_CALLS.as_millis(),
+        OUTAGE.start,
+        OUTAGE.end
+    );
+    let Comparison {
+        classic,
+        adaptive,
+        learned,
+    } = compare()?;
+    classic.print("retry 3 times");
+    adaptive.print("bayesretry (adaptive)");
 
     println!("\nWhat the adaptive policy learned about the attempt after a failure:");
     for (class, label) in [
@@ -112,9 +168,9 @@ fn main() -> Result<(), Box<dyn core::error::Error>> {
         (503, "503 overloaded"),
     ] {
         let ctx = Context::new("llm-provider", 1, ErrorClass::from_status(class));
-        let belief = adaptive.posterior(&ctx);
+        let belief = learned.posterior(&ctx);
         let (lo, hi) = belief.credible_interval(0.95);
-        let decision = adaptive.should_retry(&ctx);
+        let decision = learned.should_retry(&ctx);
         println!(
             "  {label:<18} P(next attempt succeeds) = {:.3}  95% CI [{lo:.3}, {hi:.3}]  ->  {} ({})",
             belief.mean(),

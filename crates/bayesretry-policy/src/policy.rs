@@ -833,6 +833,27 @@ impl Builder {
 
     /// Virtual time: `sleeper`'s clock becomes the policy's clock, and it serves as
     /// both sleepers, so every delay advances the clock at once.
+    ///
+    /// The clock moves only when something advances it: the sleeper, by each
+    /// delay it is handed, and the caller. A simulation of many calls must
+    /// advance it between calls as real time would pass. If it does not, a
+    /// breaker that opens never sees its cooldown end — calls that fail fast
+    /// sleep nothing — and refuses every later call; evidence never ages.
+    ///
+    /// ```
+    /// use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};
+    /// use std::time::Duration;
+    ///
+    /// let time = VirtualSleeper::new(ManualClock::new(0));
+    /// let policy = RetryPolicy::builder()
+    ///     .with_virtual_time(time.clone())
+    ///     .build()
+    ///     .unwrap();
+    /// for call in 0..100_u32 {
+    ///     time.clock().advance(Duration::from_millis(100)); // a call every 100 ms
+    ///     let _ = policy.run_blocking("provider", |_| Ok::<_, std::io::Error>(call));
+    /// }
+    /// ```
     pub fn with_virtual_time(self, sleeper: VirtualSleeper) -> Builder {
         self.with_clock(sleeper.clock().clone())
             .with_blocking_sleeper(sleeper.clone())
