@@ -357,6 +357,9 @@ impl RetryPolicy {
     /// breaker. The same loop as a learning policy — classification, permanent
     /// errors, Retry-After, deadline, hooks — with the retry decision reduced to
     /// the count. An `attempts` of 0 is read as 1.
+    ///
+    /// The count is of attempts, not retries: "retry three times" is
+    /// `fixed(4)`.
     pub fn fixed(attempts: u32) -> RetryPolicy {
         RetryPolicy::builder()
             .classic()
