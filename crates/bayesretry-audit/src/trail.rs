@@ -244,7 +244,7 @@ impl Observer for AuditObserver {
 /// let trail = AuditTrail::spawn(AuditLog::new())?;
 /// let policy = RetryPolicy::builder()
 ///     .with_observer(trail.observer()) // the one line of setup
-///     .with_sleeper(VirtualSleeper::default())
+///     .with_virtual_time(VirtualSleeper::default())
 ///     .build()?;
 ///
 /// // the first attempt fails with a 503, the second succeeds

@@ -34,7 +34,7 @@ fn every_decision_of_a_call_is_logged_with_the_numbers_it_acted_on() {
     let trail = AuditTrail::spawn_with(AuditLog::new(), capacity(1024), clock.clone()).unwrap();
     let policy = RetryPolicy::builder()
         .with_observer(trail.observer())
-        .with_sleeper(VirtualSleeper::default())
+        .with_virtual_time(VirtualSleeper::default())
         .with_max_attempts(3)
         .build()
         .unwrap();

@@ -823,6 +823,9 @@ impl Builder {
     }
 
     /// The sleeper of [`RetryPolicy::run`]; any `Fn(Duration) -> impl Future`.
+    /// [`run_blocking`](RetryPolicy::run_blocking) sleeps on the blocking
+    /// sleeper ([`with_blocking_sleeper`](Builder::with_blocking_sleeper));
+    /// [`with_virtual_time`](Builder::with_virtual_time) sets both.
     pub fn with_sleeper(mut self, sleeper: impl Sleeper) -> Builder {
         self.sleeper = Some(Arc::new(sleeper));
         self
