@@ -192,17 +192,105 @@ impl Decision {
     }
 }
 
+/// A decision as a person reads it: the verdict, the reason, and for a decision
+/// on expected value its two numbers to four significant figures (the exact
+/// values are [`probability`](Decision::probability) and
+/// [`expected_value`](Decision::expected_value)), as in
+/// `stop: expected value not positive; p = 0.09458, expected value = -0.05415`.
 impl fmt::Display for Decision {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let verdict = if self.retry { "retry" } else { "stop" };
         if self.reason.is_expected_value() {
             write!(
                 f,
-                "{verdict}: {} (p = {}, expected value = {})",
-                self.reason, self.probability, self.expected_value
+                "{verdict}: {}; p = {}, expected value = {}",
+                self.reason,
+                Figures(self.probability),
+                Figures(self.expected_value)
             )
         } else {
             write!(f, "{verdict}: {}", self.reason)
         }
+    }
+}
+
+/// A number to four significant figures below 1 in magnitude (in scientific
+/// notation below 0.0001), to three decimals from 1 up: enough to read a
+/// decision by, without the seventeen digits of an exact `f64`.
+struct Figures(f64);
+
+impl fmt::Display for Figures {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let x = self.0;
+        if !x.is_finite() || x == 0.0 {
+            return write!(f, "{x}");
+        }
+        let mut magnitude = x.abs();
+        if magnitude < 1e-4 {
+            return write!(f, "{x:.3e}");
+        }
+        let mut decimals = 3_usize;
+        // at most four steps: the magnitude is at least 1e-4
+        while magnitude < 1.0 && decimals < 7 {
+            magnitude *= 10.0;
+            decimals += 1;
+        }
+        write!(f, "{x:.decimals$}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate alloc;
+
+    use alloc::string::ToString;
+
+    use super::{Decision, Reason};
+
+    fn on_value(retry: bool, probability: f64, expected_value: f64) -> Decision {
+        let reason = if retry {
+            Reason::PositiveExpectedValue
+        } else {
+            Reason::NegativeExpectedValue
+        };
+        Decision {
+            retry,
+            probability,
+            expected_value,
+            reason,
+        }
+    }
+
+    #[test]
+    fn a_decision_reads_with_four_significant_figures() {
+        assert_eq!(
+            on_value(false, 0.094_584_804_631_204_15, -0.054_151_953_687_958_526).to_string(),
+            "stop: expected value not positive; p = 0.09458, expected value = -0.05415"
+        );
+        assert_eq!(
+            on_value(true, 0.5, 4.0).to_string(),
+            "retry: positive expected value; p = 0.5000, expected value = 4.000"
+        );
+        assert_eq!(
+            on_value(true, 0.9, 1_234.567_89).to_string(),
+            "retry: positive expected value; p = 0.9000, expected value = 1234.568"
+        );
+        // the hard checks carry no numbers
+        assert_eq!(
+            Decision::stop(Reason::MaxAttempts).to_string(),
+            "stop: attempt cap reached"
+        );
+    }
+
+    #[test]
+    fn a_tiny_or_odd_number_still_prints() {
+        assert_eq!(
+            on_value(false, 1e-30, -1.0).to_string(),
+            "stop: expected value not positive; p = 1.000e-30, expected value = -1.000"
+        );
+        assert_eq!(
+            on_value(false, 0.0, f64::NEG_INFINITY).to_string(),
+            "stop: expected value not positive; p = 0, expected value = -inf"
+        );
     }
 }

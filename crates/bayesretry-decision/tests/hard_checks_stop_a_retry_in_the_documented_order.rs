@@ -276,7 +276,7 @@ fn reasons_and_decisions_display_in_lowercase() {
     assert!(
         retried
             .to_string()
-            .starts_with("retry: positive expected value (p = 0.5")
+            .starts_with("retry: positive expected value; p = 0.5")
     );
 }
 
