@@ -186,15 +186,20 @@ pub const fn permanent<E>(err: E) -> Permanent<E> {
     Permanent(err)
 }
 
+/// The wrapped error's: the mark is a classification, not a layer of error,
+/// and the call's [`RetryError`](crate::RetryError) already says the error was
+/// permanent.
 impl<E: fmt::Display> fmt::Display for Permanent<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "permanent: {}", self.0)
+        fmt::Display::fmt(&self.0, f)
     }
 }
 
+/// Transparent, as its `Display` is: the wrapped error's source, so that a
+/// chain of causes does not list the same message twice.
 impl<E: core::error::Error + 'static> core::error::Error for Permanent<E> {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
-        Some(&self.0)
+        self.0.source()
     }
 }
 

@@ -247,7 +247,8 @@ impl<E: fmt::Display> fmt::Display for RetryErrorKind<E> {
                 attempts,
             } => write!(
                 f,
-                "deadline reached after {attempts} attempt(s); last error: {last_error}"
+                "gave up after {attempts} attempt(s): the next one could not start \
+                 before the deadline; last error: {last_error}"
             ),
             RetryErrorKind::Stopped {
                 last_error,
@@ -281,10 +282,13 @@ impl<E: fmt::Display> fmt::Display for RetryErrorKind<E> {
     }
 }
 
+/// The message names the last attempt's error, so the chain of causes goes on
+/// from that error's own source: a report that prints every cause (`anyhow`'s
+/// `{:#}` and `{:?}`, say) shows the last error once, not twice. The error
+/// itself, typed, is [`last_error`](RetryError::last_error).
 impl<E: core::error::Error + 'static> core::error::Error for RetryError<E> {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
-        self.last_error()
-            .map(|err| err as &(dyn core::error::Error + 'static))
+        self.last_error().and_then(core::error::Error::source)
     }
 }
 
