@@ -86,7 +86,7 @@ impl Report {
         let c = self.model.attempt_cost();
         let compare = if self.decision.retry() { ">" } else { "<=" };
         format!(
-            "outcomes      {} ({} successes, {} failures)\n\
+            "outcomes      {} ({}, {})\n\
              prior         Beta({}, {})\n\
              posterior     Beta({}, {})\n\
              mean          {}\n\
@@ -95,8 +95,8 @@ impl Report {
              next attempt  {verdict}: {} (p * V - c = {} * {} - {} = {}; \
              p {compare} break-even {})\n",
             t.total(),
-            t.successes(),
-            t.failures(),
+            counted(t.successes(), "success", "successes"),
+            counted(t.failures(), "failure", "failures"),
             num(self.prior.alpha()),
             num(self.prior.beta()),
             num(self.posterior.alpha()),
@@ -186,13 +186,25 @@ struct DecisionJson {
     break_even: f64,
 }
 
+/// `n` and the noun for it: "1 success", "0 successes".
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use bayesretry_beta::Beta;
     use bayesretry_cost::CostModel;
 
-    use super::Report;
+    use super::{Report, counted};
     use crate::outcomes::Tally;
+
+    #[test]
+    fn one_of_a_kind_is_singular() {
+        assert_eq!(counted(1, "success", "successes"), "1 success");
+        assert_eq!(counted(0, "success", "successes"), "0 successes");
+        assert_eq!(counted(2, "failure", "failures"), "2 failures");
+    }
 
     #[test]
     fn the_posterior_is_the_prior_plus_the_counts() {
