@@ -11,8 +11,9 @@ use http::header::RETRY_AFTER;
 /// `Retry-After`: the wait in milliseconds, more precise than whole seconds.
 pub const RETRY_AFTER_MS: &str = "retry-after-ms";
 
-/// The most digits a delta-seconds value may have: 20 digits already overflow
-/// `u64`, so no valid value is longer, and a longer one is not read at all.
+/// The most significant digits (leading zeros aside) folded into a number: 20
+/// digits hold every `u64`, and a longer run of digits is a number past
+/// `u64::MAX`, read as that largest value without being folded.
 const MAX_DIGITS: usize = 20;
 
 /// Parses one `Retry-After` value: delta-seconds (`120`) or an HTTP-date in any of
@@ -23,11 +24,16 @@ const MAX_DIGITS: usize = 20;
 /// A date is turned into a wait from `now`, the wall clock; a date in the past
 /// (or `now` itself) is a wait of zero: the server allows a retry at once.
 ///
+/// Delta-seconds too large for a `u64` (a server telling the client to go away
+/// for good) are read as the longest wait there is, `u64::MAX` seconds, not
+/// dropped: a wait beyond the policy's Retry-After limit stops the call instead
+/// of letting it retry at its own backoff.
+///
 /// Returns `None`, so that the hint is ignored, for anything that is not one of
-/// those forms: an empty value, a sign (`-5`, `+5`), a fraction (`1.5`), digits
-/// that overflow `u64`, non-ASCII bytes, a date before 1970 or after 9999, a
-/// date whose wait does not fit a [`Duration`]. Leading and trailing spaces and
-/// tabs (HTTP's optional whitespace) are allowed.
+/// those forms: an empty value, a sign (`-5`, `+5`), a fraction (`1.5`),
+/// non-ASCII bytes, a date before 1970 or after 9999, a date whose wait does
+/// not fit a [`Duration`]. Leading and trailing spaces and tabs (HTTP's
+/// optional whitespace) are allowed.
 ///
 /// ```
 /// use bayesretry_http::parse_retry_after;
@@ -39,6 +45,10 @@ const MAX_DIGITS: usize = 20;
 ///     parse_retry_after(b"Sun, 06 Nov 1994 08:49:37 GMT", now),
 ///     Some(Duration::from_secs(7)),
 /// );
+/// assert_eq!(
+///     parse_retry_after(b"99999999999999999999", now),
+///     Some(Duration::from_secs(u64::MAX)),
+/// );
 /// assert_eq!(parse_retry_after(b"-1", now), None);
 /// ```
 pub fn parse_retry_after(value: &[u8], now: SystemTime) -> Option<Duration> {
@@ -46,8 +56,8 @@ pub fn parse_retry_after(value: &[u8], now: SystemTime) -> Option<Duration> {
     if value.is_empty() {
         return None;
     }
-    if value.iter().all(u8::is_ascii_digit) {
-        return digits(value).map(Duration::from_secs);
+    if let Some(secs) = digits(value) {
+        return Some(Duration::from_secs(secs));
     }
     // a date is ASCII; `from_utf8` rejects nothing ASCII and everything else
     // that could confuse a parser
@@ -62,8 +72,11 @@ pub fn parse_retry_after(value: &[u8], now: SystemTime) -> Option<Duration> {
 /// Parses one `retry-after-ms` value: a non-negative number of milliseconds,
 /// whole (`1500`) or with a fraction (`20.5`, read to the microsecond).
 ///
-/// Returns `None` for an empty value, a sign, non-digits, a second point, digits
-/// that overflow `u64`; spaces and tabs around the number are allowed.
+/// A whole part too large for a `u64` is read as the longest wait there is,
+/// `u64::MAX` milliseconds, as [`parse_retry_after`] reads delta-seconds.
+///
+/// Returns `None` for an empty value, a sign, non-digits, a second point;
+/// spaces and tabs around the number are allowed.
 ///
 /// ```
 /// use bayesretry_http::parse_retry_after_ms;
@@ -71,6 +84,10 @@ pub fn parse_retry_after(value: &[u8], now: SystemTime) -> Option<Duration> {
 ///
 /// assert_eq!(parse_retry_after_ms(b"1500"), Some(Duration::from_millis(1500)));
 /// assert_eq!(parse_retry_after_ms(b" 20.5 "), Some(Duration::from_micros(20_500)));
+/// assert_eq!(
+///     parse_retry_after_ms(b"99999999999999999999999"),
+///     Some(Duration::from_millis(u64::MAX)),
+/// );
 /// assert_eq!(parse_retry_after_ms(b"1e3"), None);
 /// ```
 pub fn parse_retry_after_ms(value: &[u8]) -> Option<Duration> {
@@ -79,13 +96,10 @@ pub fn parse_retry_after_ms(value: &[u8]) -> Option<Duration> {
         Some(point) => (value.get(..point)?, value.get(point + 1..)?),
         None => (value, &[][..]),
     };
-    if whole.is_empty() || !whole.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
+    let millis = digits(whole)?;
     if !fraction.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let millis = digits(whole)?;
     // microseconds from the first three fraction digits; the rest are below
     // any timer's resolution
     let micros = fraction
@@ -134,15 +148,27 @@ fn trim(value: &[u8]) -> &[u8] {
     value.get(start..end).unwrap_or(&[])
 }
 
-/// ASCII digits as a `u64`, `None` on overflow or too many digits.
+/// A non-empty run of ASCII digits as a `u64`, saturating: a number past
+/// `u64::MAX` reads as `u64::MAX`. `None` when `value` is empty or holds
+/// anything but ASCII digits.
+///
+/// The work is linear in the length of `value`, which is one header's: its
+/// bytes are checked once, its leading zeros skipped, and at most
+/// [`MAX_DIGITS`] digits folded into the number.
 fn digits(value: &[u8]) -> Option<u64> {
-    if value.len() > MAX_DIGITS {
+    if value.is_empty() || !value.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    value.iter().try_fold(0_u64, |acc, &b| {
+    let first = value.iter().position(|&b| b != b'0').unwrap_or(value.len());
+    let significant = value.get(first..).unwrap_or(&[]);
+    if significant.len() > MAX_DIGITS {
+        return Some(u64::MAX);
+    }
+    let folded = significant.iter().try_fold(0_u64, |acc, &b| {
         acc.checked_mul(10)?
-            .checked_add(u64::from(b.checked_sub(b'0')?))
-    })
+            .checked_add(u64::from(b.wrapping_sub(b'0')))
+    });
+    Some(folded.unwrap_or(u64::MAX))
 }
 
 #[cfg(test)]
@@ -225,8 +251,6 @@ mod tests {
             b"0x10",
             b"5s",
             b"abc",
-            b"18446744073709551616", // u64::MAX + 1
-            b"99999999999999999999999999999999999999999999",
             "\u{661}\u{662}".as_bytes(), // Arabic-Indic digits
             "５".as_bytes(),             // a full-width digit
             "Sun, 06 Nov 1994 08:49:37 GMT\u{e9}".as_bytes(),
@@ -265,6 +289,70 @@ mod tests {
     }
 
     #[test]
+    fn delta_seconds_too_large_to_store_read_as_the_longest_wait() {
+        let now = before_rfc_date();
+        let longest = Some(Duration::from_secs(u64::MAX));
+        for value in [
+            &b"18446744073709551616"[..], // u64::MAX + 1
+            b"99999999999999999999",      // 20 digits, past u64::MAX
+            b"99999999999999999999999999999999999999999999",
+            b"100000000000000000000",
+            b" 99999999999999999999999 ",
+        ] {
+            assert_eq!(
+                parse_retry_after(value, now),
+                longest,
+                "{}",
+                String::from_utf8_lossy(value)
+            );
+        }
+        // leading zeros are no magnitude: read past the digit cap, not saturated
+        assert_eq!(
+            parse_retry_after(b"000000000000000000000000000042", now),
+            Some(Duration::from_secs(42))
+        );
+        assert_eq!(
+            parse_retry_after(b"00000000000000000000000018446744073709551615", now),
+            longest
+        );
+        // a long run of digits followed by anything else is still garbage
+        for value in [
+            &b"99999999999999999999999x"[..],
+            b"99999999999999999999999.5",
+            b"+99999999999999999999999",
+            b"99999999999999999999 99999",
+        ] {
+            assert_eq!(
+                parse_retry_after(value, now),
+                None,
+                "{}",
+                String::from_utf8_lossy(value)
+            );
+        }
+    }
+
+    #[test]
+    fn milliseconds_too_large_to_store_read_as_the_longest_wait() {
+        let longest = Some(Duration::from_millis(u64::MAX));
+        for value in [
+            &b"18446744073709551616"[..],
+            b"99999999999999999999999",
+            b"\t1000000000000000000000000000000\t",
+        ] {
+            assert_eq!(
+                parse_retry_after_ms(value),
+                longest,
+                "{}",
+                String::from_utf8_lossy(value)
+            );
+        }
+        assert_eq!(
+            parse_retry_after_ms(b"0000000000000000000000001.5"),
+            Some(Duration::from_micros(1_500))
+        );
+    }
+
+    #[test]
     fn milliseconds_parse_whole_and_fractional() {
         assert_eq!(
             parse_retry_after_ms(b"1500"),
@@ -298,7 +386,8 @@ mod tests {
             b"NaN",
             b"inf",
             b"1e3",
-            b"18446744073709551616",
+            b"99999999999999999999999.x",
+            b"-99999999999999999999999",
             "１".as_bytes(),
         ] {
             assert_eq!(

@@ -37,6 +37,47 @@ async fn an_hour_is_beyond_the_default_minute() {
 }
 
 #[tokio::test]
+async fn a_wait_too_large_to_store_stops_the_call_as_one_beyond_the_limit() {
+    for (header, value, wait) in [
+        // the largest delta-seconds a u64 holds, which always stopped the call
+        (
+            "retry-after",
+            "18446744073709551615",
+            Duration::from_secs(u64::MAX),
+        ),
+        // one digit more: past u64::MAX, read as the longest wait
+        (
+            "retry-after",
+            "99999999999999999999",
+            Duration::from_secs(u64::MAX),
+        ),
+        (
+            "retry-after-ms",
+            "99999999999999999999999",
+            Duration::from_millis(u64::MAX),
+        ),
+    ] {
+        let server = serve(move |seen| match seen.index {
+            0 => answer(503, &[(header, value)]),
+            _ => answer(200, &[]),
+        })
+        .await;
+        let (policy, sleeper) = virtual_policy();
+        let client = RetryClient::new(reqwest::Client::new(), policy);
+
+        let err = client.get(server.url("/")).send().await.unwrap_err();
+
+        assert!(
+            matches!(err, Error::RetryAfterBeyondLimit { .. }),
+            "{header}: {value}: {err:?}"
+        );
+        assert_eq!(err.retry_after(), Some(wait), "{header}: {value}");
+        assert!(sleeper.delays().is_empty(), "slept {:?}", sleeper.delays());
+        assert_eq!(server.requests(), 1, "{header}: {value}");
+    }
+}
+
+#[tokio::test]
 async fn the_limit_is_the_policys_and_configurable() {
     let server = serve(|seen| match seen.index {
         0 => answer(503, &[("retry-after-ms", "2500")]),

@@ -55,6 +55,14 @@ proptest! {
     }
 
     #[test]
+    fn numbers_past_u64_read_as_the_longest_wait(tail in "[0-9]{20,80}", now in any_now()) {
+        // a 1 and twenty digits or more is at least 10^20, past u64::MAX
+        let value = format!("1{tail}");
+        prop_assert_eq!(parse_retry_after(value.as_bytes(), now), Some(Duration::from_secs(u64::MAX)));
+        prop_assert_eq!(parse_retry_after_ms(value.as_bytes()), Some(Duration::from_millis(u64::MAX)));
+    }
+
+    #[test]
     fn a_formatted_date_reads_back_as_its_distance_from_now(
         now_secs in 0_u64..253_402_300_000,
         ahead in 0_u64..1_000_000,
