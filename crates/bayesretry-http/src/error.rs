@@ -160,7 +160,7 @@ impl<E: fmt::Display, R> fmt::Display for Error<E, R> {
                 stop,
             } => write!(
                 f,
-                "request failed after {attempts} attempt(s), not retried ({stop}): {source}"
+                "request failed after {attempts} attempt(s), no further attempt ({stop}): {source}"
             ),
             Error::RetryAfterBeyondLimit {
                 retry_after,
@@ -194,7 +194,7 @@ impl<E: fmt::Display, R> fmt::Display for Error<E, R> {
             }
             Error::AttemptTimedOut { timeout, attempts } => write!(
                 f,
-                "attempt {attempts} timed out after {} ms and was not retried",
+                "attempt {attempts} timed out after {} ms, no further attempt",
                 timeout.as_millis()
             ),
         }
@@ -209,5 +209,71 @@ where
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         self.transport()
             .map(|err| err as &(dyn core::error::Error + 'static))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Plain = Error<&'static str, ()>;
+
+    #[test]
+    fn a_transport_error_says_how_many_attempts_failed_and_why_none_followed() {
+        let capped: Plain = Error::Transport {
+            source: "connection refused",
+            attempts: 4,
+            stop: Stop::Policy(Reason::MaxAttempts),
+        };
+        assert_eq!(
+            capped.to_string(),
+            "request failed after 4 attempt(s), no further attempt (attempt cap reached): \
+             connection refused"
+        );
+        let once: Plain = Error::Transport {
+            source: "connection reset",
+            attempts: 1,
+            stop: Stop::NotRetried(NotRetried::BodyNotClonable),
+        };
+        assert_eq!(
+            once.to_string(),
+            "request failed after 1 attempt(s), no further attempt (the request body is a \
+             stream that cannot be cloned: sent once): connection reset"
+        );
+    }
+
+    #[test]
+    fn no_message_says_a_retried_call_was_not_retried() {
+        let errors: [Plain; 5] = [
+            Error::Transport {
+                source: "timed out",
+                attempts: 3,
+                stop: Stop::Policy(Reason::Deadline),
+            },
+            Error::Transport {
+                source: "bad certificate",
+                attempts: 2,
+                stop: Stop::Permanent,
+            },
+            Error::AttemptTimedOut {
+                timeout: Duration::from_millis(250),
+                attempts: 3,
+            },
+            Error::RetryAfterBeyondLimit {
+                retry_after: Duration::from_secs(120),
+                attempts: 2,
+                response: Box::new(()),
+            },
+            Error::RetryAfterPastDeadline {
+                retry_after: Duration::from_secs(20),
+                attempts: 2,
+                response: Box::new(()),
+            },
+        ];
+        for err in errors {
+            let text = err.to_string();
+            assert!(!text.contains("not retried"), "{text}");
+            assert!(text.contains(&err.attempts().to_string()), "{text}");
+        }
     }
 }

@@ -98,4 +98,11 @@ async fn a_server_that_never_comes_up_ends_in_a_transport_error() {
         other => panic!("expected a transport error, got {other:?}"),
     }
     assert!(core::error::Error::source(&err).is_some());
+    let text = err.to_string();
+    assert!(
+        text.starts_with(
+            "request failed after 3 attempt(s), no further attempt (attempt cap reached): "
+        ),
+        "{text}"
+    );
 }
