@@ -206,9 +206,13 @@ where
     E: core::error::Error + 'static,
     R: fmt::Debug,
 {
+    /// The message names the transport error, so the chain of causes goes on
+    /// from that error's own source: a report that prints every cause shows
+    /// it once, not twice (as [`RetryError`](bayesretry_policy::RetryError)
+    /// does with a call's last error). The error itself is
+    /// [`transport`](Error::transport).
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
-        self.transport()
-            .map(|err| err as &(dyn core::error::Error + 'static))
+        self.transport().and_then(core::error::Error::source)
     }
 }
 
@@ -217,6 +221,43 @@ mod tests {
     use super::*;
 
     type Plain = Error<&'static str, ()>;
+
+    /// A transport error with a cause of its own.
+    #[derive(Debug)]
+    struct Sending(std::io::Error);
+
+    impl fmt::Display for Sending {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("error sending request")
+        }
+    }
+
+    impl core::error::Error for Sending {
+        fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn a_report_of_the_causes_names_the_transport_error_once() {
+        let err: Error<Sending, ()> = Error::Transport {
+            source: Sending(std::io::Error::new(
+                std::io::ErrorKind::ConnectionRefused,
+                "connection refused",
+            )),
+            attempts: 2,
+            stop: Stop::Policy(Reason::MaxAttempts),
+        };
+        let mut causes = Vec::new();
+        let mut next: Option<&dyn core::error::Error> = Some(&err);
+        while let Some(cause) = next.filter(|_| causes.len() < 8) {
+            causes.push(cause.to_string());
+            next = cause.source();
+        }
+        assert_eq!(causes.len(), 2, "{causes:?}");
+        assert!(causes[0].ends_with(": error sending request"), "{causes:?}");
+        assert_eq!(causes[1], "connection refused");
+    }
 
     #[test]
     fn a_transport_error_says_how_many_attempts_failed_and_why_none_followed() {
