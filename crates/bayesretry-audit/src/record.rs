@@ -199,6 +199,7 @@ pub fn reason_name(reason: Reason) -> &'static str {
         Reason::BudgetExhausted => "budget_exhausted",
         Reason::PermanentError => "permanent_error",
         Reason::RetryAfterBeyondLimit => "retry_after_beyond_limit",
+        Reason::RetryAfterPastDeadline => "retry_after_past_deadline",
         Reason::Fixed => "fixed",
         Reason::Vetoed => "vetoed",
         // a reason added to the decision crate after this one was written

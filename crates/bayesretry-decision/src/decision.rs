@@ -16,7 +16,8 @@ pub enum Reason {
     /// The attempts made have reached `max_attempts`.
     MaxAttempts,
     /// The deadline has passed, or the next attempt could not start before it once
-    /// the planned delay (or the server's Retry-After, if longer) has elapsed.
+    /// the planned delay has elapsed (the server's Retry-After, if it asked for
+    /// a longer wait, would not start it in time either).
     Deadline,
     /// The circuit breaker is open: the endpoint is down.
     CircuitOpen,
@@ -27,6 +28,10 @@ pub enum Reason {
     PermanentError,
     /// The server asked for a longer wait (Retry-After) than the caller allows.
     RetryAfterBeyondLimit,
+    /// The planned delay would have let the next attempt start before the
+    /// deadline, but the server asked for a longer wait (Retry-After), which
+    /// would not: the server's wait, not the caller's backoff, ends the call.
+    RetryAfterPastDeadline,
     /// Every hard check passed and the caller retries on a fixed count, without
     /// reading a posterior (classic mode): retry. See [`Decision::retry_fixed`].
     Fixed,
@@ -61,6 +66,7 @@ impl fmt::Display for Reason {
             Reason::BudgetExhausted => "retry budget exhausted",
             Reason::PermanentError => "permanent error",
             Reason::RetryAfterBeyondLimit => "retry-after beyond limit",
+            Reason::RetryAfterPastDeadline => "retry-after past the deadline",
             Reason::Fixed => "fixed count, every check passed",
             Reason::Vetoed => "vetoed by the caller",
         })

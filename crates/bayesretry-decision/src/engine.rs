@@ -72,6 +72,11 @@ impl<L> DecisionEngine<L> {
         }
         if let Some(deadline_ms) = situation.deadline_ms() {
             if now_ms.saturating_add(situation.wait_ms()) >= deadline_ms {
+                // the server's wait is to blame only if the planned delay
+                // alone would have started the next attempt in time
+                if now_ms.saturating_add(situation.delay_ms()) < deadline_ms {
+                    return Some(Reason::RetryAfterPastDeadline);
+                }
                 return Some(Reason::Deadline);
             }
         }

@@ -160,9 +160,19 @@ fn the_deadline_counts_the_planned_delay_and_the_retry_after() {
     // starts exactly at the deadline: no time left to succeed in
     let at_deadline = deadline.with_delay_ms(1_000);
     assert_eq!(decide(&store, 1, &at_deadline).reason(), Reason::Deadline);
-    // a short planned delay, but the server asked for a longer wait
+    // a short planned delay, but the server asked for a longer wait: the
+    // server's wait is what crosses the deadline
     let told_to_wait = deadline.with_delay_ms(10).with_retry_after_ms(1_500);
-    assert_eq!(decide(&store, 1, &told_to_wait).reason(), Reason::Deadline);
+    assert_eq!(
+        decide(&store, 1, &told_to_wait).reason(),
+        Reason::RetryAfterPastDeadline
+    );
+    // a planned delay that crosses it on its own: the deadline, whatever the
+    // server asked for
+    let both = deadline.with_delay_ms(1_200).with_retry_after_ms(1_500);
+    assert_eq!(decide(&store, 1, &both).reason(), Reason::Deadline);
+    let short_hint = deadline.with_delay_ms(1_200).with_retry_after_ms(1);
+    assert_eq!(decide(&store, 1, &short_hint).reason(), Reason::Deadline);
     // a deadline already in the past
     let passed = Situation::new().with_deadline_ms(NOW - 1);
     assert_eq!(decide(&store, 1, &passed).reason(), Reason::Deadline);
@@ -179,7 +189,10 @@ fn a_deadline_crossed_by_the_retry_after_reports_the_deadline_not_the_limit() {
         .with_deadline_ms(NOW + 5_000)
         .with_retry_after_ms(120_000)
         .with_max_retry_after_ms(60_000);
-    assert_eq!(decide(&good(), 1, &situation).reason(), Reason::Deadline);
+    assert_eq!(
+        decide(&good(), 1, &situation).reason(),
+        Reason::RetryAfterPastDeadline
+    );
 }
 
 #[test]

@@ -224,9 +224,11 @@ where
             ..
         } => (last_error, Stop::Policy(decision.reason())),
         RetryErrorKind::Permanent(last_error) => (last_error, Stop::Permanent),
-        RetryErrorKind::DeadlineExceeded { last_error, .. } => {
-            (last_error, Stop::Policy(Reason::Deadline))
-        }
+        RetryErrorKind::DeadlineExceeded {
+            last_error,
+            decision,
+            ..
+        } => (last_error, Stop::Policy(decision.reason())),
         RetryErrorKind::BudgetExhausted {
             last_error: Some(last_error),
             ..
@@ -275,7 +277,9 @@ where
                         response: Box::new(response),
                     })
                 }
-                (Stop::Policy(Reason::Deadline), Some(retry_after)) => {
+                // only when the server's wait, not the backoff, crossed the
+                // deadline; otherwise the last response, as without a header
+                (Stop::Policy(Reason::RetryAfterPastDeadline), Some(retry_after)) => {
                     Err(Error::RetryAfterPastDeadline {
                         retry_after,
                         attempts,

@@ -1,6 +1,7 @@
 //! A server asking for longer than the policy's limit, or for a wait past the
 //! call's deadline, stops the call at once with a typed error that names the
-//! wait; nothing is slept.
+//! wait; nothing is slept. A deadline the policy's own backoff would cross is
+//! not blamed on the server's hint.
 
 #![allow(
     clippy::unwrap_used,
@@ -13,6 +14,7 @@ mod support;
 
 use core::time::Duration;
 
+use bayesretry_backoff::{Config, Jitter};
 use bayesretry_http::{Error, RetryClient};
 use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};
 use support::{answer, serve, virtual_policy};
@@ -123,6 +125,61 @@ async fn a_wait_past_the_deadline_is_not_slept() {
     );
     assert_eq!(err.retry_after(), Some(Duration::from_secs(30)));
     assert!(err.to_string().contains("30000 ms"), "{err}");
+    assert!(sleeper.delays().is_empty());
+    assert_eq!(server.requests(), 1);
+}
+
+/// A classic policy of four attempts, a fixed 2 s backoff, and `deadline`.
+fn two_second_backoff(deadline: Duration) -> (RetryPolicy, VirtualSleeper) {
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(4)
+        .with_backoff(
+            Config::new()
+                .with_base_delay(Duration::from_secs(2))
+                .with_factor(1.0)
+                .with_jitter(Jitter::None),
+        )
+        .with_virtual_time(sleeper.clone())
+        .with_max_elapsed(deadline)
+        .build()
+        .unwrap();
+    (policy, sleeper)
+}
+
+#[tokio::test]
+async fn a_deadline_the_backoff_crosses_is_not_blamed_on_a_small_hint() {
+    // the 2 s backoff alone crosses the 1.5 s deadline; the server's 1 ms
+    // wait has nothing to do with it, and the call ends as it would without
+    // the header: with the last response
+    for headers in [&[("retry-after-ms", "1")][..], &[][..]] {
+        let server = serve(move |_| answer(503, headers)).await;
+        let (policy, sleeper) = two_second_backoff(Duration::from_millis(1500));
+        let client = RetryClient::new(reqwest::Client::new(), policy);
+
+        let response = client.get(server.url("/")).send().await;
+
+        let response = response.unwrap_or_else(|err| panic!("{headers:?}: {err}"));
+        assert_eq!(response.status().as_u16(), 503);
+        assert!(sleeper.delays().is_empty());
+        assert_eq!(server.requests(), 1);
+    }
+}
+
+#[tokio::test]
+async fn a_hint_that_alone_crosses_the_deadline_is_named() {
+    // the 2 s backoff fits in the 10 s deadline; the server's 30 s does not
+    let server = serve(|_| answer(503, &[("retry-after", "30")])).await;
+    let (policy, sleeper) = two_second_backoff(Duration::from_secs(10));
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let err = client.get(server.url("/")).send().await.unwrap_err();
+
+    assert!(
+        matches!(err, Error::RetryAfterPastDeadline { .. }),
+        "{err:?}"
+    );
     assert!(sleeper.delays().is_empty());
     assert_eq!(server.requests(), 1);
 }

@@ -761,10 +761,13 @@ impl<'a> Attempts<'a> {
                     .map(|until| Duration::from_millis(until.saturating_sub(now_ms))),
                 last_error,
             },
-            (Some(err), Reason::Deadline) => RetryErrorKind::DeadlineExceeded {
-                last_error: err,
-                attempts,
-            },
+            (Some(err), Reason::Deadline | Reason::RetryAfterPastDeadline) => {
+                RetryErrorKind::DeadlineExceeded {
+                    last_error: err,
+                    attempts,
+                    decision,
+                }
+            }
             (Some(err), _) => RetryErrorKind::Exhausted {
                 last_error: err,
                 attempts,

@@ -76,12 +76,18 @@ pub enum RetryErrorKind<E> {
         /// Attempts made.
         attempts: u32,
     },
-    /// The next attempt could not start before the deadline (`max_elapsed`).
+    /// The next attempt could not start before the deadline (`max_elapsed`):
+    /// `decision`'s reason is [`Reason::Deadline`](crate::Reason::Deadline), or
+    /// [`Reason::RetryAfterPastDeadline`](crate::Reason::RetryAfterPastDeadline)
+    /// when the planned delay would have started it in time and the server's
+    /// longer Retry-After would not.
     DeadlineExceeded {
         /// The error of the last attempt.
         last_error: E,
         /// Attempts made.
         attempts: u32,
+        /// The decision that stopped the call.
+        decision: Decision,
     },
     /// A `should_retry` hook declined the retry.
     Stopped {
@@ -245,11 +251,19 @@ impl<E: fmt::Display> fmt::Display for RetryErrorKind<E> {
             RetryErrorKind::DeadlineExceeded {
                 last_error,
                 attempts,
-            } => write!(
-                f,
-                "gave up after {attempts} attempt(s): the next one could not start \
-                 before the deadline; last error: {last_error}"
-            ),
+                decision,
+            } => {
+                let why =
+                    if decision.reason() == bayesretry_decision::Reason::RetryAfterPastDeadline {
+                        "the server's Retry-After reaches past the deadline"
+                    } else {
+                        "the next one could not start before the deadline"
+                    };
+                write!(
+                    f,
+                    "gave up after {attempts} attempt(s): {why}; last error: {last_error}"
+                )
+            }
             RetryErrorKind::Stopped {
                 last_error,
                 attempts,

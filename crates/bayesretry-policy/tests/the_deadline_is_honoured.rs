@@ -11,8 +11,8 @@ use core::time::Duration;
 
 use bayesretry_backoff::{Config, Jitter};
 use bayesretry_policy::{
-    Classification, Clock, ErrorClass, ManualClock, RetryError, RetryErrorKind, RetryPolicy,
-    VirtualSleeper,
+    Classification, Clock, ErrorClass, ManualClock, Reason, RetryError, RetryErrorKind,
+    RetryPolicy, VirtualSleeper,
 };
 
 fn policy(max_elapsed: Duration) -> (RetryPolicy, VirtualSleeper) {
@@ -66,10 +66,22 @@ fn a_retry_after_beyond_the_deadline_is_not_waited_for() {
         })
         .run_blocking(|_| Err(429));
     assert!(sleeper.delays().is_empty());
-    assert!(matches!(
-        result.map_err(RetryError::into_kind),
-        Err(RetryErrorKind::DeadlineExceeded { attempts: 1, .. })
-    ));
+    let err = result.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("the server's Retry-After reaches past the deadline"),
+        "{err}"
+    );
+    match err.into_kind() {
+        RetryErrorKind::DeadlineExceeded {
+            attempts, decision, ..
+        } => {
+            assert_eq!(attempts, 1);
+            // the backoff alone would have started the retry in time
+            assert_eq!(decision.reason(), Reason::RetryAfterPastDeadline);
+        }
+        other => panic!("expected the deadline, got {other:?}"),
+    }
 }
 
 #[test]
