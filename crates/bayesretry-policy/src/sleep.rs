@@ -127,7 +127,9 @@ impl BlockingSleeper for ThreadSleeper {
 /// waits and wakes the task. A call polled by another executor — or by a
 /// plain `block_on` — thus sleeps rather than panicking for want of tokio's
 /// reactor. The runtime is looked for at each sleep, that is, only when a
-/// retry actually waits.
+/// retry actually waits. (A tokio runtime built without its time driver —
+/// no `enable_time` or `enable_all` — cannot sleep, and tokio panics when
+/// asked to; such a program sets a sleeper of its own.)
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct DefaultSleeper;
 
