@@ -251,6 +251,9 @@ pub(crate) struct Attempts<'a> {
     /// The retry decided after the last failure, with the failure run it was
     /// judged on, while it waits to go out (learning with a breaker only).
     pending: Option<Pending>,
+    /// The wait the server asked for (Retry-After) with the last failure, if
+    /// it asked: the error that ends the call reports it.
+    retry_after: Option<Duration>,
     /// Milliseconds waited for the breaker so far, and how many waits.
     waited_ms: u64,
     waits: u32,
@@ -325,6 +328,7 @@ impl<'a> Attempts<'a> {
             previous_attempt: 0,
             probe: false,
             pending: None,
+            retry_after: None,
             waited_ms: 0,
             waits: 0,
             failures_before: FailureCount::default(),
@@ -345,6 +349,7 @@ impl<'a> Attempts<'a> {
             previous_attempt: 0,
             probe: false,
             pending: None,
+            retry_after: None,
             waited_ms: 0,
             waits: 0,
             failures_before: first.failures_before,
@@ -501,6 +506,7 @@ impl<'a> Attempts<'a> {
         let backoff = inner
             .backoff
             .delay(self.counted.max(1), inner.rng.next_u64());
+        self.retry_after = hint;
         let delay = hint.map_or(backoff, |hint| hint.max(backoff));
         let breaker_until = self
             .state
@@ -618,6 +624,7 @@ impl<'a> Attempts<'a> {
         // no hook to say a failure is free: every failure counts
         self.counted = self.counted.saturating_add(1);
         let backoff = inner.backoff.delay(self.counted, inner.rng.next_u64());
+        self.retry_after = hint;
         let delay = hint.map_or(backoff, |hint| hint.max(backoff));
         let hard_cap = inner.max_attempts.saturating_add(MAX_UNCOUNTED_FAILURES);
         let decision = if self.attempt >= hard_cap {
@@ -766,12 +773,14 @@ impl<'a> Attempts<'a> {
                     last_error: err,
                     attempts,
                     decision,
+                    retry_after: self.retry_after,
                 }
             }
             (Some(err), _) => RetryErrorKind::Exhausted {
                 last_error: err,
                 attempts,
                 decision,
+                retry_after: self.retry_after,
             },
             (None, _) => RetryErrorKind::AttemptTimedOut {
                 timeout: timed_out.unwrap_or_default(),
@@ -1092,6 +1101,7 @@ impl<'a, E> Call<'a, E> {
                         last_error,
                         attempts: attempts.attempt,
                         decision,
+                        retry_after: attempts.retry_after,
                     }
                     .into();
                     if let Some(hook) = self.hooks.as_mut().and_then(|h| h.on_exhausted.as_mut()) {

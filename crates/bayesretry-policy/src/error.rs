@@ -4,7 +4,7 @@
 use core::fmt;
 use core::time::Duration;
 
-use bayesretry_decision::Decision;
+use bayesretry_decision::{Decision, Reason};
 
 /// Why a call gave up: what happened is its [`kind`](RetryError::kind), and
 /// every kind that follows a failed attempt carries that attempt's error, so
@@ -57,6 +57,10 @@ pub enum RetryErrorKind<E> {
         attempts: u32,
         /// The decision that stopped the call.
         decision: Decision,
+        /// The wait the server asked for with the last failure (Retry-After),
+        /// if it asked: with [`Reason::RetryAfterBeyondLimit`](crate::Reason::RetryAfterBeyondLimit),
+        /// the wait the policy would not make.
+        retry_after: Option<Duration>,
     },
     /// The error was classified permanent: returned at once, never retried.
     Permanent(E),
@@ -88,6 +92,9 @@ pub enum RetryErrorKind<E> {
         attempts: u32,
         /// The decision that stopped the call.
         decision: Decision,
+        /// The wait the server asked for with the last failure (Retry-After),
+        /// if it asked.
+        retry_after: Option<Duration>,
     },
     /// A `should_retry` hook declined the retry.
     Stopped {
@@ -224,10 +231,16 @@ impl<E: fmt::Display> fmt::Display for RetryErrorKind<E> {
                 last_error,
                 attempts,
                 decision,
-            } => write!(
-                f,
-                "gave up after {attempts} attempt(s) ({decision}); last error: {last_error}"
-            ),
+                retry_after,
+            } => {
+                write!(f, "gave up after {attempts} attempt(s) ({decision}")?;
+                if let (Reason::RetryAfterBeyondLimit, Some(wait)) =
+                    (decision.reason(), retry_after)
+                {
+                    write!(f, "; the server asked for {} ms", wait.as_millis())?;
+                }
+                write!(f, "); last error: {last_error}")
+            }
             RetryErrorKind::Permanent(err) => write!(f, "permanent error, not retried: {err}"),
             RetryErrorKind::CircuitOpen {
                 endpoint,
@@ -252,17 +265,18 @@ impl<E: fmt::Display> fmt::Display for RetryErrorKind<E> {
                 last_error,
                 attempts,
                 decision,
+                retry_after,
             } => {
-                let why =
-                    if decision.reason() == bayesretry_decision::Reason::RetryAfterPastDeadline {
-                        "the server's Retry-After reaches past the deadline"
-                    } else {
-                        "the next one could not start before the deadline"
-                    };
-                write!(
-                    f,
-                    "gave up after {attempts} attempt(s): {why}; last error: {last_error}"
-                )
+                write!(f, "gave up after {attempts} attempt(s): ")?;
+                match (decision.reason(), retry_after) {
+                    (Reason::RetryAfterPastDeadline, Some(wait)) => write!(
+                        f,
+                        "the server asked for {} ms, past the deadline",
+                        wait.as_millis()
+                    )?,
+                    _ => write!(f, "the next one could not start before the deadline")?,
+                }
+                write!(f, "; last error: {last_error}")
             }
             RetryErrorKind::Stopped {
                 last_error,

@@ -48,10 +48,13 @@ fn the_kind_holds_everything_the_call_left() {
             last_error,
             attempts,
             decision,
+            retry_after,
         } => {
             assert_eq!(last_error, HttpStatus(503));
             assert_eq!(attempts, 3);
             assert_eq!(decision.reason(), Reason::MaxAttempts);
+            // a bare status carries no Retry-After
+            assert_eq!(retry_after, None);
         }
         other => panic!("expected exhaustion, got {other:?}"),
     }

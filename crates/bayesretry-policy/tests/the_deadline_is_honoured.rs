@@ -69,16 +69,20 @@ fn a_retry_after_beyond_the_deadline_is_not_waited_for() {
     let err = result.unwrap_err();
     assert!(
         err.to_string()
-            .contains("the server's Retry-After reaches past the deadline"),
+            .contains("the server asked for 30000 ms, past the deadline"),
         "{err}"
     );
     match err.into_kind() {
         RetryErrorKind::DeadlineExceeded {
-            attempts, decision, ..
+            attempts,
+            decision,
+            retry_after,
+            ..
         } => {
             assert_eq!(attempts, 1);
             // the backoff alone would have started the retry in time
             assert_eq!(decision.reason(), Reason::RetryAfterPastDeadline);
+            assert_eq!(retry_after, Some(Duration::from_secs(30)));
         }
         other => panic!("expected the deadline, got {other:?}"),
     }
@@ -95,4 +99,33 @@ fn a_retry_after_longer_than_the_backoff_is_honoured() {
         .run_blocking(|attempt| if attempt == 1 { Err(429) } else { Ok(attempt) });
     assert_eq!(result.ok(), Some(2));
     assert_eq!(sleeper.delays(), [Duration::from_secs(7)]);
+}
+
+#[test]
+fn a_retry_after_beyond_the_limit_is_reported_with_the_wait_asked_for() {
+    let (policy, sleeper) = policy(Duration::from_secs(3_600));
+    let result: Result<(), RetryError<u16>> = policy
+        .call_with("api", |_: &u16| {
+            Classification::Retryable(ErrorClass::Http(429))
+                .with_retry_after(Duration::from_secs(300))
+        })
+        .run_blocking(|_| Err(429));
+    assert!(sleeper.delays().is_empty());
+    let err = result.unwrap_err();
+    assert!(
+        err.to_string().contains("the server asked for 300000 ms"),
+        "{err}"
+    );
+    match err.into_kind() {
+        RetryErrorKind::Exhausted {
+            decision,
+            retry_after,
+            ..
+        } => {
+            // the default limit on a server's wait is a minute
+            assert_eq!(decision.reason(), Reason::RetryAfterBeyondLimit);
+            assert_eq!(retry_after, Some(Duration::from_secs(300)));
+        }
+        other => panic!("expected the limit, got {other:?}"),
+    }
 }
