@@ -83,12 +83,16 @@ pub enum Error<E = reqwest::Error, R = reqwest::Response> {
         /// The response that asked for it.
         response: Box<R>,
     },
-    /// The endpoint's breaker is open: no attempt was made.
+    /// The endpoint's breaker is open, and refused the call's first attempt or
+    /// the one after an attempt the per-attempt timeout cut off (a response or
+    /// transport error before the refusal is reported as itself).
     CircuitOpen {
         /// The endpoint key.
         endpoint: String,
         /// How long until the breaker may admit a call, if known.
         retry_after: Option<Duration>,
+        /// Attempts made before the refusal: 0 when none was.
+        attempts: u32,
     },
     /// The last attempt ran past the policy's per-attempt timeout
     /// (`Builder::with_attempt_timeout`) and no retry followed.
@@ -141,8 +145,9 @@ impl<E, R> Error<E, R> {
     /// Attempts made (0 when none was).
     pub fn attempts(&self) -> u32 {
         match self {
-            Error::Build(_) | Error::CircuitOpen { .. } => 0,
-            Error::Transport { attempts, .. }
+            Error::Build(_) => 0,
+            Error::CircuitOpen { attempts, .. }
+            | Error::Transport { attempts, .. }
             | Error::RetryAfterBeyondLimit { attempts, .. }
             | Error::RetryAfterPastDeadline { attempts, .. }
             | Error::AttemptTimedOut { attempts, .. } => *attempts,
@@ -185,8 +190,13 @@ impl<E: fmt::Display, R> fmt::Display for Error<E, R> {
             Error::CircuitOpen {
                 endpoint,
                 retry_after,
+                attempts,
             } => {
-                write!(f, "circuit open for endpoint `{endpoint}`, no attempt made")?;
+                write!(f, "circuit open for endpoint `{endpoint}`")?;
+                match attempts {
+                    0 => write!(f, ", no attempt made")?,
+                    n => write!(f, " after {n} attempt(s)")?,
+                }
                 match retry_after {
                     Some(wait) => write!(f, " (may admit a call in {} ms)", wait.as_millis()),
                     None => Ok(()),

@@ -241,10 +241,12 @@ where
             endpoint,
             retry_after,
             last_error: None,
+            attempts,
         } => {
             return Err(Error::CircuitOpen {
                 endpoint,
                 retry_after,
+                attempts,
             });
         }
         RetryErrorKind::AttemptTimedOut {

@@ -767,6 +767,7 @@ impl<'a> Attempts<'a> {
                 retry_after: breaker_until
                     .map(|until| Duration::from_millis(until.saturating_sub(now_ms))),
                 last_error,
+                attempts,
             },
             (Some(err), Reason::Deadline | Reason::RetryAfterPastDeadline) => {
                 RetryErrorKind::DeadlineExceeded {
@@ -1115,7 +1116,11 @@ impl<'a, E> Call<'a, E> {
             Ok(attempt) => Ok(attempt),
             Err(retry_after) => match attempts.wait_step(retry_after, self.endpoint) {
                 Some(wait) => Err(Refusal::Wait(wait)),
-                None => Err(Refusal::Stop(self.circuit_open(retry_after, last.take()))),
+                None => Err(Refusal::Stop(self.circuit_open(
+                    retry_after,
+                    last.take(),
+                    attempts.attempt,
+                ))),
             },
         }
     }
@@ -1231,13 +1236,19 @@ impl<'a, E> Call<'a, E> {
         }
     }
 
-    /// The breaker refused an attempt.
-    fn circuit_open(&mut self, retry_after: Option<Duration>, last: Option<E>) -> RetryError<E> {
+    /// The breaker refused an attempt, after `attempts` were made.
+    fn circuit_open(
+        &mut self,
+        retry_after: Option<Duration>,
+        last: Option<E>,
+        attempts: u32,
+    ) -> RetryError<E> {
         let had_attempt = last.is_some();
         let stop: RetryError<E> = RetryErrorKind::CircuitOpen {
             endpoint: self.endpoint.to_owned(),
             retry_after,
             last_error: last,
+            attempts,
         }
         .into();
         if had_attempt {

@@ -70,8 +70,12 @@ pub enum RetryErrorKind<E> {
         endpoint: String,
         /// How long until the breaker may admit a call again, if known.
         retry_after: Option<Duration>,
-        /// The error of the attempt before, if one was made in this call.
+        /// The error of the attempt before, if one was made in this call
+        /// (an attempt cut off by the per-attempt timeout leaves none).
         last_error: Option<E>,
+        /// Attempts made before the breaker refused the next one: 0 when it
+        /// refused the call's first.
+        attempts: u32,
     },
     /// The retry budget denied the retry.
     BudgetExhausted {
@@ -246,8 +250,13 @@ impl<E: fmt::Display> fmt::Display for RetryErrorKind<E> {
                 endpoint,
                 retry_after,
                 last_error,
+                attempts,
             } => {
-                write!(f, "circuit open for endpoint `{endpoint}`, no attempt made")?;
+                write!(f, "circuit open for endpoint `{endpoint}`")?;
+                match attempts {
+                    0 => write!(f, ", no attempt made")?,
+                    n => write!(f, " after {n} attempt(s)")?,
+                }
                 if let Some(wait) = retry_after {
                     write!(f, " (may admit a call in {} ms)", wait.as_millis())?;
                 }

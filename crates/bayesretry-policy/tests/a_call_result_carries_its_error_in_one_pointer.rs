@@ -66,11 +66,25 @@ fn a_kind_made_by_hand_becomes_the_same_error() {
         endpoint: "api".to_owned(),
         retry_after: Some(Duration::from_millis(250)),
         last_error: None,
+        attempts: 0,
     }
     .into();
     assert_eq!(
         err.to_string(),
         "circuit open for endpoint `api`, no attempt made (may admit a call in 250 ms)"
+    );
+    // refused after attempts the per-attempt timeout cut off: no last error,
+    // but not "no attempt made"
+    let after: RetryError<HttpStatus> = RetryErrorKind::CircuitOpen {
+        endpoint: "api".to_owned(),
+        retry_after: None,
+        last_error: None,
+        attempts: 2,
+    }
+    .into();
+    assert_eq!(
+        after.to_string(),
+        "circuit open for endpoint `api` after 2 attempt(s)"
     );
     assert!(err.last_error().is_none());
     assert!(matches!(

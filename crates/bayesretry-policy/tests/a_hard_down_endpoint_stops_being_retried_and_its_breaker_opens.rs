@@ -67,9 +67,11 @@ fn a_hard_down_endpoint_stops_getting_retries_and_its_breaker_opens() {
             endpoint,
             retry_after,
             last_error,
+            attempts,
         }) => {
             assert_eq!(endpoint, "down");
             assert!(retry_after.is_some() && last_error.is_none());
+            assert_eq!(attempts, 0);
         }
         other => panic!("expected a fail-fast, got {other:?}"),
     }
