@@ -255,9 +255,10 @@ where
         other => match other.into_last_error() {
             Some(last_error) => (last_error, Stop::Other),
             // only an attempt cut off by the policy's timeout leaves no error
+            // (here, one the budget would not retry)
             None => {
                 return Err(Error::AttemptTimedOut {
-                    timeout: Duration::ZERO,
+                    timeout: policy.attempt_timeout().unwrap_or_default(),
                     attempts,
                 });
             }

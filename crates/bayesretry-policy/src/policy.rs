@@ -489,6 +489,12 @@ impl RetryPolicy {
         self.inner.now_ms()
     }
 
+    /// The per-attempt timeout, if the policy has one
+    /// ([`Builder::with_attempt_timeout`]).
+    pub fn attempt_timeout(&self) -> Option<Duration> {
+        self.inner.attempt_timeout
+    }
+
     /// The breaker state of `endpoint`, if the breaker is on and the endpoint
     /// has been called (or has a [handle](RetryPolicy::endpoint)).
     pub fn breaker_state(&self, endpoint: &str) -> Option<State> {
