@@ -203,18 +203,6 @@ impl<E> RetryErrorKind<E> {
     }
 }
 
-/// Writes `: <error>` when there is one.
-struct Last<'a, E>(Option<&'a E>);
-
-impl<E: fmt::Display> fmt::Display for Last<'_, E> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(err) => write!(f, "; last error: {err}"),
-            None => Ok(()),
-        }
-    }
-}
-
 impl<E: fmt::Debug> fmt::Debug for RetryError<E> {
     /// The kind's: the box is an implementation detail.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -222,78 +210,75 @@ impl<E: fmt::Debug> fmt::Debug for RetryError<E> {
     }
 }
 
-impl<E: fmt::Display> fmt::Display for RetryError<E> {
+/// The kind's: see [`RetryErrorKind`]'s.
+impl<E> fmt::Display for RetryError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&*self.kind, f)
     }
 }
 
-impl<E: fmt::Display> fmt::Display for RetryErrorKind<E> {
+/// What ended the call, in one line. The last attempt's error is not in it:
+/// it is the error's [`source`](core::error::Error::source), as Rust's error
+/// reporters expect, so a report that prints the chain of causes shows it
+/// once, and a caller can downcast it.
+impl<E> fmt::Display for RetryErrorKind<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RetryErrorKind::Exhausted {
-                last_error,
                 attempts,
                 decision,
                 retry_after,
+                ..
             } => {
                 write!(f, "gave up after {attempts} attempt(s) ({decision}")?;
                 if let (Reason::RetryAfterBeyondLimit, Some(wait)) =
                     (decision.reason(), retry_after)
                 {
-                    write!(f, "; the server asked for {} ms", wait.as_millis())?;
+                    write!(f, "; the server asked for {}", Millis(*wait))?;
                 }
-                write!(f, "); last error: {last_error}")
+                write!(f, ")")
             }
-            RetryErrorKind::Permanent(err) => write!(f, "permanent error, not retried: {err}"),
+            RetryErrorKind::Permanent(_) => write!(f, "permanent error, not retried"),
             RetryErrorKind::CircuitOpen {
                 endpoint,
                 retry_after,
-                last_error,
                 attempts,
+                ..
             } => {
                 write!(f, "circuit open for endpoint `{endpoint}`")?;
                 match attempts {
                     0 => write!(f, ", no attempt made")?,
                     n => write!(f, " after {n} attempt(s)")?,
                 }
-                if let Some(wait) = retry_after {
-                    write!(f, " (may admit a call in {} ms)", wait.as_millis())?;
+                match retry_after {
+                    Some(wait) => write!(f, " (may admit a call in {} ms)", wait.as_millis()),
+                    None => Ok(()),
                 }
-                write!(f, "{}", Last(last_error.as_ref()))
             }
-            RetryErrorKind::BudgetExhausted {
-                last_error,
-                attempts,
-            } => write!(
-                f,
-                "retry budget exhausted after {attempts} attempt(s){}",
-                Last(last_error.as_ref())
-            ),
+            RetryErrorKind::BudgetExhausted { attempts, .. } => {
+                write!(f, "retry budget exhausted after {attempts} attempt(s)")
+            }
             RetryErrorKind::DeadlineExceeded {
-                last_error,
                 attempts,
                 decision,
                 retry_after,
+                ..
             } => {
                 write!(f, "gave up after {attempts} attempt(s): ")?;
                 match (decision.reason(), retry_after) {
-                    (Reason::RetryAfterPastDeadline, Some(wait)) => write!(
-                        f,
-                        "the server asked for {} ms, past the deadline",
-                        wait.as_millis()
-                    )?,
-                    _ => write!(f, "the next one could not start before the deadline")?,
+                    (Reason::RetryAfterPastDeadline, Some(wait)) => {
+                        write!(
+                            f,
+                            "the server asked for {}, past the deadline",
+                            Millis(*wait)
+                        )
+                    }
+                    _ => write!(f, "the next one could not start before the deadline"),
                 }
-                write!(f, "; last error: {last_error}")
             }
-            RetryErrorKind::Stopped {
-                last_error,
-                attempts,
-            } => write!(
+            RetryErrorKind::Stopped { attempts, .. } => write!(
                 f,
-                "retry declined by the should_retry hook after {attempts} attempt(s); \
-                 last error: {last_error}"
+                "retry declined by the should_retry hook after {attempts} attempt(s)"
             ),
             RetryErrorKind::AttemptTimedOut {
                 timeout,
@@ -312,20 +297,31 @@ impl<E: fmt::Display> fmt::Display for RetryErrorKind<E> {
                     write!(f, " ({decision})")
                 }
             }
-            RetryErrorKind::Cancelled { reason, last_error } => {
-                write!(f, "cancelled: {reason}{}", Last(last_error.as_ref()))
-            }
+            RetryErrorKind::Cancelled { reason, .. } => write!(f, "cancelled: {reason}"),
         }
     }
 }
 
-/// The message names the last attempt's error, so the chain of causes goes on
-/// from that error's own source: a report that prints every cause (`anyhow`'s
-/// `{:#}` and `{:?}`, say) shows the last error once, not twice. The error
-/// itself, typed, is [`last_error`](RetryError::last_error).
+/// A wait in milliseconds, or "longer than a year" for a wait no one will
+/// make (a server's hint saturated at the largest value, say).
+struct Millis(Duration);
+
+impl fmt::Display for Millis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const YEAR: Duration = Duration::from_secs(365 * 24 * 3600);
+        if self.0 > YEAR {
+            f.write_str("longer than a year")
+        } else {
+            write!(f, "{} ms", self.0.as_millis())
+        }
+    }
+}
+
+/// The last attempt's error, when there is one: what the message leaves out.
 impl<E: core::error::Error + 'static> core::error::Error for RetryError<E> {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
-        self.last_error().and_then(core::error::Error::source)
+        self.last_error()
+            .map(|err| err as &(dyn core::error::Error + 'static))
     }
 }
 

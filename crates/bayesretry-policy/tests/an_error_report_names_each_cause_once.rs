@@ -1,7 +1,7 @@
 //! A call's error, printed with its chain of causes as error reporters print
-//! it, names each cause once: the message already names the last attempt's
-//! error, so the chain goes on from that error's own source, and the
-//! `permanent` mark adds no layer of its own.
+//! it, names each cause once: the message says what ended the call, the last
+//! attempt's error is its source (typed, to downcast), and the `permanent`
+//! mark adds no layer of its own.
 
 #![allow(
     clippy::unwrap_used,
@@ -80,7 +80,7 @@ fn a_call_that_gave_up_names_its_last_error_once_and_then_its_cause() {
         .run_blocking("db", |_| Err::<(), _>(Upstream(Refused)))
         .unwrap_err();
     let messages = report(&err);
-    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(messages.len(), 3, "{messages:?}");
     assert!(
         messages[0].starts_with("gave up after 2 attempt(s)"),
         "{messages:?}"
@@ -90,9 +90,10 @@ fn a_call_that_gave_up_names_its_last_error_once_and_then_its_cause() {
         1,
         "{messages:?}"
     );
-    assert_eq!(messages[1], "connection refused");
-    // the typed error is still at hand
-    assert!(err.last_error().is_some());
+    assert_eq!(mentions(&messages, "connection refused"), 1, "{messages:?}");
+    // the source is the operation's own error, to downcast
+    let source = err.source().unwrap();
+    assert!(source.downcast_ref::<Upstream>().is_some());
 }
 
 #[test]
@@ -105,7 +106,8 @@ fn a_permanent_error_is_named_once() {
     assert_eq!(
         messages,
         [
-            "permanent error, not retried: upstream unavailable",
+            "permanent error, not retried",
+            "upstream unavailable",
             "connection refused"
         ]
     );
