@@ -100,7 +100,9 @@ fn run(policy: &RetryPolicy, clock: &ManualClock) -> Tally {
         tally.attempts += made;
         match result {
             Ok(_) => tally.ok += 1,
-            Err(err) if matches!(err.kind(), RetryErrorKind::CircuitOpen { .. }) => {
+            // refused before its first attempt; a call the breaker stops
+            // after a failed attempt made its attempts and counts as failed
+            Err(err) if matches!(err.kind(), RetryErrorKind::CircuitOpen { attempts: 0, .. }) => {
                 tally.fast_failed += 1;
             }
             Err(_) => {}

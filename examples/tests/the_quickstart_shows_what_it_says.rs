@@ -24,9 +24,10 @@ fn the_adaptive_policy_earns_more_with_fewer_attempts() {
         "{run:?}"
     );
     assert!(run.adaptive.attempts < run.classic.attempts, "{run:?}");
-    // the calls its breaker refused are those of the outage, not the healthy
-    // calls after it
-    assert!(run.adaptive.fast_failed <= 210, "{run:?}");
+    // its breaker refuses calls in the outage, not the healthy ones after
+    // it: it succeeds within 2 points of retrying everything
+    assert!(run.adaptive.ok + 20 >= run.classic.ok, "{run:?}");
+    assert!(run.adaptive.fast_failed > 0, "{run:?}");
 }
 
 #[test]
