@@ -1097,19 +1097,16 @@ impl<'a, E> Call<'a, E> {
         }
         if last.is_some() {
             if let Some(decision) = attempts.recheck(self.endpoint) {
-                if let Some(last_error) = last.take() {
-                    let stop: RetryError<E> = RetryErrorKind::Exhausted {
-                        last_error,
-                        attempts: attempts.attempt,
-                        decision,
-                        retry_after: attempts.retry_after,
-                    }
-                    .into();
-                    if let Some(hook) = self.hooks.as_mut().and_then(|h| h.on_exhausted.as_mut()) {
-                        hook(&stop);
-                    }
-                    return Err(Refusal::Stop(stop));
-                }
+                // the error that ends the call, as after any failure: a
+                // deadline that passed during the wait is `DeadlineExceeded`
+                let stop = Stop {
+                    decision,
+                    vetoed: false,
+                    breaker_until: None,
+                    now_ms: 0,
+                    timed_out: None,
+                };
+                return Err(Refusal::Stop(attempts.stop(last.take(), stop, self)));
             }
         }
         match attempts.start() {

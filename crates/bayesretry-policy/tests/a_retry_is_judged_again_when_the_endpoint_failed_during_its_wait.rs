@@ -31,6 +31,8 @@ struct Busy {
     clock: ManualClock,
     policy: OnceLock<RetryPolicy>,
     others: u32,
+    /// Time that passes after the others, during the same wait.
+    overshoot: Duration,
     busy: AtomicBool,
     sleeps: AtomicU32,
 }
@@ -48,6 +50,7 @@ impl BlockingSleeper for Busy {
                 self.clock.advance(Duration::from_millis(10));
             }
         }
+        self.clock.advance(self.overshoot);
         self.busy.store(false, Ordering::SeqCst);
     }
 }
@@ -68,22 +71,35 @@ impl Observer for Stops {
 /// first wait runs `others` failing calls; the outer call's result, its
 /// attempts and the stops the observer saw.
 fn outer_call(others: u32) -> (Result<(), RetryError<HttpStatus>>, u32, Vec<Reason>) {
+    outer_call_with(others, Duration::ZERO, None)
+}
+
+/// [`outer_call`], with `overshoot` more passing during the first wait and
+/// the policy's `max_elapsed`.
+fn outer_call_with(
+    others: u32,
+    overshoot: Duration,
+    max_elapsed: Option<Duration>,
+) -> (Result<(), RetryError<HttpStatus>>, u32, Vec<Reason>) {
     let clock = ManualClock::new(0);
     let sleeper = Arc::new(Busy {
         clock: clock.clone(),
         policy: OnceLock::new(),
         others,
+        overshoot,
         busy: AtomicBool::new(false),
         sleeps: AtomicU32::new(0),
     });
     let stops = Stops::default();
-    let policy = RetryPolicy::builder()
+    let mut builder = RetryPolicy::builder()
         .with_clock(clock.clone())
         .with_blocking_sleeper(Shared(Arc::clone(&sleeper)))
         .with_observer(stops.clone())
-        .with_seed(5)
-        .build()
-        .unwrap();
+        .with_seed(5);
+    if let Some(max_elapsed) = max_elapsed {
+        builder = builder.with_max_elapsed(max_elapsed);
+    }
+    let policy = builder.build().unwrap();
     healthy_minute(&policy, &clock);
     assert!(sleeper.policy.set(policy.clone()).is_ok());
     stops.0.lock().unwrap().clear();
@@ -137,4 +153,20 @@ fn a_quiet_wait_lets_the_retry_go_out_as_decided() {
     // it until the call's own run says down or the cap is reached
     assert!(attempts >= 2, "{attempts}");
     assert!(result.is_err());
+}
+
+#[test]
+fn a_deadline_that_passed_during_the_wait_ends_the_call_as_a_deadline() {
+    // as above, and the call's 2 s deadline passes during the wait
+    let (result, attempts, _) =
+        outer_call_with(6, Duration::from_secs(3), Some(Duration::from_secs(2)));
+    assert_eq!(attempts, 1, "the retry never went out");
+    match result.map_err(RetryError::into_kind) {
+        Err(RetryErrorKind::DeadlineExceeded {
+            attempts: 1,
+            decision,
+            ..
+        }) => assert_eq!(decision.reason(), Reason::Deadline),
+        other => panic!("expected the deadline, got {other:?}"),
+    }
 }
