@@ -127,9 +127,15 @@ impl BlockingSleeper for ThreadSleeper {
 /// waits and wakes the task. A call polled by another executor — or by a
 /// plain `block_on` — thus sleeps rather than panicking for want of tokio's
 /// reactor. The runtime is looked for at each sleep, that is, only when a
-/// retry actually waits. (A tokio runtime built without its time driver —
-/// no `enable_time` or `enable_all` — cannot sleep, and tokio panics when
-/// asked to; such a program sets a sleeper of its own.)
+/// retry actually waits.
+///
+/// What it cannot see: a tokio runtime's context entered on a thread that
+/// polls the call with another executor (`Handle::enter`, then some other
+/// `block_on`) looks like tokio polling it, so the sleep is tokio's, and it
+/// wakes only if that runtime is being driven; a runtime built without its
+/// time driver, or shutting down, makes tokio panic when asked to sleep. Such
+/// programs set a sleeper of their own. Outside tokio, each sleep's helper
+/// thread lives out its delay even when the call is dropped sooner.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct DefaultSleeper;
 
