@@ -199,7 +199,8 @@ impl Decision {
 }
 
 /// A decision as a person reads it: the verdict, the reason, and for a decision
-/// on expected value its two numbers to four significant figures (the exact
+/// on expected value its two numbers, to four significant figures below 1 and
+/// three decimals from 1 up (the exact
 /// values are [`probability`](Decision::probability) and
 /// [`expected_value`](Decision::expected_value)), as in
 /// `stop: expected value not positive; p = 0.09458, expected value = -0.05415`.

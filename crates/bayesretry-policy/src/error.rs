@@ -160,6 +160,13 @@ impl<E> RetryError<E> {
     pub fn into_last_error(self) -> Option<E> {
         self.into_kind().into_last_error()
     }
+
+    /// How long until another call is worth making, as far as this one
+    /// learned: see [`RetryErrorKind::retry_after`].
+    #[inline]
+    pub fn retry_after(&self) -> Option<Duration> {
+        self.kind.retry_after()
+    }
 }
 
 impl<E> From<RetryErrorKind<E>> for RetryError<E> {
@@ -199,6 +206,37 @@ impl<E> RetryErrorKind<E> {
             | RetryErrorKind::BudgetExhausted { last_error, .. }
             | RetryErrorKind::Cancelled { last_error, .. } => last_error,
             RetryErrorKind::AttemptTimedOut { .. } => None,
+        }
+    }
+
+    /// How long until another call is worth making, as far as this one
+    /// learned: the wait the server asked for (Retry-After) with the failure
+    /// the call gave up after ([`Exhausted`](RetryErrorKind::Exhausted),
+    /// [`DeadlineExceeded`](RetryErrorKind::DeadlineExceeded)), or how long
+    /// until the open breaker may admit a call
+    /// ([`CircuitOpen`](RetryErrorKind::CircuitOpen)). `None` when neither
+    /// said.
+    ///
+    /// ```
+    /// use bayesretry_policy::{Classification, ErrorClass, RetryPolicy};
+    /// use std::time::Duration;
+    ///
+    /// // the server asks for five minutes, beyond the default limit of one
+    /// let err = RetryPolicy::new()
+    ///     .call_with("provider", |_: &u16| {
+    ///         Classification::Retryable(ErrorClass::Http(429))
+    ///             .with_retry_after(Duration::from_secs(300))
+    ///     })
+    ///     .run_blocking(|_| Err::<(), _>(429))
+    ///     .unwrap_err();
+    /// assert_eq!(err.retry_after(), Some(Duration::from_secs(300)));
+    /// ```
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            RetryErrorKind::Exhausted { retry_after, .. }
+            | RetryErrorKind::DeadlineExceeded { retry_after, .. }
+            | RetryErrorKind::CircuitOpen { retry_after, .. } => *retry_after,
+            _ => None,
         }
     }
 }
