@@ -36,7 +36,11 @@ fn a_hard_down_endpoint_stops_getting_retries_and_its_breaker_opens() {
             Err(HttpStatus(500))
         });
         attempts_per_call.push(made);
-        if let Err(RetryErrorKind::CircuitOpen { .. }) = result.as_ref().map_err(RetryError::kind) {
+        if let Err(RetryErrorKind::CircuitOpen { attempts, .. }) =
+            result.as_ref().map_err(RetryError::kind)
+        {
+            // the error counts the attempts the call made before the refusal
+            assert_eq!(*attempts, made, "{result:?}");
             opened_at_call = Some(call);
             break;
         }
