@@ -251,9 +251,6 @@ pub(crate) struct Attempts<'a> {
     /// The retry decided after the last failure, with the failure run it was
     /// judged on, while it waits to go out (learning with a breaker only).
     pending: Option<Pending>,
-    /// The wait the server asked for (Retry-After) with the last failure, if
-    /// it asked: the error that ends the call reports it.
-    retry_after: Option<Duration>,
     /// Milliseconds waited for the breaker so far, and how many waits.
     waited_ms: u64,
     waits: u32,
@@ -282,6 +279,9 @@ struct Pending {
     /// The breaker's count of failures when the retry was decided: while it
     /// reads the same, the run has not grown and the lock is not taken.
     failures_seen: FailureCount,
+    /// The wait the server asked for with the failure, for the error if the
+    /// retry is stopped after all.
+    retry_after: Option<Duration>,
 }
 
 /// What a call's fast first attempt found, for the loop that goes on after
@@ -328,7 +328,6 @@ impl<'a> Attempts<'a> {
             previous_attempt: 0,
             probe: false,
             pending: None,
-            retry_after: None,
             waited_ms: 0,
             waits: 0,
             failures_before: FailureCount::default(),
@@ -349,7 +348,6 @@ impl<'a> Attempts<'a> {
             previous_attempt: 0,
             probe: false,
             pending: None,
-            retry_after: None,
             waited_ms: 0,
             waits: 0,
             failures_before: first.failures_before,
@@ -506,7 +504,6 @@ impl<'a> Attempts<'a> {
         let backoff = inner
             .backoff
             .delay(self.counted.max(1), inner.rng.next_u64());
-        self.retry_after = hint;
         let delay = hint.map_or(backoff, |hint| hint.max(backoff));
         let breaker_until = self
             .state
@@ -584,7 +581,11 @@ impl<'a> Attempts<'a> {
             self.pending = situation
                 .failure_run()
                 .filter(|_| !delay.is_zero())
-                .map(|(run, _)| Pending { run, failures_seen });
+                .map(|(run, _)| Pending {
+                    run,
+                    failures_seen,
+                    retry_after: hint,
+                });
             return Ok(delay);
         }
         let stop = Stop {
@@ -593,6 +594,7 @@ impl<'a> Attempts<'a> {
             breaker_until,
             now_ms,
             timed_out,
+            retry_after: hint,
         };
         Err(self.stop(last.take(), stop, call))
     }
@@ -624,7 +626,6 @@ impl<'a> Attempts<'a> {
         // no hook to say a failure is free: every failure counts
         self.counted = self.counted.saturating_add(1);
         let backoff = inner.backoff.delay(self.counted, inner.rng.next_u64());
-        self.retry_after = hint;
         let delay = hint.map_or(backoff, |hint| hint.max(backoff));
         let hard_cap = inner.max_attempts.saturating_add(MAX_UNCOUNTED_FAILURES);
         let decision = if self.attempt >= hard_cap {
@@ -665,6 +666,7 @@ impl<'a> Attempts<'a> {
             breaker_until: None,
             now_ms: 0,
             timed_out,
+            retry_after: hint,
         };
         Err(self.stop(last.take(), stop, call))
     }
@@ -751,6 +753,7 @@ impl<'a> Attempts<'a> {
             breaker_until,
             now_ms,
             timed_out,
+            retry_after,
         } = stop;
         let attempts = self.attempt;
         let stop: RetryError<E> = match (last, decision.reason()) {
@@ -774,14 +777,14 @@ impl<'a> Attempts<'a> {
                     last_error: err,
                     attempts,
                     decision,
-                    retry_after: self.retry_after,
+                    retry_after,
                 }
             }
             (Some(err), _) => RetryErrorKind::Exhausted {
                 last_error: err,
                 attempts,
                 decision,
-                retry_after: self.retry_after,
+                retry_after,
             },
             (None, _) => RetryErrorKind::AttemptTimedOut {
                 timeout: timed_out.unwrap_or_default(),
@@ -866,7 +869,8 @@ impl<'a> Attempts<'a> {
     /// Before a retry decided on a failure run goes out, after its wait: if
     /// the endpoint's run grew meanwhile (other calls failed), judges the
     /// retry again on the longer run, and returns the decision that stops it,
-    /// if it is no longer worth making. The observer is told of that decision.
+    /// if it is no longer worth making, with the wait the server asked for
+    /// with the failure. The observer is told of that decision.
     ///
     /// A retry waits for its backoff; in the first seconds of an outage every
     /// call fails its first attempt during that wait, and the evidence that
@@ -876,10 +880,11 @@ impl<'a> Attempts<'a> {
     /// Judging again can only stop a retry that was decided: the hooks that
     /// approved it are not asked again, and the budget it was charged is spent.
     #[inline(always)]
-    pub(crate) fn recheck(&mut self, endpoint: &str) -> Option<Decision> {
+    pub(crate) fn recheck(&mut self, endpoint: &str) -> Option<(Decision, Option<Duration>)> {
         // only a learning policy's retry decided on a run is ever pending
         let pending = self.pending.take()?;
         self.recheck_pending(pending, endpoint)
+            .map(|decision| (decision, pending.retry_after))
     }
 
     /// [`recheck`](Attempts::recheck) of a retry that is pending.
@@ -940,6 +945,8 @@ struct Stop {
     breaker_until: Option<u64>,
     now_ms: u64,
     timed_out: Option<Duration>,
+    /// The wait the server asked for with the last failure, if it asked.
+    retry_after: Option<Duration>,
 }
 
 /// Polls `attempt` (pinned by the caller) with a timer of `timeout` beside it,
@@ -1096,7 +1103,7 @@ impl<'a, E> Call<'a, E> {
             ));
         }
         if last.is_some() {
-            if let Some(decision) = attempts.recheck(self.endpoint) {
+            if let Some((decision, retry_after)) = attempts.recheck(self.endpoint) {
                 // the error that ends the call, as after any failure: a
                 // deadline that passed during the wait is `DeadlineExceeded`
                 let stop = Stop {
@@ -1105,6 +1112,7 @@ impl<'a, E> Call<'a, E> {
                     breaker_until: None,
                     now_ms: 0,
                     timed_out: None,
+                    retry_after,
                 };
                 return Err(Refusal::Stop(attempts.stop(last.take(), stop, self)));
             }
