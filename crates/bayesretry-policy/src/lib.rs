@@ -14,6 +14,7 @@ mod policy;
 mod rng;
 mod run;
 mod sleep;
+mod timer;
 
 pub use call::{Call, FailedAttempt, Retried};
 pub use cancel::{CancelToken, Cancelled};

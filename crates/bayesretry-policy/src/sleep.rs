@@ -123,8 +123,8 @@ impl BlockingSleeper for ThreadSleeper {
 }
 
 /// The default async sleeper: tokio's timer when the sleep is made inside a
-/// tokio runtime (with the `tokio` feature), otherwise a helper thread that
-/// waits and wakes the task. A call polled by another executor — or by a
+/// tokio runtime (with the `tokio` feature), otherwise the process's timer
+/// thread ([`Timer`](crate::timer::Timer)), which wakes the task. A call polled by another executor — or by a
 /// plain `block_on` — thus sleeps rather than panicking for want of tokio's
 /// reactor. The runtime is looked for at each sleep, that is, only when a
 /// retry actually waits.
@@ -134,8 +134,7 @@ impl BlockingSleeper for ThreadSleeper {
 /// `block_on`) looks like tokio polling it, so the sleep is tokio's, and it
 /// wakes only if that runtime is being driven; a runtime built without its
 /// time driver, or shutting down, makes tokio panic when asked to sleep. Such
-/// programs set a sleeper of their own. Outside tokio, each sleep's helper
-/// thread lives out its delay even when the call is dropped sooner.
+/// programs set a sleeper of their own.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct DefaultSleeper;
 
@@ -145,69 +144,7 @@ impl DynSleeper for DefaultSleeper {
         if tokio::runtime::Handle::try_current().is_ok() {
             return Some(Box::pin(tokio::time::sleep(delay)));
         }
-        Some(Box::pin(thread_timer::Timer::new(delay)))
-    }
-}
-
-/// A sleep on a helper thread of its own: runtime-agnostic, and costly only
-/// when a retry actually waits.
-mod thread_timer {
-    use alloc::sync::Arc;
-    use core::future::Future;
-    use core::pin::Pin;
-    use core::task::{Context, Poll, Waker};
-    use core::time::Duration;
-    use std::sync::{Mutex, PoisonError};
-
-    #[derive(Default)]
-    struct Shared {
-        done: bool,
-        waker: Option<Waker>,
-    }
-
-    pub(super) struct Timer {
-        delay: Duration,
-        shared: Option<Arc<Mutex<Shared>>>,
-    }
-
-    impl Timer {
-        pub(super) fn new(delay: Duration) -> Timer {
-            Timer {
-                delay,
-                shared: None,
-            }
-        }
-    }
-
-    impl Future for Timer {
-        type Output = ();
-
-        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-            if self.delay.is_zero() {
-                return Poll::Ready(());
-            }
-            let delay = self.delay;
-            let shared = self.shared.get_or_insert_with(|| {
-                let shared = Arc::new(Mutex::new(Shared::default()));
-                let remote = Arc::clone(&shared);
-                std::thread::spawn(move || {
-                    std::thread::sleep(delay);
-                    let mut state = remote.lock().unwrap_or_else(PoisonError::into_inner);
-                    state.done = true;
-                    if let Some(waker) = state.waker.take() {
-                        waker.wake();
-                    }
-                });
-                shared
-            });
-            let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
-            if state.done {
-                Poll::Ready(())
-            } else {
-                state.waker = Some(cx.waker().clone());
-                Poll::Pending
-            }
-        }
+        Some(Box::pin(crate::timer::Timer::new(delay)))
     }
 }
 
