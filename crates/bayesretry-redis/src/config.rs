@@ -106,8 +106,9 @@ impl FleetConfig {
         self
     }
 
-    /// The most context updates held for Redis while it cannot be reached;
-    /// updates beyond it are counted in [`Stats::dropped`](crate::Stats::dropped).
+    /// The most context updates held for Redis at once (while it cannot be
+    /// reached, or in one round); updates beyond it wait in the store for a
+    /// later round, counted in [`Stats::deferred`](crate::Stats::deferred).
     pub fn with_max_buffered(mut self, max_buffered: usize) -> FleetConfig {
         self.max_buffered = max_buffered;
         self

@@ -46,6 +46,10 @@ pub(crate) struct EvidenceSync {
     /// Versions waiting to be pushed, at most `max_buffered`; a newer version
     /// of an entry replaces the older (it carries everything the older did).
     buffer: HashMap<Key, SnapshotEntry>,
+    /// Versions that found the buffer full, by entry: left in the store, and
+    /// taken by a later collect once the buffer has room. Each version is
+    /// counted once, however many rounds it waits.
+    deferred: HashMap<Key, u64>,
     max_buffered: usize,
     batch: usize,
     /// The log version read up to.
@@ -76,6 +80,7 @@ impl EvidenceSync {
         EvidenceSync {
             known: HashMap::new(),
             buffer: HashMap::new(),
+            deferred: HashMap::new(),
             max_buffered,
             batch,
             since: 0,
@@ -94,15 +99,17 @@ impl EvidenceSync {
     }
 
     /// Takes every version in `snapshot` newer than what Redis holds into the
-    /// buffer; returns how many could not be taken because it was full. A
-    /// dropped version is treated as sent: the entry's next version (which
-    /// carries it) will go up, or a resync after Redis lost its data.
+    /// buffer; returns how many versions found it full, counting each version
+    /// once. Such a version is left in the store, not taken for sent: a later
+    /// collect, after a push has emptied the buffer, takes it (or a newer
+    /// version of its entry, which carries it). Nothing the store holds is
+    /// kept from Redis for good, however many contexts change in one round.
     ///
     /// The writers of new versions that never came from Redis are added to
     /// `authored`: this process writes for them, and renews their time to
     /// live.
     pub(crate) fn collect(&mut self, snapshot: &Snapshot, authored: &mut HashSet<WriterId>) -> u64 {
-        let mut dropped = 0;
+        let mut deferred = 0;
         let full = core::mem::take(&mut self.full);
         for entry in snapshot.entries() {
             let writer = entry.writer();
@@ -124,13 +131,14 @@ impl EvidenceSync {
                 continue;
             }
             if self.buffer.len() < self.max_buffered {
+                self.deferred.remove(&key);
                 self.buffer.insert(key, entry.clone());
-            } else {
-                dropped += 1;
-                self.known.insert(key, entry.seq());
+            } else if self.deferred.get(&key).is_none_or(|&seq| seq < entry.seq()) {
+                self.deferred.insert(key, entry.seq());
+                deferred += 1;
             }
         }
-        dropped
+        deferred
     }
 
     /// Pushes the buffer, a batch per script call, heartbeat included (one

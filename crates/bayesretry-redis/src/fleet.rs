@@ -38,7 +38,7 @@ pub(crate) struct Shared {
     pushed: AtomicU64,
     pulled: AtomicU64,
     buffered: AtomicU64,
-    dropped: AtomicU64,
+    deferred: AtomicU64,
     resyncs: AtomicU64,
 }
 
@@ -59,11 +59,12 @@ pub struct Stats {
     pub pulled: u64,
     /// Versions waiting to be pushed now.
     pub buffered: u64,
-    /// Versions that found the buffer full (`max_buffered`): not pushed, and
-    /// not seen by the fleet until the context's next update (which carries
-    /// them) or a resync. Zero unless Redis was away for long with many
-    /// contexts changing.
-    pub dropped: u64,
+    /// Versions that found the buffer full (`max_buffered`), each counted
+    /// once: left in the store and pushed at a later round, once a push has
+    /// made room. Nothing is lost; the fleet sees them a round or more later.
+    /// Zero unless more contexts changed in one interval than the buffer
+    /// holds, or Redis was away while they did.
+    pub deferred: u64,
     /// Times Redis was found to have lost the fleet's data (a restart without
     /// persistence, a flush) and everything was pushed again.
     pub resyncs: u64,
@@ -160,7 +161,7 @@ impl Fleet {
             pushed: AtomicU64::new(0),
             pulled: AtomicU64::new(0),
             buffered: AtomicU64::new(0),
-            dropped: AtomicU64::new(0),
+            deferred: AtomicU64::new(0),
             resyncs: AtomicU64::new(0),
         });
         let registry = Arc::new(Registry::default());
@@ -259,7 +260,7 @@ impl Fleet {
             pushed: get(&s.pushed),
             pulled: get(&s.pulled),
             buffered: get(&s.buffered),
-            dropped: get(&s.dropped),
+            deferred: get(&s.deferred),
             resyncs: get(&s.resyncs),
         }
     }
@@ -431,9 +432,9 @@ impl Task {
             return;
         };
         let snapshot = replica.snapshot(self.clock.now_ms());
-        let dropped = sync.collect(&snapshot, &mut self.authored);
-        if dropped > 0 {
-            self.shared.dropped.fetch_add(dropped, Ordering::AcqRel);
+        let deferred = sync.collect(&snapshot, &mut self.authored);
+        if deferred > 0 {
+            self.shared.deferred.fetch_add(deferred, Ordering::AcqRel);
         }
     }
 
@@ -476,8 +477,8 @@ impl Task {
             // Redis lost the fleet's data: push everything held, at once
             s.resyncs.fetch_add(1, Ordering::AcqRel);
             let snapshot = replica.snapshot(self.clock.now_ms());
-            let dropped = sync.collect(&snapshot, &mut self.authored);
-            s.dropped.fetch_add(dropped, Ordering::AcqRel);
+            let deferred = sync.collect(&snapshot, &mut self.authored);
+            s.deferred.fetch_add(deferred, Ordering::AcqRel);
             progress.pushed += sync.push(conn, &self.scripts, &self.authored).await?.pushed;
         }
         s.pushed.fetch_add(progress.pushed, Ordering::AcqRel);

@@ -1,7 +1,7 @@
 //! Redis stopped mid-run and restarted empty: callers see no error while it is
 //! down, and once it is back the fleet's evidence holds everything observed,
-//! before the outage and during it. Beyond the buffer bound, what is dropped
-//! is counted.
+//! before the outage and during it. Beyond the buffer bound, updates wait in
+//! the store for a later round, counted, and still reach the fleet.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
@@ -67,7 +67,7 @@ async fn outcomes_observed_while_redis_is_down_reach_the_fleet_after_it_restarts
     let down = fleet.stats();
     assert!(!down.connected);
     assert_eq!(down.buffered, 2, "{down:?}");
-    assert_eq!(down.dropped, 0);
+    assert_eq!(down.deferred, 0);
 
     server.restart();
     let mut back = false;
@@ -94,7 +94,7 @@ async fn outcomes_observed_while_redis_is_down_reach_the_fleet_after_it_restarts
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn updates_beyond_the_buffer_bound_are_counted_as_dropped() {
+async fn updates_beyond_the_buffer_bound_are_counted_as_deferred() {
     // Nothing listens on this port: Redis is down from the start, and the
     // run needs no server.
     let url = format!("redis://127.0.0.1:{}/", common::free_port());
@@ -108,10 +108,10 @@ async fn updates_beyond_the_buffer_bound_are_counted_as_dropped() {
     }
     assert!(fleet.sync_now().await.is_err());
     let stats = fleet.stats();
-    assert_eq!((stats.buffered, stats.dropped), (3, 2), "{stats:?}");
-    // The same versions are not dropped twice.
+    assert_eq!((stats.buffered, stats.deferred), (3, 2), "{stats:?}");
+    // The same versions are not counted twice.
     assert!(fleet.sync_now().await.is_err());
-    assert_eq!(fleet.stats().dropped, 2);
+    assert_eq!(fleet.stats().deferred, 2);
     // Decisions never needed Redis.
     assert!(
         store
@@ -119,4 +119,39 @@ async fn updates_beyond_the_buffer_bound_are_counted_as_dropped() {
             .mean()
             < 0.5
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn more_contexts_than_the_buffer_holds_all_reach_the_fleet() {
+    let Some(server) = common::OwnedServer::start("redis_buffer_bound") else {
+        return;
+    };
+    let config = FleetConfig::new(server.url())
+        .with_namespace(common::namespace("bound"))
+        .with_max_buffered(2)
+        // rounds only when asked, within the test
+        .with_interval(Duration::from_secs(60));
+    let store = Arc::new(MemoryStore::new());
+    let fleet = Fleet::start(config.clone(), store.clone()).unwrap();
+    fleet.sync_now().await.unwrap();
+    // five contexts change in one round, with Redis up all along
+    let contexts: Vec<Context<'static>> = (1..=5)
+        .map(|attempt| Context::new("db", attempt, ErrorClass::Timeout))
+        .collect();
+    for ctx in &contexts {
+        store.observe(ctx, true, 1);
+    }
+    // two go up per round; the rest wait their turn, and nothing is lost
+    for _ in 0..3 {
+        fleet.sync_now().await.unwrap();
+    }
+    let stats = fleet.stats();
+    assert_eq!(stats.buffered, 0, "{stats:?}");
+    assert!(stats.deferred >= 3, "{stats:?}");
+    let reader = Arc::new(MemoryStore::new());
+    let newcomer = Fleet::start(config, reader.clone()).unwrap();
+    newcomer.sync_now().await.unwrap();
+    for ctx in &contexts {
+        assert_eq!(reader.evidence(ctx, 1).successes(), 1.0, "{ctx:?}");
+    }
 }
