@@ -163,9 +163,9 @@ fn render(snapshot: &Snapshot, rows: &[Row], args: &InspectArgs) -> String {
     for row in rows {
         let age = snapshot.taken_at_ms().saturating_sub(row.updated_at_ms);
         table.row(vec![
-            row.endpoint.clone(),
+            printable(&row.endpoint),
             row.attempt.to_string(),
-            row.class.clone(),
+            printable(&row.class),
             num(row.successes),
             num(row.failures),
             prob(row.mean),
@@ -199,12 +199,28 @@ fn duration(ms: u64) -> String {
     }
 }
 
+/// `name` as one line of plain text: control characters, quotes and
+/// backslashes escaped as Rust writes them (`\n`, `\u{1b}`), so a name from
+/// a store cannot break the table's lines or send the terminal escape codes.
+/// The JSON output keeps names as they are.
+fn printable(name: &str) -> String {
+    name.escape_debug().to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use bayesretry_beta::Beta;
     use bayesretry_store::Snapshot;
 
-    use super::{contexts, duration};
+    use super::{contexts, duration, printable};
+
+    #[test]
+    fn a_name_with_control_characters_prints_on_one_line_without_escape_codes() {
+        let shown = printable("weird \"name\"\n\t\u{1b}[31mred");
+        assert_eq!(shown, "weird \\\"name\\\"\\n\\t\\u{1b}[31mred");
+        assert!(!shown.chars().any(char::is_control));
+        assert_eq!(printable("api.example.com"), "api.example.com");
+    }
 
     const TWO_WRITERS: &str = r#"{"version":1,"taken_at_ms":5000,"entries":[
         {"endpoint":"b","attempt":1,"class":"timeout","writer":1,"seq":1,"successes":1,"failures":0,"updated_at_ms":10},
