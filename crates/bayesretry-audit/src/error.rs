@@ -184,6 +184,9 @@ pub enum Error {
         broken: Broken,
     },
     /// A record whose line would be longer than the bound a verifier reads.
+    /// The writer refuses it and leaves the log as it was; an
+    /// [`AuditTrail`](crate::AuditTrail) counts it as dropped and records the
+    /// loss in the log.
     RecordTooLong {
         /// The length of its line, in bytes.
         len: usize,

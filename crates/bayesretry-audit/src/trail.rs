@@ -24,6 +24,11 @@ use crate::seal::Seal;
 /// [`JsonlWriter`].
 pub trait Sink: Send + 'static {
     /// Appends `record` as the next entry.
+    ///
+    /// [`Error::RecordTooLong`] means the record was refused and the sink left
+    /// as it was: the trail counts the record as dropped and records the loss in
+    /// the log. Any other error means the sink may be damaged (a file may end in
+    /// a partial line): the trail reports it until it finishes.
     fn append(&mut self, record: &Record) -> Result<(), Error>;
 
     /// Hands what was appended to its destination (for a file: written, and
@@ -135,20 +140,27 @@ enum Message {
         class: ErrorClass,
         success: bool,
     },
-    /// Flush, and answer with the seal (or the first error so far).
+    /// Flush, and answer with the seal, or an error (see [`AuditTrail::sync`]).
     Sync(SyncSender<Result<Seal, Error>>),
     /// Flush and stop.
     Stop,
 }
 
 /// What the observers and the handle share.
+///
+/// Each record an observer offers ends up counted once, in `dropped`,
+/// `written` or `failed`; `written` and `failed` also count the `dropped`
+/// entries the writer appends.
 #[derive(Debug, Default)]
 struct Counters {
-    /// Records lost: the queue was full, or the writer had stopped.
+    /// Records lost: the queue was full, the writer had stopped, or the sink
+    /// refused the record and was left as it was. Each is recorded in a
+    /// `dropped` entry.
     dropped: AtomicU64,
     /// Records the sink appended.
     written: AtomicU64,
-    /// Records the sink refused (an I/O error, a record too long).
+    /// Records the sink failed to append with an error that may have damaged
+    /// it (an I/O error, or any append after one).
     failed: AtomicU64,
 }
 
@@ -223,9 +235,26 @@ impl Observer for AuditObserver {
 /// [`observer`](AuditTrail::observer) gives the policy's end; the trail is the
 /// writer's end: it owns the thread and the [`Sink`] (an in-memory
 /// [`AuditLog`] or a [`JsonlWriter`]), counts what was written, dropped or
-/// refused, and on [`finish`](AuditTrail::finish) stops the thread and gives the
+/// failed, and on [`finish`](AuditTrail::finish) stops the thread and gives the
 /// sink back. Dropping the trail stops the thread too (flushing the sink) but
 /// loses the sink and any error.
+///
+/// # Losses and errors
+///
+/// A record is lost without damage to the log when the queue is full, when the
+/// writer has stopped, or when the sink refuses it and is left as it was (a
+/// [`JsonlWriter`] refuses a record whose line would be longer than a log line
+/// may be: [`Error::RecordTooLong`]). Each such loss is counted
+/// ([`dropped`](AuditTrail::dropped)) and recorded in the log as a
+/// [`Event::Dropped`] entry, so that a log without one lost nothing; the
+/// records after it are written as usual. A refusal is also reported once, by
+/// the next [`sync`](AuditTrail::sync).
+///
+/// Any other error of the sink (an I/O error) may have damaged it — a file may
+/// end in a partial line — and the log can no longer vouch for itself: the
+/// records it hits are counted as [`failed`](AuditTrail::failed), every later
+/// `sync` returns an error, and `finish` returns the first such error instead
+/// of the sink.
 ///
 /// The thread polls its queue (every 1 to 10 ms when it is empty) instead of
 /// sleeping until woken, so that offering a record never costs the call a
@@ -305,7 +334,8 @@ impl<S: Sink> AuditTrail<S> {
             counters: Arc::clone(&counters),
             clock: Arc::clone(&clock),
             logged_drops: 0,
-            first_error: None,
+            damage: None,
+            refusal: None,
         };
         let thread = thread::Builder::new()
             .name("bayesretry-audit".into())
@@ -328,8 +358,9 @@ impl<S: Sink> AuditTrail<S> {
         }
     }
 
-    /// Records dropped so far: offered while the queue was full, or after the
-    /// writer stopped. Each is also counted in a [`Event::Dropped`] entry of the
+    /// Records dropped so far: offered while the queue was full or after the
+    /// writer stopped, or refused by the sink with the log left intact (a line
+    /// too long). Each is also counted in a [`Event::Dropped`] entry of the
     /// log, once the writer gets to it.
     pub fn dropped(&self) -> u64 {
         self.counters.dropped.load(Ordering::Relaxed)
@@ -340,17 +371,29 @@ impl<S: Sink> AuditTrail<S> {
         self.counters.written.load(Ordering::Relaxed)
     }
 
-    /// Records the sink refused so far (an I/O error, a record too long).
+    /// Records the sink failed to append so far with an error that may have
+    /// damaged it (an I/O error, and every record after one; the `dropped`
+    /// entries included). They are in no `dropped` entry:
+    /// [`sync`](AuditTrail::sync) and [`finish`](AuditTrail::finish) report the
+    /// damage instead.
     pub fn failed(&self) -> u64 {
         self.counters.failed.load(Ordering::Relaxed)
     }
 
     /// Waits until the writer has appended every record queued before this
-    /// call, flushes the sink, and returns its seal. Blocks: not for the call
-    /// path.
+    /// call (and a `dropped` entry for the losses not yet in the log), flushes
+    /// the sink, and returns its seal. Blocks: not for the call path.
     ///
-    /// An error if the sink failed at any point (its text; the error itself
-    /// comes with [`finish`](AuditTrail::finish)), or if the writer stopped.
+    /// An error:
+    ///
+    /// - [`Error::Writer`], with the text of the first error that may have
+    ///   damaged the sink (the error itself comes with
+    ///   [`finish`](AuditTrail::finish)): at every call from that error on;
+    /// - otherwise, the first [`Error::RecordTooLong`] since the previous
+    ///   `sync`, once: the refused records are counted as dropped and the log
+    ///   records the loss, so the next `sync` returns the seal again if nothing
+    ///   else was refused;
+    /// - [`Error::WriterGone`] if the writer has stopped.
     pub fn sync(&self) -> Result<Seal, Error> {
         let (reply, answer) = mpsc::sync_channel(1);
         self.sender
@@ -360,7 +403,9 @@ impl<S: Sink> AuditTrail<S> {
     }
 
     /// Appends what is queued, flushes, stops the writer and gives the sink back
-    /// — or the first error the sink met. Records offered after this are
+    /// — or the first error that may have damaged the sink. Refused records,
+    /// recorded in the log as lost, do not make it fail (they are counted in
+    /// [`dropped`](AuditTrail::dropped)). Records offered after this are
     /// dropped (and counted).
     pub fn finish(mut self) -> Result<S, Error> {
         self.stop().unwrap_or(Err(Error::WriterGone))
@@ -401,7 +446,11 @@ struct Writer<S> {
     clock: Arc<dyn Clock>,
     /// Drops already recorded in the log.
     logged_drops: u64,
-    first_error: Option<Error>,
+    /// The first error that may have damaged the sink: reported by every sync
+    /// and by the end of the run.
+    damage: Option<Error>,
+    /// The first refusal since the last sync: reported by the next sync.
+    refusal: Option<Error>,
 }
 
 impl<S: Sink> Writer<S> {
@@ -471,9 +520,11 @@ impl<S: Sink> Writer<S> {
                     self.log_drops();
                     let flushed = self.sink.flush();
                     self.note(flushed);
-                    let answer = match &self.first_error {
-                        None => Ok(self.sink.seal()),
-                        Some(err) => Err(Error::Writer(err.to_string())),
+                    let refusal = self.refusal.take();
+                    let answer = match (&self.damage, refusal) {
+                        (Some(err), _) => Err(Error::Writer(err.to_string())),
+                        (None, Some(err)) => Err(err),
+                        (None, None) => Ok(self.sink.seal()),
                     };
                     let _ = reply.send(answer);
                     continue;
@@ -481,19 +532,35 @@ impl<S: Sink> Writer<S> {
                 Message::Stop => break,
             };
             self.log_drops();
-            let appended = self.sink.append(&record);
-            self.count(appended);
+            match self.sink.append(&record) {
+                Ok(()) => {
+                    self.counters.written.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(err @ Error::RecordTooLong { .. }) => {
+                    // nothing was written: the next `dropped` entry records
+                    // the loss
+                    self.counters.dropped.fetch_add(1, Ordering::Relaxed);
+                    self.refusal.get_or_insert(err);
+                }
+                Err(err) => {
+                    self.counters.failed.fetch_add(1, Ordering::Relaxed);
+                    self.note(Err(err));
+                }
+            }
         }
         self.log_drops();
         let flushed = self.sink.flush();
         self.note(flushed);
-        match self.first_error {
+        match self.damage {
             None => Ok(self.sink),
             Some(err) => Err(err),
         }
     }
 
     /// Appends a `dropped` entry for the drops not yet in the log.
+    ///
+    /// A `dropped` entry the sink fails to append, even by refusing it, counts
+    /// as damage: the log would then hide a loss.
     fn log_drops(&mut self) {
         let dropped = self.counters.dropped.load(Ordering::Relaxed);
         if dropped > self.logged_drops {
@@ -505,24 +572,20 @@ impl<S: Sink> Writer<S> {
             );
             self.logged_drops = dropped;
             let appended = self.sink.append(&record);
-            self.count(appended);
+            let counter = if appended.is_ok() {
+                &self.counters.written
+            } else {
+                &self.counters.failed
+            };
+            counter.fetch_add(1, Ordering::Relaxed);
+            self.note(appended);
         }
     }
 
-    fn count(&mut self, appended: Result<(), Error>) {
-        let counter = if appended.is_ok() {
-            &self.counters.written
-        } else {
-            &self.counters.failed
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
-        self.note(appended);
-    }
-
-    /// Keeps the first error.
+    /// Keeps the first error that may have damaged the sink.
     fn note(&mut self, result: Result<(), Error>) {
         if let Err(err) = result {
-            self.first_error.get_or_insert(err);
+            self.damage.get_or_insert(err);
         }
     }
 }
