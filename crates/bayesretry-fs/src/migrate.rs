@@ -6,7 +6,7 @@
 //! through steps `v, v + 1, ..., n` in turn, then through the store's own
 //! checks, so a migrated file is held to the same rules as a current one.
 
-use bayesretry_store::Snapshot;
+use bayesretry_store::{Snapshot, WriterId};
 use serde_json::{Map, Value};
 
 /// A migration from one format version to the next.
@@ -17,8 +17,9 @@ type Step = fn(Map<String, Value>) -> Result<Map<String, Value>, String>;
 const STEPS: [Step; Snapshot::VERSION as usize] = [v0_to_v1];
 
 /// The writer that owns the evidence of a version 0 file, which had one
-/// writer and did not name it.
-pub(crate) const LEGACY_WRITER: u64 = 0;
+/// writer and did not name it: [`WriterId::MIGRATED`], which no store writes
+/// under, so no live writer's entries ever replace it in a merge.
+pub(crate) const LEGACY_WRITER: u64 = WriterId::MIGRATED.get();
 
 /// `document`, of version `from`, brought up to [`Snapshot::VERSION`].
 ///
@@ -44,8 +45,9 @@ pub(crate) fn migrate(from: u32, document: Value) -> Result<Value, String> {
 /// contribution apart, with a sequence number per (context, writer). Each
 /// context becomes one entry of [`LEGACY_WRITER`] with sequence number 1, and
 /// `saved_at_ms` becomes `taken_at_ms`. Evidence is carried over unchanged:
-/// merging the migrated file with any store counts it once, since no live
-/// store writes as writer 0 unless told to.
+/// merging the migrated file with any store counts it once, since no store
+/// can be built under [`WriterId::MIGRATED`] (a store of writer 0, a pod
+/// ordinal, is as safe as any other).
 fn v0_to_v1(mut v0: Map<String, Value>) -> Result<Map<String, Value>, String> {
     let saved_at = v0
         .remove("saved_at_ms")
@@ -89,7 +91,7 @@ mod tests {
         let expected = json!({
             "version": 1,
             "taken_at_ms": 500,
-            "entries": [{"endpoint": "a", "attempt": 1, "class": "timeout", "writer": 0,
+            "entries": [{"endpoint": "a", "attempt": 1, "class": "timeout", "writer": u64::MAX,
                          "seq": 1, "successes": 2.0, "failures": 1.0, "updated_at_ms": 400}]
         });
         assert_eq!(v1, Ok(expected));

@@ -15,7 +15,7 @@ type TestResult = Result<(), Box<dyn core::error::Error>>;
 
 /// An entry's endpoint, attempt, class, writer, sequence number, successes,
 /// failures and last update.
-type Row<'a> = (&'a str, u32, &'a str, u64, u64, f64, f64, u64);
+type Row<'a> = (&'a str, u32, &'a str, WriterId, u64, f64, f64, u64);
 
 fn fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v0.json")
@@ -28,7 +28,7 @@ fn copy_of_fixture(dir: &tempfile::TempDir) -> Result<PathBuf, Box<dyn core::err
 }
 
 #[test]
-fn version_0_contexts_load_as_entries_of_writer_0() -> TestResult {
+fn version_0_contexts_load_as_entries_of_the_migrated_writer() -> TestResult {
     let dir = tempfile::tempdir()?;
     let file = FileStore::open(copy_of_fixture(&dir)?)?;
     let snapshot = file.load()?;
@@ -42,7 +42,7 @@ fn version_0_contexts_load_as_entries_of_writer_0() -> TestResult {
                 e.endpoint(),
                 e.attempt(),
                 e.class(),
-                e.writer().get(),
+                e.writer(),
                 e.seq(),
                 e.evidence().successes(),
                 e.evidence().failures(),
@@ -57,14 +57,32 @@ fn version_0_contexts_load_as_entries_of_writer_0() -> TestResult {
                 "api.example.com",
                 1,
                 "http-429",
-                0,
+                WriterId::MIGRATED,
                 1,
                 18.0,
                 2.0,
                 86_300_000
             ),
-            ("api.example.com", 2, "timeout", 0, 1, 0.5, 3.25, 86_350_000),
-            ("billing", 1, "custom:quota", 0, 1, 1.0, 0.0, 80_000_000),
+            (
+                "api.example.com",
+                2,
+                "timeout",
+                WriterId::MIGRATED,
+                1,
+                0.5,
+                3.25,
+                86_350_000
+            ),
+            (
+                "billing",
+                1,
+                "custom:quota",
+                WriterId::MIGRATED,
+                1,
+                1.0,
+                0.0,
+                80_000_000
+            ),
         ]
     );
     Ok(())
@@ -108,6 +126,39 @@ fn a_migrated_file_merges_with_a_live_store_and_is_saved_in_the_current_format()
     let evidence = restarted.evidence(&ctx, 86_500_000);
     assert_eq!((evidence.successes(), evidence.failures()), (19.0, 2.0));
     assert_eq!(fs::read(file.backup_path())?, fs::read(fixture())?);
+    Ok(())
+}
+
+#[test]
+fn a_store_of_writer_0_merging_into_a_version_0_file_keeps_the_migrated_evidence() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("evidence.json");
+    fs::write(
+        &path,
+        r#"{"version":0,"saved_at_ms":1000,"contexts":[{"endpoint":"api","attempt":1,"class":"timeout","successes":10.0,"failures":0.0,"updated_at_ms":900}]}"#,
+    )?;
+    let file = FileStore::open(&path)?;
+
+    // Writer 0, as a pod ordinal gives it, saves one failure without loading
+    // the file first: its entry sits beside the migrated one, not over it.
+    let store = StoreConfig::new().with_writer(WriterId::new(0)).build()?;
+    let ctx = Context::new("api", 1, ErrorClass::Timeout);
+    store.observe(&ctx, false, 2000);
+    let merged = file.save_merged(&store.snapshot(2000))?;
+    assert_eq!(merged.snapshot().len(), 2, "{merged}");
+
+    let restarted = MemoryStore::new();
+    restarted.load(&file.load()?);
+    let evidence = restarted.evidence(&ctx, 2000);
+    assert_eq!((evidence.successes(), evidence.failures()), (10.0, 1.0));
+
+    // Loading the migrated file first and saving again counts each once.
+    store.load(&file.load()?);
+    store.observe(&ctx, false, 3000);
+    file.save_merged(&store.snapshot(3000))?;
+    restarted.load(&file.load()?);
+    let evidence = restarted.evidence(&ctx, 3000);
+    assert_eq!((evidence.successes(), evidence.failures()), (10.0, 2.0));
     Ok(())
 }
 

@@ -18,7 +18,8 @@ use crate::writer::WriterId;
 /// - `max_contexts`: 100 000
 /// - hierarchical priors on, `max_borrowed`: 10 pseudo-observations
 /// - `shards`: 32 (fewer when `max_contexts` is below 32)
-/// - `writer`: a random [`WriterId`], drawn when the store is built
+/// - `writer`: a random [`WriterId`], drawn when the store is built (never
+///   [`WriterId::MIGRATED`])
 /// - `hash_seed`: random, drawn when the store is built
 /// - `class_refresh_ms`: 1 000
 /// - `max_endpoint_bytes`: 256
@@ -127,7 +128,8 @@ impl StoreConfig {
     }
 
     /// The id stamped on the evidence this store writes, which keeps it apart
-    /// from other stores' in merged snapshots; see [`WriterId`].
+    /// from other stores' in merged snapshots; see [`WriterId`]. Any id but
+    /// [`WriterId::MIGRATED`], which [`build`](StoreConfig::build) refuses.
     pub const fn with_writer(self, writer: WriterId) -> StoreConfig {
         StoreConfig {
             writer: Some(writer),
@@ -178,6 +180,9 @@ impl StoreConfig {
         }
         if self.max_endpoint_bytes == 0 {
             return Err(Error::InvalidMaxEndpointBytes(self.max_endpoint_bytes));
+        }
+        if let Some(writer @ WriterId::MIGRATED) = self.writer {
+            return Err(Error::ReservedWriter(writer));
         }
         Ok(MemoryStore::from_checked(self))
     }

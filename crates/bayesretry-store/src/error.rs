@@ -4,6 +4,8 @@
 use alloc::string::String;
 use core::fmt;
 
+use crate::writer::WriterId;
+
 /// Why a `StoreConfig` or (with `serde`) a `Snapshot` was rejected.
 ///
 /// Each variant carries the offending value so that the message names it.
@@ -18,6 +20,9 @@ pub enum Error {
     InvalidMaxBorrowed(f64),
     /// `max_endpoint_bytes` was zero.
     InvalidMaxEndpointBytes(usize),
+    /// `writer` was [`WriterId::MIGRATED`], reserved for evidence that names no
+    /// writer.
+    ReservedWriter(WriterId),
     /// A snapshot's `version` is not one this crate reads.
     UnsupportedVersion(u32),
     /// A snapshot was not valid JSON of the expected shape, or held a value out
@@ -40,6 +45,10 @@ impl fmt::Display for Error {
             Error::InvalidMaxEndpointBytes(v) => {
                 write!(f, "max_endpoint_bytes must be at least 1, got {v}")
             }
+            Error::ReservedWriter(v) => write!(
+                f,
+                "writer {v} is reserved for migrated evidence; choose another id"
+            ),
             Error::UnsupportedVersion(v) => {
                 write!(f, "snapshot version must be 1, got {v}")
             }

@@ -10,6 +10,9 @@ use core::fmt;
 /// when it restarts, or take a new id). A `MemoryStore` draws a random id unless
 /// given one.
 ///
+/// [`WriterId::MIGRATED`] is reserved for evidence that names no writer: no
+/// store is built with it.
+///
 /// ```
 /// use bayesretry_store::WriterId;
 /// assert_eq!(WriterId::new(7).get(), 7);
@@ -25,7 +28,16 @@ use core::fmt;
 pub struct WriterId(u64);
 
 impl WriterId {
-    /// The id `id`, as chosen by the caller (a host number, a pod ordinal).
+    /// The owner of evidence that was written without a writer id, such as the
+    /// contexts of a version 0 snapshot file, migrated: `u64::MAX`.
+    ///
+    /// No store writes under it — [`StoreConfig::build`](crate::StoreConfig::build)
+    /// refuses it and a drawn id is never it — so a merge never replaces such
+    /// evidence with a live store's: it is kept beside every writer's, once.
+    pub const MIGRATED: WriterId = WriterId(u64::MAX);
+
+    /// The id `id`, as chosen by the caller (a host number, a pod ordinal;
+    /// any number but `u64::MAX`, which is [`WriterId::MIGRATED`]).
     pub const fn new(id: u64) -> WriterId {
         WriterId(id)
     }

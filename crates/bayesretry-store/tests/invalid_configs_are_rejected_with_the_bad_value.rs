@@ -1,6 +1,6 @@
 //! `StoreConfig::build` checks every setting and names the rejected value.
 
-use bayesretry_store::{Error, StoreConfig};
+use bayesretry_store::{Error, StoreConfig, WriterId};
 
 #[test]
 fn each_bad_setting_is_named() {
@@ -59,4 +59,20 @@ fn defaults_are_as_documented() {
     // Fewer shards than contexts are never used: each shard holds at least one.
     let small = StoreConfig::new().with_max_contexts(5).build().unwrap();
     assert_eq!(small.shards(), 4);
+}
+
+#[test]
+fn no_store_is_built_under_the_id_reserved_for_migrated_evidence() {
+    assert_eq!(WriterId::MIGRATED, WriterId::new(u64::MAX));
+    let refused = StoreConfig::new()
+        .with_writer(WriterId::MIGRATED)
+        .build()
+        .unwrap_err();
+    assert_eq!(refused, Error::ReservedWriter(WriterId::MIGRATED));
+    assert!(refused.to_string().contains("reserved"), "{refused}");
+    // Its neighbours, and the small ids a host or pod number gives, are fine.
+    for id in [0, 1, u64::MAX - 1] {
+        let store = StoreConfig::new().with_writer(WriterId::new(id)).build();
+        assert_eq!(store.map(|s| s.writer()), Ok(WriterId::new(id)));
+    }
 }

@@ -29,7 +29,7 @@ proptest! {
     fn every_float_reads_back_to_the_bit(
         weights in proptest::collection::vec((weight(), weight(), 0..4_u32, any::<u64>()), 1..20),
     ) {
-        let store = StoreConfig::new().with_writer(WriterId::new(u64::MAX)).build().unwrap();
+        let store = StoreConfig::new().with_writer(WriterId::new(u64::MAX - 1)).build().unwrap();
         for (i, &(s, f, class, now)) in weights.iter().enumerate() {
             let class = [
                 ErrorClass::Http(529),
@@ -50,7 +50,7 @@ proptest! {
             prop_assert_eq!(x.evidence().failures().to_bits(), y.evidence().failures().to_bits());
         }
         // Loading it into a fresh store gives the same snapshot back.
-        let loaded = StoreConfig::new().with_writer(WriterId::new(u64::MAX)).build().unwrap();
+        let loaded = StoreConfig::new().with_writer(WriterId::new(u64::MAX - 1)).build().unwrap();
         loaded.load(&back);
         prop_assert_eq!(loaded.snapshot(u64::MAX), snapshot);
     }

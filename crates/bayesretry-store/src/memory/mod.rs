@@ -154,7 +154,10 @@ impl MemoryStore {
             hierarchical: config.hierarchical && config.max_borrowed > 0.0,
             max_borrowed: config.max_borrowed,
             refresh_ms: config.class_refresh_ms,
-            writer: config.writer.unwrap_or_else(|| WriterId::new(draw(2))),
+            // Never the reserved id: `u64::MAX` is drawn as its neighbour.
+            writer: config
+                .writer
+                .unwrap_or_else(|| WriterId::new(draw(2).min(u64::MAX - 1))),
         };
         let board = Board::new(shards);
         let board_len = board.len_counter();
