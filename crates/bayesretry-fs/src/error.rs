@@ -5,6 +5,8 @@ use core::time::Duration;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use bayesretry_store::WriterId;
+
 /// Why a snapshot file could not be read or written.
 ///
 /// Every variant about a file names its path, and a bad file says what is wrong
@@ -82,6 +84,29 @@ pub enum Error {
         /// Why the backup could not be read.
         backup: Box<Error>,
     },
+    /// [`save_merged`](crate::FileStore::save_merged) was given a snapshot of
+    /// a store whose own entries on disk are newer than the snapshot's (a
+    /// higher sequence number, or the same one with other evidence): another
+    /// store wrote under the same [`WriterId`] — most often this one's earlier
+    /// run, started again without loading the file. The merge would keep the
+    /// file's entries and drop the snapshot's, so nothing was written.
+    ///
+    /// Load the file into the store (`MemoryStore::load`) before it observes
+    /// anything, or give each run a writer id of its own.
+    WriterBehind {
+        /// The file.
+        path: PathBuf,
+        /// The writer of the store that took the snapshot.
+        writer: WriterId,
+        /// How many contexts hold a newer entry of that writer on disk.
+        contexts: usize,
+        /// The first of them, as `endpoint/attempt/class`.
+        context: String,
+        /// Its sequence number on disk.
+        on_disk: u64,
+        /// Its sequence number in the snapshot.
+        in_snapshot: u64,
+    },
     /// An autosave interval of zero.
     InvalidInterval(Duration),
     /// The autosave thread is gone: it could not be started, or it has
@@ -102,6 +127,7 @@ impl Error {
             | Error::NotJson { path, .. }
             | Error::Schema { path, .. }
             | Error::FutureVersion { path, .. }
+            | Error::WriterBehind { path, .. }
             | Error::Io { path, .. } => Some(path),
             Error::Unrecoverable { .. }
             | Error::InvalidInterval(_)
@@ -167,6 +193,23 @@ impl fmt::Display for Error {
             Error::Unrecoverable { primary, backup } => write!(
                 f,
                 "neither the snapshot file nor its backup can be read: {primary}; {backup}"
+            ),
+            Error::WriterBehind {
+                path,
+                writer,
+                contexts,
+                context,
+                on_disk,
+                in_snapshot,
+            } => write!(
+                f,
+                "snapshot file {} holds newer entries of writer {writer} than the snapshot being \
+                 saved, for {contexts} context(s) ({context}: sequence {on_disk} on disk, \
+                 {in_snapshot} in the snapshot), so saving would drop this store's evidence and \
+                 nothing was written: the store was started again under the same writer id \
+                 without loading the file. Load the file into the store before it observes \
+                 anything, or give each run its own writer id",
+                path.display()
             ),
             Error::InvalidInterval(interval) => {
                 write!(f, "autosave interval must be above zero, got {interval:?}")

@@ -6,7 +6,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use bayesretry_store::Snapshot;
+use bayesretry_store::{Snapshot, SnapshotEntry, WriterId};
 
 use crate::atomic::{rename, rotate_backup, sync_dir, write_durably};
 use crate::error::Error;
@@ -53,6 +53,14 @@ use crate::recovery::{Merged, Origin, Recovery, Source};
 /// and writes the result, so processes that each save their own store's
 /// snapshot in turn lose nothing, and evidence saved twice counts once. Use it
 /// whenever more than one process (or store) writes to one file.
+///
+/// That holds as long as each writer id belongs to one store at a time, and
+/// a store that keeps its id across restarts loads the file before it
+/// observes anything (a fresh, random id needs no loading). A store started
+/// again under its old id without loading counts its sequence numbers from 1
+/// again, below those of its entries on disk, and the merge would keep those
+/// and drop its new evidence: `save_merged` refuses such a snapshot with
+/// [`Error::WriterBehind`], writing nothing, rather than lose it silently.
 ///
 /// ```
 /// use bayesretry_fs::{FileStore, Source};
@@ -221,13 +229,19 @@ impl FileStore {
     /// Merging keeps, per (context, writer), the entry with the larger
     /// sequence number: it is commutative, associative and idempotent, so
     /// processes saving in any order, any number of times, lose no evidence
-    /// and count none twice. If the file is missing or bad (empty, truncated,
+    /// and count none twice — provided each writer id is one store's, which
+    /// loaded the file before observing if it reuses an id from an earlier
+    /// run (see [several processes](FileStore#several-processes)). If the file is missing or bad (empty, truncated,
     /// not JSON, the wrong schema) the backup is merged instead (and the bad
     /// file is not rotated into the backup); the returned [`Merged::origin`]
     /// says so.
     ///
     /// # Errors
     ///
+    /// [`Error::WriterBehind`] if the snapshot was taken by a store
+    /// ([`Snapshot::taken_by`]) whose own entries on disk are newer than the
+    /// snapshot's for some context: the store reuses a writer id without
+    /// having loaded the file, and the merge would drop its evidence.
     /// [`Error::FutureVersion`] if the file is of a newer format,
     /// [`Error::Io`] if it exists but cannot be read (it is not known to be
     /// bad), and [`Error::Unrecoverable`] if neither the file nor the backup
@@ -245,6 +259,11 @@ impl FileStore {
             Some(Error::FutureVersion { .. } | Error::Io { .. })
         ) {
             if let Some(error) = origin.primary_error.take() {
+                return Err(error);
+            }
+        }
+        if let Some(writer) = snapshot.taken_by() {
+            if let Some(error) = writer_behind(&on_disk, snapshot, writer, &origin.path) {
                 return Err(error);
             }
         }
@@ -352,4 +371,52 @@ impl FileStore {
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(id);
     }
+}
+
+/// The error to return if `on_disk` holds an entry of `writer` that would win
+/// the merge over `snapshot`'s own entry for the same context while differing
+/// from it: a higher sequence number, or the same one with another version.
+/// Only another store writing under the same id leaves such an entry.
+///
+/// One pass over the snapshot's entries, each looked up by binary search in
+/// the file's (both are sorted by context, then writer).
+fn writer_behind(
+    on_disk: &Snapshot,
+    snapshot: &Snapshot,
+    writer: WriterId,
+    path: &Path,
+) -> Option<Error> {
+    let mut first: Option<(&SnapshotEntry, &SnapshotEntry)> = None;
+    let mut contexts = 0_usize;
+    for mine in snapshot.entries().iter().filter(|e| e.writer() == writer) {
+        let wanted = (mine.endpoint(), mine.attempt(), mine.class(), writer);
+        let Ok(at) = on_disk
+            .entries()
+            .binary_search_by(|e| (e.endpoint(), e.attempt(), e.class(), e.writer()).cmp(&wanted))
+        else {
+            continue;
+        };
+        let Some(theirs) = on_disk.entries().get(at) else {
+            continue;
+        };
+        let newer = theirs.seq() > mine.seq() || (theirs.seq() == mine.seq() && theirs != mine);
+        if newer {
+            contexts += 1;
+            first.get_or_insert((theirs, mine));
+        }
+    }
+    let (theirs, mine) = first?;
+    Some(Error::WriterBehind {
+        path: path.to_path_buf(),
+        writer,
+        contexts,
+        context: format!(
+            "{}/{}/{}",
+            theirs.endpoint(),
+            theirs.attempt(),
+            theirs.class()
+        ),
+        on_disk: theirs.seq(),
+        in_snapshot: mine.seq(),
+    })
 }

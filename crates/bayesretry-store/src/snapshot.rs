@@ -75,12 +75,25 @@ pub(crate) const CUSTOM_PREFIX: &str = "custom:";
 /// assert_eq!(c.evidence(&ctx, 30).strength(), 2.0);
 /// # Ok::<(), bayesretry_store::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(try_from = "RawSnapshot")]
 pub struct Snapshot {
     version: u32,
     taken_at_ms: u64,
     entries: Vec<SnapshotEntry>,
+    /// The writer of the store that took the snapshot; not written to JSON.
+    #[serde(skip)]
+    taken_by: Option<WriterId>,
+}
+
+/// Snapshots are equal when their entries and times are: who took them is not
+/// part of what they hold.
+impl PartialEq for Snapshot {
+    fn eq(&self, other: &Snapshot) -> bool {
+        self.version == other.version
+            && self.taken_at_ms == other.taken_at_ms
+            && self.entries == other.entries
+    }
 }
 
 /// One writer's evidence for one context, in a [`Snapshot`].
@@ -109,6 +122,7 @@ impl Snapshot {
             version: VERSION,
             taken_at_ms: 0,
             entries: Vec::new(),
+            taken_by: None,
         }
     }
 
@@ -133,6 +147,7 @@ impl Snapshot {
             version: VERSION,
             taken_at_ms,
             entries,
+            taken_by: None,
         };
         snapshot.normalise();
         snapshot
@@ -147,6 +162,26 @@ impl Snapshot {
     /// writers' clock.
     pub const fn taken_at_ms(&self) -> u64 {
         self.taken_at_ms
+    }
+
+    /// The writer of the store that took the snapshot
+    /// ([`MemoryStore::snapshot`](crate::MemoryStore::snapshot)), whose own
+    /// evidence it carries; `None` for a snapshot read from JSON, built from
+    /// entries or new. A merge keeps the receiving snapshot's. It is not
+    /// written to JSON and not compared by `==`.
+    ///
+    /// A file store uses it to notice a writer whose saved entries are newer
+    /// than the ones it is saving: a store started again under the same id
+    /// without loading its last snapshot.
+    pub const fn taken_by(&self) -> Option<WriterId> {
+        self.taken_by
+    }
+
+    /// The snapshot, marked as taken by `writer`'s store.
+    #[cfg(feature = "std")]
+    pub(crate) fn taken_by_writer(mut self, writer: WriterId) -> Snapshot {
+        self.taken_by = Some(writer);
+        self
     }
 
     /// The entries, sorted by endpoint, attempt, class and writer.
@@ -414,6 +449,7 @@ impl TryFrom<RawSnapshot> for Snapshot {
             version: VERSION,
             taken_at_ms: raw.taken_at_ms,
             entries: raw.entries,
+            taken_by: None,
         };
         snapshot.normalise();
         Ok(snapshot)

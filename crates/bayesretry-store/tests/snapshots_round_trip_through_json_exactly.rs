@@ -126,3 +126,18 @@ fn duplicate_entries_in_a_file_keep_the_winning_version() {
         Some(ErrorClass::Timeout)
     );
 }
+
+#[test]
+fn a_store_s_snapshot_names_its_writer_which_json_does_not_carry() -> Result<(), Error> {
+    let store = StoreConfig::new().with_writer(WriterId::new(4)).build()?;
+    store.observe(&Context::new("api", 1, ErrorClass::Timeout), true, 0);
+    let snapshot = store.snapshot(0);
+    assert_eq!(snapshot.taken_by(), Some(WriterId::new(4)));
+    let read = Snapshot::from_json(&snapshot.to_json())?;
+    assert_eq!(read.taken_by(), None);
+    // Who took it is not part of what it holds.
+    assert_eq!(read, snapshot);
+    assert_eq!(Snapshot::new().merged(&snapshot).taken_by(), None);
+    assert_eq!(snapshot.merged(&read).taken_by(), Some(WriterId::new(4)));
+    Ok(())
+}

@@ -401,6 +401,8 @@ mod snapshots {
         /// snapshot is consistent per endpoint, not across endpoints updated
         /// while it was taken. Evidence is not decayed in the snapshot (each
         /// entry keeps its own last-update time), so snapshots merge exactly.
+        /// The snapshot records this store's writer as
+        /// [`taken_by`](Snapshot::taken_by).
         pub fn snapshot(&self, now_ms: u64) -> Snapshot {
             let mut entries = Vec::new();
             for shard in self.shards.iter() {
@@ -416,7 +418,7 @@ mod snapshots {
                     ));
                 });
             }
-            Snapshot::from_entries(now_ms, entries)
+            Snapshot::from_entries(now_ms, entries).taken_by_writer(self.params.writer)
         }
 
         /// Replaces everything the store holds by the snapshot's contents:
