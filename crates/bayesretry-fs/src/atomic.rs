@@ -48,26 +48,55 @@ pub(crate) fn write_durably(temp: &Path, json: &str) -> Result<FileId, Error> {
 /// The copy is a hard link where the file system allows one — the same inode
 /// under a second name, no bytes copied — renamed over the backup. Saves never
 /// modify a file in place (they rename a new one over the primary), so the
-/// linked inode keeps the old snapshot after the primary moves on. Where links
-/// are not supported, the bytes are copied and made durable before the rename.
+/// linked inode keeps the old snapshot after the primary moves on. A link
+/// shares the primary's mode too, so where the primary is readable by anyone
+/// but its owner (someone widened its mode), and where links are not
+/// supported, the bytes are copied instead, into a new file created like
+/// every other (mode 0600), and made durable before the rename.
 pub(crate) fn rotate_backup(
     primary: &Path,
     backup_temp: &Path,
     backup: &Path,
 ) -> Result<(), Error> {
     remove_if_present(backup_temp)?;
-    if fs::hard_link(primary, backup_temp).is_err() {
-        fs::copy(primary, backup_temp).map_err(|e| Error::io("copy to the backup", primary, e))?;
-        restrict(backup_temp)?;
-        // Opened for writing: Windows flushes a file's buffers only through a
-        // handle with write access (a read-only one is refused).
-        OpenOptions::new()
-            .write(true)
-            .open(backup_temp)
-            .and_then(|file| file.sync_all())
-            .map_err(|e| Error::io("fsync", backup_temp, e))?;
+    let linked = fs::hard_link(primary, backup_temp).is_ok();
+    if !(linked && owner_only(backup_temp)?) {
+        if linked {
+            // Removes the second name only; the primary is untouched.
+            remove_if_present(backup_temp)?;
+        }
+        copy_private(primary, backup_temp)?;
     }
     rename(backup_temp, backup)
+}
+
+/// Whether no one but the file's owner may read or write `path` (always so
+/// where there are no Unix modes).
+fn owner_only(path: &Path) -> Result<bool, Error> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let metadata = fs::symlink_metadata(path).map_err(|e| Error::io("stat", path, e))?;
+        Ok(metadata.permissions().mode() & 0o077 == 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        Ok(true)
+    }
+}
+
+/// Copies `from` into a new file at `to`, created with mode 0600, and makes
+/// it durable.
+fn copy_private(from: &Path, to: &Path) -> Result<(), Error> {
+    let mut source = File::open(from).map_err(|e| Error::io("copy to the backup", from, e))?;
+    let mut target = create_options()
+        .write(true)
+        .create_new(true)
+        .open(to)
+        .map_err(|e| Error::io("create", to, e))?;
+    io::copy(&mut source, &mut target).map_err(|e| Error::io("copy to the backup", from, e))?;
+    target.sync_all().map_err(|e| Error::io("fsync", to, e))
 }
 
 /// Renames `from` to `to`, replacing `to`: atomic on POSIX file systems and
@@ -100,17 +129,4 @@ fn remove_if_present(path: &Path) -> Result<(), Error> {
         Err(e) if e.kind() != io::ErrorKind::NotFound => Err(Error::io("remove", path, e)),
         _ => Ok(()),
     }
-}
-
-/// Sets mode 0600 on a file this crate created by copying.
-fn restrict(path: &Path) -> Result<(), Error> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(path, fs::Permissions::from_mode(0o600))
-            .map_err(|e| Error::io("set the mode of", path, e))?;
-    }
-    #[cfg(not(unix))]
-    let _ = path;
-    Ok(())
 }

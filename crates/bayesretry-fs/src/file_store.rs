@@ -29,7 +29,9 @@ use crate::recovery::{Merged, Origin, Recovery, Source};
 /// | `F.tmp`, `F.bak.tmp` | a save in progress (left behind if it was killed, removed by the next) |
 ///
 /// All of them are created with mode 0600 on Unix: evidence about the
-/// services a program calls is its owner's business.
+/// services a program calls is its owner's business. The backup is a hard
+/// link to the file it replaces only while that file is private; one whose
+/// mode was widened is copied into a new 0600 backup instead.
 ///
 /// # Saving
 ///

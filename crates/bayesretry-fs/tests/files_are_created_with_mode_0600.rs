@@ -48,3 +48,31 @@ fn a_leftover_temporary_file_with_a_wider_mode_is_replaced_not_reused() -> TestR
     assert!(!temp.exists(), "the temporary file was renamed into place");
     Ok(())
 }
+
+#[test]
+fn a_file_made_world_readable_does_not_make_its_backup_world_readable() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let file = FileStore::open(dir.path().join("evidence.json"))?;
+    let store = StoreConfig::new().build()?;
+    store.observe(&Context::new("api", 1, ErrorClass::Timeout), true, 0);
+    file.save(&store.snapshot(0))?;
+    fs::set_permissions(file.path(), fs::Permissions::from_mode(0o644))?;
+    let widened = fs::read(file.path())?;
+
+    store.observe(&Context::new("api", 1, ErrorClass::Timeout), true, 1);
+    file.save(&store.snapshot(1))?;
+    assert_eq!(mode(file.backup_path())?, 0o600);
+    assert_eq!(
+        fs::read(file.backup_path())?,
+        widened,
+        "the backup is the old file"
+    );
+    assert_eq!(mode(file.path())?, 0o600);
+
+    // A merging save rotates the same way.
+    fs::set_permissions(file.path(), fs::Permissions::from_mode(0o664))?;
+    file.save_merged(&store.snapshot(2))?;
+    assert_eq!(mode(file.backup_path())?, 0o600);
+    assert_eq!(mode(file.path())?, 0o600);
+    Ok(())
+}
