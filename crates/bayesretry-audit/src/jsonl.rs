@@ -3,15 +3,17 @@
 
 use core::num::NonZeroU32;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufReader, BufWriter, Write};
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::canonical;
 use crate::error::Error;
 use crate::hash::Hash;
-use crate::record::Record;
+use crate::record::{Event, Record};
 use crate::seal::Seal;
+use crate::trail::UnixClock;
 use crate::verify::{MAX_LINE_LEN, Verifier};
+use bayesretry_policy::Clock;
 
 /// When a [`JsonlWriter`] asks the operating system to put its lines on disk
 /// (`fsync`, as `File::sync_data`).
@@ -120,18 +122,71 @@ impl JsonlWriter<File> {
     /// and the writer continues its chain. A file that does not verify — a
     /// broken chain, a malformed line, a last line cut short by a crash — is an
     /// error: appending to it would bury the damage under valid entries.
+    ///
+    /// A machine that crashes or loses power while a line is being written can
+    /// leave the file ending inside that line; such a file is opened with
+    /// [`open_after_crash`](JsonlWriter::open_after_crash).
     pub fn open(path: impl AsRef<Path>, fsync: Fsync) -> Result<JsonlWriter<File>, Error> {
         let path = path.as_ref();
         let file = OpenOptions::new()
             .create(true)
             .read(true)
             .append(true)
-            .open(path)?;
+            .open(path)
+            .map_err(|err| at(path, err))?;
         // reads start at the beginning even in append mode; writes go to the end
         let seal = Verifier::new().verify_reader(BufReader::new(&file))?;
         let mut writer = JsonlWriter::resume(file, seal, fsync);
         writer.path = Some(path.to_owned());
         Ok(writer)
+    }
+
+    /// [`open`](JsonlWriter::open) for a log that a crash may have cut inside
+    /// its last line: the bytes after the last newline, a line that was never
+    /// whole, are cut off, and the loss is recorded in the log as a `dropped`
+    /// entry of one record (timed by the system clock), so that a log without
+    /// one still lost nothing. Returns the writer and the number of bytes cut
+    /// (0, and no entry added, for a file that ends with a whole line).
+    ///
+    /// Only a line that was never finished is cut: no entry a seal can vouch
+    /// for is lost, since a seal is taken only after whole lines. A file with
+    /// any other damage — a broken chain, a malformed whole line — is refused
+    /// as [`open`](JsonlWriter::open) refuses it, and left as it is.
+    ///
+    /// ```
+    /// use bayesretry_audit::{Event, Fsync, JsonlWriter, Record, Verifier};
+    /// use std::io::Write;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("decisions.jsonl");
+    /// let mut writer = JsonlWriter::open(&path, Fsync::EveryEntry)?;
+    /// writer.append(&Record::new(1, Event::Dropped { count: 0 }))?;
+    /// drop(writer);
+    /// // the power went out in the middle of the next line
+    /// std::fs::OpenOptions::new().append(true).open(&path)?.write_all(b"{\"v\":1,\"seq\":1,")?;
+    /// assert!(JsonlWriter::open(&path, Fsync::EveryEntry).is_err());
+    ///
+    /// let (writer, cut) = JsonlWriter::open_after_crash(&path, Fsync::EveryEntry)?;
+    /// assert_eq!(cut, 15);
+    /// assert_eq!(writer.seal().entries(), 2); // the entry, and the loss
+    /// assert_eq!(Verifier::new().verify_file(&path)?.entries(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_after_crash(
+        path: impl AsRef<Path>,
+        fsync: Fsync,
+    ) -> Result<(JsonlWriter<File>, u64), Error> {
+        let path = path.as_ref();
+        let cut = cut_unfinished_line(path)?;
+        let mut writer = JsonlWriter::open(path, fsync)?;
+        if cut > 0 {
+            writer.append(&Record::new(
+                UnixClock.now_ms(),
+                Event::Dropped { count: 1 },
+            ))?;
+            writer.sync()?;
+        }
+        Ok((writer, cut))
     }
 
     /// The file's path.
@@ -248,4 +303,57 @@ impl<W: Durable> JsonlWriter<W> {
             .into_inner()
             .map_err(|err| Error::Io(err.into_error()))
     }
+}
+
+/// `err`, with `path` in its message: an error about a log file names it.
+fn at(path: &Path, err: io::Error) -> Error {
+    Error::Io(io::Error::new(
+        err.kind(),
+        format!("{}: {err}", path.display()),
+    ))
+}
+
+/// Cuts the file at `path` after its last newline, once the whole lines
+/// before it verify (the file is left as it is otherwise), and syncs it; the
+/// number of bytes cut. A missing file is left missing. Looks for the newline
+/// from the end, a block at a time: at most the file's length.
+fn cut_unfinished_line(path: &Path) -> Result<u64, Error> {
+    let mut file = match OpenOptions::new().read(true).write(true).open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(err) => return Err(at(path, err)),
+    };
+    let len = file.metadata().map_err(|err| at(path, err))?.len();
+    let keep = after_last_newline(&mut file, len).map_err(|err| at(path, err))?;
+    if keep == len {
+        return Ok(0);
+    }
+    file.seek(SeekFrom::Start(0)).map_err(|err| at(path, err))?;
+    Verifier::new().verify_reader(BufReader::new((&file).take(keep)))?;
+    file.set_len(keep).map_err(|err| at(path, err))?;
+    file.sync_all().map_err(|err| at(path, err))?;
+    Ok(len - keep)
+}
+
+/// The position just after the last newline in the first `len` bytes of
+/// `file` (0 if there is none).
+fn after_last_newline(file: &mut File, len: u64) -> io::Result<u64> {
+    let mut block = vec![0_u8; 64 * 1024];
+    let mut end = len;
+    while end > 0 {
+        let start = end.saturating_sub(block.len() as u64);
+        let read = usize::try_from(end - start)
+            .unwrap_or(block.len())
+            .min(block.len());
+        let Some(chunk) = block.get_mut(..read) else {
+            break;
+        };
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(chunk)?;
+        if let Some(newline) = chunk.iter().rposition(|&b| b == b'\n') {
+            return Ok(start + newline as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
 }
