@@ -128,17 +128,10 @@ impl JsonlWriter<File> {
     /// [`open_after_crash`](JsonlWriter::open_after_crash).
     pub fn open(path: impl AsRef<Path>, fsync: Fsync) -> Result<JsonlWriter<File>, Error> {
         let path = path.as_ref();
-        let file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(path)
-            .map_err(|err| at(path, err))?;
+        let file = open_for_append(path)?;
         // reads start at the beginning even in append mode; writes go to the end
         let seal = Verifier::new().verify_reader(BufReader::new(&file))?;
-        let mut writer = JsonlWriter::resume(file, seal, fsync);
-        writer.path = Some(path.to_owned());
-        Ok(writer)
+        Ok(JsonlWriter::resume_file(file, path, seal, fsync))
     }
 
     /// [`open`](JsonlWriter::open) for a log that a crash may have cut inside
@@ -177,8 +170,18 @@ impl JsonlWriter<File> {
         fsync: Fsync,
     ) -> Result<(JsonlWriter<File>, u64), Error> {
         let path = path.as_ref();
-        let cut = cut_unfinished_line(path)?;
-        let mut writer = JsonlWriter::open(path, fsync)?;
+        let mut file = open_for_append(path)?;
+        let len = file.metadata().map_err(|err| at(path, err))?.len();
+        let keep = after_last_newline(&mut file, len).map_err(|err| at(path, err))?;
+        // the whole lines verify before anything is cut
+        file.seek(SeekFrom::Start(0)).map_err(|err| at(path, err))?;
+        let seal = Verifier::new().verify_reader(BufReader::new((&file).take(keep)))?;
+        let cut = len - keep;
+        if cut > 0 {
+            file.set_len(keep).map_err(|err| at(path, err))?;
+            file.sync_all().map_err(|err| at(path, err))?;
+        }
+        let mut writer = JsonlWriter::resume_file(file, path, seal, fsync);
         if cut > 0 {
             writer.append(&Record::new(
                 UnixClock.now_ms(),
@@ -187,6 +190,14 @@ impl JsonlWriter<File> {
             writer.sync()?;
         }
         Ok((writer, cut))
+    }
+
+    /// A writer that continues, in `file` at `path`, the log whose verified
+    /// end is `seal`.
+    fn resume_file(file: File, path: &Path, seal: Seal, fsync: Fsync) -> JsonlWriter<File> {
+        let mut writer = JsonlWriter::resume(file, seal, fsync);
+        writer.path = Some(path.to_owned());
+        writer
     }
 
     /// The file's path.
@@ -305,7 +316,7 @@ impl<W: Durable> JsonlWriter<W> {
     }
 }
 
-/// `err`, with `path` in its message: an error about a log file names it.
+/// `err`, with `path` in its message: an error opening a log file names it.
 fn at(path: &Path, err: io::Error) -> Error {
     Error::Io(io::Error::new(
         err.kind(),
@@ -313,30 +324,19 @@ fn at(path: &Path, err: io::Error) -> Error {
     ))
 }
 
-/// Cuts the file at `path` after its last newline, once the whole lines
-/// before it verify (the file is left as it is otherwise), and syncs it; the
-/// number of bytes cut. A missing file is left missing. Looks for the newline
-/// from the end, a block at a time: at most the file's length.
-fn cut_unfinished_line(path: &Path) -> Result<u64, Error> {
-    let mut file = match OpenOptions::new().read(true).write(true).open(path) {
-        Ok(file) => file,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(0),
-        Err(err) => return Err(at(path, err)),
-    };
-    let len = file.metadata().map_err(|err| at(path, err))?.len();
-    let keep = after_last_newline(&mut file, len).map_err(|err| at(path, err))?;
-    if keep == len {
-        return Ok(0);
-    }
-    file.seek(SeekFrom::Start(0)).map_err(|err| at(path, err))?;
-    Verifier::new().verify_reader(BufReader::new((&file).take(keep)))?;
-    file.set_len(keep).map_err(|err| at(path, err))?;
-    file.sync_all().map_err(|err| at(path, err))?;
-    Ok(len - keep)
+/// Opens (or creates) the log file at `path` for reading and appending.
+fn open_for_append(path: &Path) -> Result<File, Error> {
+    OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)
+        .map_err(|err| at(path, err))
 }
 
 /// The position just after the last newline in the first `len` bytes of
-/// `file` (0 if there is none).
+/// `file` (0 if there is none). Looks from the end, a block at a time: at most
+/// the file's length.
 fn after_last_newline(file: &mut File, len: u64) -> io::Result<u64> {
     let mut block = vec![0_u8; 64 * 1024];
     let mut end = len;

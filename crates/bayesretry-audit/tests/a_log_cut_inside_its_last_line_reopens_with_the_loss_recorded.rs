@@ -1,8 +1,8 @@
 //! A machine that stops while a line is being written leaves the log ending
 //! inside that line. `JsonlWriter::open` refuses such a file;
 //! `open_after_crash` cuts the unfinished line, records the loss in a
-//! `dropped` entry and goes on, and refuses any other damage. An error about a
-//! log file names it.
+//! `dropped` entry and goes on, and refuses any other damage. An error
+//! opening a log file names it.
 
 #![allow(
     clippy::unwrap_used,
