@@ -175,6 +175,18 @@ fn digits(value: &[u8]) -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// Asserts that `parse` reads each of `values` as `expected`, naming the
+    /// value that does not.
+    fn each_reads<const N: usize>(
+        values: [&[u8]; N],
+        parse: impl Fn(&[u8]) -> Option<Duration>,
+        expected: Option<Duration>,
+    ) {
+        for value in values {
+            assert_eq!(parse(value), expected, "{}", String::from_utf8_lossy(value));
+        }
+    }
+
     /// 1994-11-06 08:49:30 UTC, seven seconds before the RFC's example date.
     fn before_rfc_date() -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_770)
@@ -242,34 +254,31 @@ mod tests {
     #[test]
     fn hostile_values_are_ignored() {
         let now = before_rfc_date();
-        for value in [
-            &b"-1"[..],
-            b"-0",
-            b"+5",
-            b"1.5",
-            b"1e3",
-            b"0x10",
-            b"5s",
-            b"abc",
-            "\u{661}\u{662}".as_bytes(), // Arabic-Indic digits
-            "５".as_bytes(),             // a full-width digit
-            "Sun, 06 Nov 1994 08:49:37 GMT\u{e9}".as_bytes(),
-            b"\xff\xfe",
-            b"Sun, 06 Nov 1969 08:49:37 GMT",   // before 1970
-            b"Thu, 01 Jan 1970 00:00:00 GMT\0", // a NUL after a date
-            b"Fri, 31 Dec 10000 23:59:59 GMT",  // after 9999
-            b"Sat, 01 Jan 0000 00:00:00 GMT",
-            b"Sun, 32 Nov 1994 08:49:37 GMT",
-            b"Sun, 06 Nov 1994 25:49:37 GMT",
-            b"Sun, 06 Nov 1994 08:49:37 PST",
-        ] {
-            assert_eq!(
-                parse_retry_after(value, now),
-                None,
-                "{}",
-                String::from_utf8_lossy(value)
-            );
-        }
+        each_reads(
+            [
+                &b"-1"[..],
+                b"-0",
+                b"+5",
+                b"1.5",
+                b"1e3",
+                b"0x10",
+                b"5s",
+                b"abc",
+                "\u{661}\u{662}".as_bytes(), // Arabic-Indic digits
+                "５".as_bytes(),             // a full-width digit
+                "Sun, 06 Nov 1994 08:49:37 GMT\u{e9}".as_bytes(),
+                b"\xff\xfe",
+                b"Sun, 06 Nov 1969 08:49:37 GMT",   // before 1970
+                b"Thu, 01 Jan 1970 00:00:00 GMT\0", // a NUL after a date
+                b"Fri, 31 Dec 10000 23:59:59 GMT",  // after 9999
+                b"Sat, 01 Jan 0000 00:00:00 GMT",
+                b"Sun, 32 Nov 1994 08:49:37 GMT",
+                b"Sun, 06 Nov 1994 25:49:37 GMT",
+                b"Sun, 06 Nov 1994 08:49:37 PST",
+            ],
+            |value| parse_retry_after(value, now),
+            None,
+        );
     }
 
     #[test]
@@ -292,20 +301,17 @@ mod tests {
     fn delta_seconds_too_large_to_store_read_as_the_longest_wait() {
         let now = before_rfc_date();
         let longest = Some(Duration::from_secs(u64::MAX));
-        for value in [
-            &b"18446744073709551616"[..], // u64::MAX + 1
-            b"99999999999999999999",      // 20 digits, past u64::MAX
-            b"99999999999999999999999999999999999999999999",
-            b"100000000000000000000",
-            b" 99999999999999999999999 ",
-        ] {
-            assert_eq!(
-                parse_retry_after(value, now),
-                longest,
-                "{}",
-                String::from_utf8_lossy(value)
-            );
-        }
+        each_reads(
+            [
+                &b"18446744073709551616"[..], // u64::MAX + 1
+                b"99999999999999999999",      // 20 digits, past u64::MAX
+                b"99999999999999999999999999999999999999999999",
+                b"100000000000000000000",
+                b" 99999999999999999999999 ",
+            ],
+            |value| parse_retry_after(value, now),
+            longest,
+        );
         // leading zeros are no magnitude: read past the digit cap, not saturated
         assert_eq!(
             parse_retry_after(b"000000000000000000000000000042", now),
@@ -316,36 +322,30 @@ mod tests {
             longest
         );
         // a long run of digits followed by anything else is still garbage
-        for value in [
-            &b"99999999999999999999999x"[..],
-            b"99999999999999999999999.5",
-            b"+99999999999999999999999",
-            b"99999999999999999999 99999",
-        ] {
-            assert_eq!(
-                parse_retry_after(value, now),
-                None,
-                "{}",
-                String::from_utf8_lossy(value)
-            );
-        }
+        each_reads(
+            [
+                &b"99999999999999999999999x"[..],
+                b"99999999999999999999999.5",
+                b"+99999999999999999999999",
+                b"99999999999999999999 99999",
+            ],
+            |value| parse_retry_after(value, now),
+            None,
+        );
     }
 
     #[test]
     fn milliseconds_too_large_to_store_read_as_the_longest_wait() {
         let longest = Some(Duration::from_millis(u64::MAX));
-        for value in [
-            &b"18446744073709551616"[..],
-            b"99999999999999999999999",
-            b"\t1000000000000000000000000000000\t",
-        ] {
-            assert_eq!(
-                parse_retry_after_ms(value),
-                longest,
-                "{}",
-                String::from_utf8_lossy(value)
-            );
-        }
+        each_reads(
+            [
+                &b"18446744073709551616"[..],
+                b"99999999999999999999999",
+                b"\t1000000000000000000000000000000\t",
+            ],
+            parse_retry_after_ms,
+            longest,
+        );
         assert_eq!(
             parse_retry_after_ms(b"0000000000000000000000001.5"),
             Some(Duration::from_micros(1_500))
@@ -376,27 +376,24 @@ mod tests {
             parse_retry_after_ms(b"18446744073709551615"),
             Some(Duration::from_millis(u64::MAX))
         );
-        for value in [
-            &b""[..],
-            b".5",
-            b"-1",
-            b"+1",
-            b"1.2.3",
-            b"1,5",
-            b"NaN",
-            b"inf",
-            b"1e3",
-            b"99999999999999999999999.x",
-            b"-99999999999999999999999",
-            "１".as_bytes(),
-        ] {
-            assert_eq!(
-                parse_retry_after_ms(value),
-                None,
-                "{}",
-                String::from_utf8_lossy(value)
-            );
-        }
+        each_reads(
+            [
+                &b""[..],
+                b".5",
+                b"-1",
+                b"+1",
+                b"1.2.3",
+                b"1,5",
+                b"NaN",
+                b"inf",
+                b"1e3",
+                b"99999999999999999999999.x",
+                b"-99999999999999999999999",
+                "１".as_bytes(),
+            ],
+            parse_retry_after_ms,
+            None,
+        );
     }
 
     #[test]
