@@ -16,11 +16,6 @@ type Step = fn(Map<String, Value>) -> Result<Map<String, Value>, String>;
 /// version below [`Snapshot::VERSION`].
 const STEPS: [Step; Snapshot::VERSION as usize] = [v0_to_v1];
 
-/// The writer that owns the evidence of a version 0 file, which had one
-/// writer and did not name it: [`WriterId::MIGRATED`], which no store writes
-/// under, so no live writer's entries ever replace it in a merge.
-pub(crate) const LEGACY_WRITER: u64 = WriterId::MIGRATED.get();
-
 /// `document`, of version `from`, brought up to [`Snapshot::VERSION`].
 ///
 /// `from` must be below the current version; the loop runs at most once per
@@ -43,7 +38,8 @@ pub(crate) fn migrate(from: u32, document: Value) -> Result<Value, String> {
 /// `{"version":0,"saved_at_ms":T,"contexts":[{"endpoint","attempt","class",
 /// "successes","failures","updated_at_ms"}]}`. Version 1 keeps every writer's
 /// contribution apart, with a sequence number per (context, writer). Each
-/// context becomes one entry of [`LEGACY_WRITER`] with sequence number 1, and
+/// context becomes one entry of [`WriterId::MIGRATED`] (the version 0 file
+/// had one writer and did not name it) with sequence number 1, and
 /// `saved_at_ms` becomes `taken_at_ms`. Evidence is carried over unchanged:
 /// merging the migrated file with any store counts it once, since no store
 /// can be built under [`WriterId::MIGRATED`] (a store of writer 0, a pod
@@ -62,7 +58,10 @@ fn v0_to_v1(mut v0: Map<String, Value>) -> Result<Map<String, Value>, String> {
         let Value::Object(mut entry) = context else {
             return Err(format!("context {index} must be an object"));
         };
-        entry.insert(String::from("writer"), Value::from(LEGACY_WRITER));
+        entry.insert(
+            String::from("writer"),
+            Value::from(WriterId::MIGRATED.get()),
+        );
         entry.insert(String::from("seq"), Value::from(1_u64));
         entries.push(Value::Object(entry));
     }
