@@ -71,9 +71,10 @@ impl<W: Durable + Send + 'static> Sink for JsonlWriter<W> {
 /// Wall-clock time: milliseconds since the Unix epoch, from [`SystemTime`].
 ///
 /// The time an audit entry carries is meant for people and other systems to
-/// line up with their own records, so it is wall-clock time, unlike the
-/// policy's monotonic [`SystemClock`](bayesretry_policy::SystemClock). A clock
-/// set before 1970 reads 0.
+/// line up with their own records, so it is the wall clock read at every
+/// entry, unlike the policy's [`SystemClock`](bayesretry_policy::SystemClock),
+/// which reads it once and then counts monotonically. A clock set before 1970
+/// reads 0.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UnixClock;
 

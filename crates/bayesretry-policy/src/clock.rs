@@ -4,29 +4,58 @@
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
-use std::time::Instant;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// A monotonic millisecond clock: the `now_ms` every core crate is told.
 ///
 /// The store decays evidence with it, the breaker times its cooldown with it, and
 /// the deadline (`max_elapsed`) is measured on it. It never goes backward.
+///
+/// Its origin is the clock's to choose, but evidence that leaves the process (a
+/// snapshot file, a fleet) carries its readings: processes that share evidence
+/// under decay need clocks with one origin, as [`SystemClock`]'s Unix epoch is.
 pub trait Clock: Send + Sync + 'static {
-    /// Milliseconds since an arbitrary, fixed origin.
+    /// Milliseconds since a fixed origin.
     fn now_ms(&self) -> u64;
 }
 
-/// The real clock: milliseconds since the clock was made, from [`Instant`].
+/// The real clock: milliseconds since the Unix epoch, read from the wall clock
+/// once, when the clock is made, and advanced by [`Instant`] from then on.
+///
+/// Within a process it is monotonic: a wall clock stepped back (by NTP, or by
+/// hand) does not move it, and nothing that times a cooldown or a deadline on
+/// it jumps. Across processes it shares an origin, and that is why the origin
+/// is the epoch rather than the clock's making. The store stamps evidence with
+/// this clock and decays it by the difference between two readings; evidence
+/// saved in a file or a fleet by another process — or by this program before a
+/// restart — carries that process's readings. Counted from each clock's own
+/// making, a day-old entry written by a process that had been up for a day
+/// would read as fresh after a restart (and stay at full weight for a day,
+/// against a ten-minute half-life), and a younger process's entries would read
+/// as ancient to an older one. Counted from the epoch, every process reads
+/// every entry's true age, up to the difference between the hosts' wall clocks
+/// when their clocks were made.
+///
+/// [`Instant`] may not advance while the machine is suspended, so after a
+/// suspend the clock can lag the wall clock by the time spent asleep until the
+/// next clock is made; a wall clock before 1970 reads as the epoch.
 #[derive(Clone, Copy, Debug)]
 pub struct SystemClock {
     origin: Instant,
+    /// The wall clock at `origin`, in milliseconds since the Unix epoch.
+    origin_ms: u64,
 }
 
 impl SystemClock {
-    /// A clock whose origin is now.
+    /// A clock that reads the wall clock's time now, and advances monotonically.
     pub fn new() -> SystemClock {
-        SystemClock {
-            origin: Instant::now(),
-        }
+        let origin = Instant::now();
+        let origin_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| {
+                u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+            });
+        SystemClock { origin, origin_ms }
     }
 }
 
@@ -38,7 +67,8 @@ impl Default for SystemClock {
 
 impl Clock for SystemClock {
     fn now_ms(&self) -> u64 {
-        u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX)
+        let elapsed = u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.origin_ms.saturating_add(elapsed)
     }
 }
 
