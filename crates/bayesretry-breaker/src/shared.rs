@@ -175,12 +175,15 @@ fn counter_index() -> usize {
 #[cold]
 #[inline(never)]
 fn assign_counter(index: &Cell<usize>) -> usize {
-    let at = NEXT_COUNTER
-        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
-            Some(next.saturating_add(1).min(SHARED_COUNTER))
-        })
-        .unwrap_or(SHARED_COUNTER)
-        .min(SHARED_COUNTER);
+    // Once the own counters are handed out, the next value is never
+    // incremented again, so it cannot wrap round to an index in use: it passes
+    // `SHARED_COUNTER` by at most the threads that read it below together.
+    let at = match NEXT_COUNTER.load(Ordering::Relaxed) {
+        next if next >= SHARED_COUNTER => SHARED_COUNTER,
+        _ => NEXT_COUNTER
+            .fetch_add(1, Ordering::Relaxed)
+            .min(SHARED_COUNTER),
+    };
     index.set(at);
     at
 }

@@ -104,6 +104,10 @@ impl ManualClock {
     pub fn advance(&self, by: Duration) {
         let ms = u64::try_from(by.as_millis()).unwrap_or(u64::MAX);
         // a closure that always returns Some never fails
+        #[allow(
+            deprecated,
+            reason = "renamed `try_update` in Rust newer than the workspace's 1.85, which lacks the new name"
+        )]
         let _ = self
             .now_ms
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
