@@ -1172,18 +1172,22 @@ impl<'a, E> Call<'a, E> {
                 Err(err) => {
                     // made here, where the endpoint is at hand, and lent
                     let mut attempts = Attempts::after_first(inner, first);
-                    self.retry_blocking(op, &mut attempts, Some(err))
+                    let out = self.retry_blocking(op, &mut attempts, Some(err));
+                    self.finish();
+                    out
                 }
             };
         }
         let mut attempts = Attempts::new(inner, self.endpoint, self.site);
-        self.retry_blocking(op, &mut attempts, None)
+        let out = self.retry_blocking(op, &mut attempts, None);
+        self.finish();
+        out
     }
 
-    /// Ends a call that succeeded. A call that owns nothing — no hooks, no
+    /// Ends a call, once its outcome is known. A call that owns nothing — no hooks, no
     /// cancellation token, its error type's own classifier — is forgotten
     /// rather than dropped: it holds only references and a function pointer,
-    /// so nothing leaks, and the success path skips the out-of-line drop glue
+    /// so nothing leaks, and the call skips the out-of-line drop glue
     /// of the hooks it does not have.
     #[inline(always)]
     pub(crate) fn finish(self) {
