@@ -69,16 +69,16 @@ impl EndpointState {
 pub(crate) struct Endpoints {
     template: Breaker,
     hasher: foldhash::fast::FixedState,
-    front: Box<[OnceLock<Box<EndpointState>>]>,
+    front: Box<[OnceLock<Arc<EndpointState>>]>,
     overflow: Mutex<HashMap<Box<str>, Arc<EndpointState>>>,
 }
 
-/// Where an [`Endpoint`] handle's state lives.
+/// The state an [`Endpoint`] handle found, shared with the table: a call
+/// through the handle reads its breaker in one step from the handle, not
+/// through the policy and the table. A front state is never let go; an
+/// overflow state may be (`retired`), and then the handle looks again.
 #[derive(Clone)]
-pub(crate) enum Site {
-    Front(usize),
-    Overflow(Arc<EndpointState>),
-}
+pub(crate) struct Site(Arc<EndpointState>);
 
 /// An endpoint's state, found for one call.
 pub(crate) enum Resolved<'a> {
@@ -109,7 +109,7 @@ impl Endpoints {
     }
 
     #[inline]
-    fn slot(&self, name: &str) -> Option<&OnceLock<Box<EndpointState>>> {
+    fn slot(&self, name: &str) -> Option<&OnceLock<Arc<EndpointState>>> {
         #[expect(
             clippy::cast_possible_truncation,
             reason = "only the low bits index the table"
@@ -122,7 +122,7 @@ impl Endpoints {
     #[inline]
     pub(crate) fn resolve(&self, name: &str) -> Resolved<'_> {
         if let Some(slot) = self.slot(name) {
-            let state = slot.get_or_init(|| Box::new(EndpointState::new(name, self.template)));
+            let state = slot.get_or_init(|| Arc::new(EndpointState::new(name, self.template)));
             if *state.name == *name {
                 return Resolved::Borrowed(state);
             }
@@ -132,18 +132,13 @@ impl Endpoints {
 
     /// Where the state of `name` lives, made if need be: for a handle.
     pub(crate) fn site(&self, name: &str) -> Site {
-        #[expect(
-            clippy::cast_possible_truncation,
-            reason = "only the low bits index the table"
-        )]
-        let at = self.hasher.hash_one(name) as usize & (FRONT_SLOTS - 1);
-        if let Some(slot) = self.front.get(at) {
-            let state = slot.get_or_init(|| Box::new(EndpointState::new(name, self.template)));
+        if let Some(slot) = self.slot(name) {
+            let state = slot.get_or_init(|| Arc::new(EndpointState::new(name, self.template)));
             if *state.name == *name {
-                return Site::Front(at);
+                return Site(Arc::clone(state));
             }
         }
-        Site::Overflow(self.overflow_entry(name))
+        Site(self.overflow_entry(name))
     }
 
     /// The state a handle found, or, if the overflow map has let it go since,
@@ -151,14 +146,8 @@ impl Endpoints {
     #[inline(always)]
     pub(crate) fn at<'a>(&'a self, site: &'a Site, name: &str) -> Resolved<'a> {
         match site {
-            Site::Front(at) => match self.front.get(*at).and_then(OnceLock::get) {
-                Some(state) => Resolved::Borrowed(state),
-                None => self.resolve(name),
-            },
-            Site::Overflow(state) if !state.retired.load(Ordering::Acquire) => {
-                Resolved::Borrowed(state)
-            }
-            Site::Overflow(_) => self.resolve(name),
+            Site(state) if !state.retired.load(Ordering::Acquire) => Resolved::Borrowed(state),
+            Site(_) => self.resolve(name),
         }
     }
 
@@ -346,9 +335,7 @@ mod tests {
         assert!(table.lock().len() <= OVERFLOW_MAX);
         let mut retired = 0;
         for (name, site) in names.iter().zip(&sites) {
-            if let super::Site::Overflow(state) = site {
-                retired += usize::from(state.retired.load(Ordering::Acquire));
-            }
+            retired += usize::from(site.0.retired.load(Ordering::Acquire));
             let state = table.at(site, name);
             assert_eq!(&*state.name, name.as_str());
             assert!(!state.retired.load(Ordering::Acquire));
