@@ -75,6 +75,15 @@ pub enum Error {
         /// The operating system's error.
         source: io::Error,
     },
+    /// The snapshot path is a symbolic link, and following it led through
+    /// more than `limit` links without reaching a file: the links form a
+    /// loop, or a chain too long. Nothing was read or written.
+    TooManyLinks {
+        /// The snapshot path, as the store was opened with.
+        path: PathBuf,
+        /// The most links followed (40, as the Linux kernel).
+        limit: usize,
+    },
     /// [`load_or_recover`](crate::FileStore::load_or_recover) or
     /// [`save_merged`](crate::FileStore::save_merged) found neither the file nor
     /// its backup readable (and not both simply missing).
@@ -128,6 +137,7 @@ impl Error {
             | Error::Schema { path, .. }
             | Error::FutureVersion { path, .. }
             | Error::WriterBehind { path, .. }
+            | Error::TooManyLinks { path, .. }
             | Error::Io { path, .. } => Some(path),
             Error::Unrecoverable { .. }
             | Error::InvalidInterval(_)
@@ -190,6 +200,12 @@ impl fmt::Display for Error {
             Error::Io { op, path, source } => {
                 write!(f, "cannot {op} {}: {source}", path.display())
             }
+            Error::TooManyLinks { path, limit } => write!(
+                f,
+                "snapshot path {} leads through more than {limit} symbolic links without \
+                 reaching a file: the links form a loop or a chain too long",
+                path.display()
+            ),
             Error::Unrecoverable { primary, backup } => write!(
                 f,
                 "neither the snapshot file nor its backup can be read: {primary}; {backup}"

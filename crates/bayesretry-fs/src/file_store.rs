@@ -1,6 +1,5 @@
 //! [`FileStore`]: one snapshot file, its backup, and the protocol between them.
 
-use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -14,6 +13,7 @@ use crate::identity::FileId;
 use crate::lock::SaveLock;
 use crate::read::read_file;
 use crate::recovery::{Merged, Origin, Recovery, Source};
+use crate::target::Target;
 
 /// A snapshot file on disk, with its backup: atomic saves, typed errors for
 /// bad files, recovery from the backup, and merge-on-save across processes.
@@ -32,6 +32,19 @@ use crate::recovery::{Merged, Origin, Recovery, Source};
 /// services a program calls is its owner's business. The backup is a hard
 /// link to the file it replaces only while that file is private; one whose
 /// mode was widened is copied into a new 0600 backup instead.
+///
+/// # Symbolic links
+///
+/// If the path is a symbolic link, `F` is the file it finally names: a chain
+/// of links is followed (at most 40, else [`Error::TooManyLinks`]), and a
+/// dangling link's target is created by the first save. The temporary files,
+/// the backup and the lock file are beside that target, and the new file is
+/// renamed over the target, never over the link: the link survives every
+/// save, and the save is atomic in the target's directory. Every process
+/// therefore locks the same lock file, whether it opened the link or the
+/// target itself. The path is resolved again at every load and save, so a
+/// link pointed elsewhere takes effect at the next one; errors about `F` name
+/// the target.
 ///
 /// # Saving
 ///
@@ -89,34 +102,32 @@ use crate::recovery::{Merged, Origin, Recovery, Source};
 /// ```
 #[derive(Debug)]
 pub struct FileStore {
-    primary: PathBuf,
-    backup: PathBuf,
-    temp: PathBuf,
-    backup_temp: PathBuf,
-    lock: PathBuf,
-    dir: PathBuf,
+    /// The path as given: the snapshot file, or a symbolic link to it.
+    path: PathBuf,
     /// The version of the primary file this store last wrote or read whole,
     /// known to be a good snapshot without reading it again.
     known_good: Mutex<Option<FileId>>,
 }
 
 impl FileStore {
-    /// A store for the snapshot file at `path`, in a directory that must exist.
+    /// A store for the snapshot file at `path`, in a directory that must
+    /// exist; `path` may be a symbolic link to the file (see
+    /// [symbolic links](FileStore#symbolic-links)).
     ///
     /// # Errors
     ///
     /// [`Error::Io`] if `path` has no file name (`/`, `..`) or its directory
     /// cannot be read.
     pub fn open(path: impl AsRef<Path>) -> Result<FileStore, Error> {
-        let primary = path.as_ref().to_path_buf();
-        let Some(name) = primary.file_name().map(OsString::from) else {
+        let path = path.as_ref().to_path_buf();
+        if path.file_name().is_none() {
             return Err(Error::Io {
                 op: "use as a snapshot file",
-                path: primary,
+                path,
                 source: io::Error::new(io::ErrorKind::InvalidInput, "the path has no file name"),
             });
-        };
-        let dir = match primary.parent() {
+        }
+        let dir = match path.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
             _ => PathBuf::from("."),
         };
@@ -128,35 +139,48 @@ impl FileStore {
                 source: io::Error::new(io::ErrorKind::InvalidInput, "not a directory"),
             });
         }
-        let sibling = |suffix: &str| {
-            let mut sibling = name.clone();
-            sibling.push(suffix);
-            dir.join(sibling)
-        };
         Ok(FileStore {
-            backup: sibling(".bak"),
-            temp: sibling(".tmp"),
-            backup_temp: sibling(".bak.tmp"),
-            lock: sibling(".lock"),
-            primary,
-            dir,
+            path,
             known_good: Mutex::new(None),
         })
     }
 
-    /// The snapshot file.
+    /// The snapshot file's path, as given to [`open`](FileStore::open): the
+    /// file, or a symbolic link to it.
     pub fn path(&self) -> &Path {
-        &self.primary
+        &self.path
     }
 
-    /// The backup: the snapshot file as it was before the last save.
-    pub fn backup_path(&self) -> &Path {
-        &self.backup
+    /// The snapshot file itself: the path with its symbolic links followed,
+    /// as they point now (the path itself when it is not a link). See
+    /// [symbolic links](FileStore#symbolic-links).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooManyLinks`] if the links form a loop or a chain of more
+    /// than 40; [`Error::Io`] if a link cannot be read.
+    pub fn target(&self) -> Result<PathBuf, Error> {
+        Target::resolve(&self.path).map(|target| target.file)
     }
 
-    /// The lock file.
-    pub fn lock_path(&self) -> &Path {
-        &self.lock
+    /// The backup, the snapshot file as it was before the last save: beside
+    /// the [`target`](FileStore::target).
+    ///
+    /// # Errors
+    ///
+    /// As [`target`](FileStore::target).
+    pub fn backup_path(&self) -> Result<PathBuf, Error> {
+        Target::resolve(&self.path).map(|target| target.backup)
+    }
+
+    /// The lock file: beside the [`target`](FileStore::target), so that
+    /// every process locks the same one, whichever path it opened.
+    ///
+    /// # Errors
+    ///
+    /// As [`target`](FileStore::target).
+    pub fn lock_path(&self) -> Result<PathBuf, Error> {
+        Target::resolve(&self.path).map(|target| target.lock)
     }
 
     /// The snapshot in the file, migrated to the current format if it is older.
@@ -169,10 +193,12 @@ impl FileStore {
     /// [`Error::Missing`] if nothing was saved yet; [`Error::Empty`],
     /// [`Error::Truncated`], [`Error::NotJson`], [`Error::Schema`] or
     /// [`Error::FutureVersion`] if the file is bad, naming it and what is wrong;
-    /// [`Error::Io`] if it cannot be read. Never an empty snapshot in place of
+    /// [`Error::Io`] if it cannot be read; [`Error::TooManyLinks`] if the
+    /// path is a loop of symbolic links. Never an empty snapshot in place of
     /// a bad file.
     pub fn load(&self) -> Result<Snapshot, Error> {
-        let loaded = read_file(&self.primary)?;
+        let target = Target::resolve(&self.path)?;
+        let loaded = read_file(&target.file)?;
         self.remember(loaded.id);
         Ok(loaded.snapshot)
     }
@@ -183,7 +209,8 @@ impl FileStore {
     ///
     /// As [`load`](FileStore::load), about the backup.
     pub fn load_backup(&self) -> Result<Snapshot, Error> {
-        read_file(&self.backup).map(|loaded| loaded.snapshot)
+        let target = Target::resolve(&self.path)?;
+        read_file(&target.backup).map(|loaded| loaded.snapshot)
     }
 
     /// The snapshot in the file or, if the file cannot be read, in the backup,
@@ -197,9 +224,11 @@ impl FileStore {
     /// # Errors
     ///
     /// [`Error::Unrecoverable`] with both reasons when neither file is readable
-    /// (and not both missing).
+    /// (and not both missing); [`Error::TooManyLinks`] if the path is a loop
+    /// of symbolic links.
     pub fn load_or_recover(&self) -> Result<Recovery, Error> {
-        let (snapshot, origin) = self.read_with_fallback()?;
+        let target = Target::resolve(&self.path)?;
+        let (snapshot, origin) = self.read_with_fallback(&target)?;
         Ok(Recovery { snapshot, origin })
     }
 
@@ -216,12 +245,15 @@ impl FileStore {
     /// destroy; [`Error::Io`] (and nothing written) if the file exists but
     /// cannot be read, so it could not be kept as the backup; [`Error::Io`] if
     /// a step fails, in which case the file and its
-    /// backup are as they were or hold complete snapshots.
+    /// backup are as they were or hold complete snapshots;
+    /// [`Error::TooManyLinks`] (and nothing written) if the path is a loop of
+    /// symbolic links.
     pub fn save(&self, snapshot: &Snapshot) -> Result<(), Error> {
         let json = snapshot.to_json();
-        let _lock = SaveLock::acquire(&self.lock)?;
-        let rotate = self.primary_is_good()?;
-        self.commit(&json, rotate)
+        let target = Target::resolve(&self.path)?;
+        let _lock = SaveLock::acquire(&target.lock)?;
+        let rotate = self.primary_is_good(&target)?;
+        self.commit(&target, &json, rotate)
     }
 
     /// Reads the file under the save lock, merges `snapshot` into it and writes
@@ -248,10 +280,12 @@ impl FileStore {
     /// [`Error::Io`] if it exists but cannot be read (it is not known to be
     /// bad), and [`Error::Unrecoverable`] if neither the file nor the backup
     /// can be read: in these cases nothing is written, since writing would
-    /// lose evidence. [`Error::Io`] as for [`save`](FileStore::save).
+    /// lose evidence. [`Error::Io`] and [`Error::TooManyLinks`] as for
+    /// [`save`](FileStore::save).
     pub fn save_merged(&self, snapshot: &Snapshot) -> Result<Merged, Error> {
-        let _lock = SaveLock::acquire(&self.lock)?;
-        let (mut on_disk, mut origin) = self.read_with_fallback()?;
+        let target = Target::resolve(&self.path)?;
+        let _lock = SaveLock::acquire(&target.lock)?;
+        let (mut on_disk, mut origin) = self.read_with_fallback(&target)?;
         // A newer format must not be destroyed, and a file that could not be
         // read (permissions, too many open files, a failing disk) may well be
         // good, holding evidence the backup lacks: only a missing or bad file
@@ -270,7 +304,11 @@ impl FileStore {
             }
         }
         on_disk.merge(snapshot);
-        self.commit(&on_disk.to_json(), origin.source == Source::Primary)?;
+        self.commit(
+            &target,
+            &on_disk.to_json(),
+            origin.source == Source::Primary,
+        )?;
         Ok(Merged {
             snapshot: on_disk,
             origin,
@@ -279,13 +317,13 @@ impl FileStore {
 
     /// The snapshot in the file, else in the backup, else (both missing) an
     /// empty one, with where it came from.
-    fn read_with_fallback(&self) -> Result<(Snapshot, Origin), Error> {
-        let primary_error = match read_file(&self.primary) {
+    fn read_with_fallback(&self, target: &Target) -> Result<(Snapshot, Origin), Error> {
+        let primary_error = match read_file(&target.file) {
             Ok(loaded) => {
                 self.remember(loaded.id);
                 let origin = Origin {
                     source: Source::Primary,
-                    path: self.primary.clone(),
+                    path: target.file.clone(),
                     primary_error: None,
                     migrated_from: loaded.migrated_from,
                 };
@@ -293,12 +331,12 @@ impl FileStore {
             }
             Err(error) => error,
         };
-        match read_file(&self.backup) {
+        match read_file(&target.backup) {
             Ok(loaded) => Ok((
                 loaded.snapshot,
                 Origin {
                     source: Source::Backup,
-                    path: self.backup.clone(),
+                    path: target.backup.clone(),
                     primary_error: Some(primary_error),
                     migrated_from: loaded.migrated_from,
                 },
@@ -307,7 +345,7 @@ impl FileStore {
                 Snapshot::new(),
                 Origin {
                     source: Source::Neither,
-                    path: self.primary.clone(),
+                    path: target.file.clone(),
                     primary_error: Some(primary_error),
                     migrated_from: None,
                 },
@@ -328,16 +366,16 @@ impl FileStore {
     /// [`Error::FutureVersion`]: the file must not be overwritten.
     /// [`Error::Io`]: the file cannot be read, so whether it is good is not
     /// known, and replacing it without keeping it could lose it.
-    fn primary_is_good(&self) -> Result<bool, Error> {
-        let metadata = match fs::metadata(&self.primary) {
+    fn primary_is_good(&self, target: &Target) -> Result<bool, Error> {
+        let metadata = match fs::metadata(&target.file) {
             Ok(metadata) => metadata,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
-            Err(e) => return Err(Error::io("stat", &self.primary, e)),
+            Err(e) => return Err(Error::io("stat", &target.file, e)),
         };
         if Some(FileId::of(&metadata)) == self.known() {
             return Ok(true);
         }
-        match read_file(&self.primary) {
+        match read_file(&target.file) {
             Ok(loaded) => {
                 self.remember(loaded.id);
                 Ok(true)
@@ -349,13 +387,13 @@ impl FileStore {
 
     /// Writes `json` as the new file: see [saving](FileStore#saving). The
     /// caller holds the lock.
-    fn commit(&self, json: &str, rotate: bool) -> Result<(), Error> {
-        let id = write_durably(&self.temp, json)?;
+    fn commit(&self, target: &Target, json: &str, rotate: bool) -> Result<(), Error> {
+        let id = write_durably(&target.temp, json)?;
         if rotate {
-            rotate_backup(&self.primary, &self.backup_temp, &self.backup)?;
+            rotate_backup(&target.file, &target.backup_temp, &target.backup)?;
         }
-        rename(&self.temp, &self.primary)?;
-        sync_dir(&self.dir)?;
+        rename(&target.temp, &target.file)?;
+        sync_dir(&target.dir)?;
         self.remember(id);
         Ok(())
     }

@@ -11,6 +11,7 @@ mod lock;
 mod migrate;
 mod read;
 mod recovery;
+mod target;
 
 pub use autosave::{Autosave, AutosaveConfig, AutosaveStats, Check};
 pub use error::Error;

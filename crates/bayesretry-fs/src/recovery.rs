@@ -41,7 +41,8 @@ impl Origin {
     }
 
     /// The file the snapshot came from (the snapshot file itself for
-    /// [`Source::Neither`]).
+    /// [`Source::Neither`]), with symbolic links followed: the
+    /// [`target`](crate::FileStore::target) or the backup beside it.
     pub fn path(&self) -> &Path {
         &self.path
     }

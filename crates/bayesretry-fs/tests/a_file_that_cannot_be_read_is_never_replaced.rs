@@ -7,7 +7,6 @@
 #![cfg(unix)]
 
 use std::fs;
-use std::os::unix::fs::symlink;
 
 use bayesretry_fs::{Error, FileStore};
 use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore};
@@ -15,8 +14,10 @@ use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore};
 type TestResult = Result<(), Box<dyn core::error::Error>>;
 
 /// A store with a backup of one success and, in place of the snapshot file,
-/// a path that exists but cannot be opened (a symbolic link to itself, which
-/// fails even for root, unlike a file without read permission).
+/// a path that exists but cannot be read (a directory, which fails even for
+/// root, unlike a file without read permission). A save that went ahead would
+/// fail only at its rename, leaving its temporary file behind: a save that
+/// writes nothing leaves none.
 fn unreadable() -> Result<(tempfile::TempDir, FileStore, MemoryStore), Box<dyn core::error::Error>>
 {
     let dir = tempfile::tempdir()?;
@@ -27,26 +28,28 @@ fn unreadable() -> Result<(tempfile::TempDir, FileStore, MemoryStore), Box<dyn c
     file.save(&store.snapshot(0))?;
     file.save(&store.snapshot(0))?;
     fs::remove_file(&path)?;
-    symlink(&path, &path)?;
+    fs::create_dir(&path)?;
     assert!(matches!(file.load(), Err(Error::Io { .. })));
     Ok((dir, file, store))
 }
 
 #[test]
 fn save_merged_returns_the_error_and_writes_nothing() -> TestResult {
-    let (_dir, file, store) = unreadable()?;
+    let (dir, file, store) = unreadable()?;
     let merged = file.save_merged(&store.snapshot(1));
     assert!(matches!(merged, Err(Error::Io { .. })), "{merged:?}");
-    assert!(fs::symlink_metadata(file.path())?.file_type().is_symlink());
+    assert!(fs::symlink_metadata(file.path())?.is_dir());
+    assert!(!dir.path().join("evidence.json.tmp").exists());
     Ok(())
 }
 
 #[test]
 fn save_returns_the_error_and_writes_nothing() -> TestResult {
-    let (_dir, file, store) = unreadable()?;
+    let (dir, file, store) = unreadable()?;
     let saved = file.save(&store.snapshot(1));
     assert!(matches!(saved, Err(Error::Io { .. })), "{saved:?}");
-    assert!(fs::symlink_metadata(file.path())?.file_type().is_symlink());
+    assert!(fs::symlink_metadata(file.path())?.is_dir());
+    assert!(!dir.path().join("evidence.json.tmp").exists());
     assert!(file.load_backup().is_ok());
     Ok(())
 }

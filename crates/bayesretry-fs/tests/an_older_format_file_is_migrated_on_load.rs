@@ -125,7 +125,7 @@ fn a_migrated_file_merges_with_a_live_store_and_is_saved_in_the_current_format()
     restarted.load(&file.load()?);
     let evidence = restarted.evidence(&ctx, 86_500_000);
     assert_eq!((evidence.successes(), evidence.failures()), (19.0, 2.0));
-    assert_eq!(fs::read(file.backup_path())?, fs::read(fixture())?);
+    assert_eq!(fs::read(file.backup_path()?)?, fs::read(fixture())?);
     Ok(())
 }
 

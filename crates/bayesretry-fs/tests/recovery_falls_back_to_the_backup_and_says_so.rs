@@ -69,7 +69,7 @@ fn a_bad_file_is_recovered_from_the_backup_with_the_reason() -> TestResult {
         let recovery = file.load_or_recover()?;
         assert_eq!(recovery.source(), Source::Backup);
         assert!(recovery.origin().recovered());
-        assert_eq!(recovery.origin().path(), file.backup_path());
+        assert_eq!(recovery.origin().path(), file.backup_path()?);
         assert_eq!(successes(recovery.snapshot()), 1.0);
         let why = recovery.origin().primary_error().ok_or("no reason given")?;
         assert_eq!(why.to_string(), primary_error.to_string());
@@ -121,7 +121,7 @@ fn with_both_files_bad_recovery_fails_naming_both() -> TestResult {
     let file = FileStore::open(dir.path().join("evidence.json"))?;
     save_rounds(&file, &store(1)?, 2)?;
     fs::write(file.path(), b"{")?;
-    fs::write(file.backup_path(), b"")?;
+    fs::write(file.backup_path()?, b"")?;
     let error = file
         .load_or_recover()
         .err()
@@ -138,7 +138,7 @@ fn with_both_files_bad_recovery_fails_naming_both() -> TestResult {
     );
 
     // Only the file bad, backup missing: no empty start either.
-    fs::remove_file(file.backup_path())?;
+    fs::remove_file(file.backup_path()?)?;
     assert!(matches!(
         file.load_or_recover(),
         Err(Error::Unrecoverable { .. })

@@ -1,0 +1,101 @@
+//! [`Target`]: the file a snapshot path finally names, and the files a save
+//! uses beside it.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+
+/// The most symbolic links followed from a snapshot path to its file: the
+/// Linux kernel's limit (`MAXSYMLINKS`, past which it fails with `ELOOP`).
+pub(crate) const MAX_LINKS: usize = 40;
+
+/// The snapshot file a path names once its symbolic links are followed, and
+/// its neighbours: every file a save creates, replaces or locks is in the
+/// directory of that file, so a link survives a save and the atomic rename
+/// happens where the file really is.
+#[derive(Debug)]
+pub(crate) struct Target {
+    /// The snapshot file itself: not a link (or not there yet).
+    pub(crate) file: PathBuf,
+    /// `<file>.bak`.
+    pub(crate) backup: PathBuf,
+    /// `<file>.tmp`.
+    pub(crate) temp: PathBuf,
+    /// `<file>.bak.tmp`.
+    pub(crate) backup_temp: PathBuf,
+    /// `<file>.lock`.
+    pub(crate) lock: PathBuf,
+    /// The directory holding all of them.
+    pub(crate) dir: PathBuf,
+}
+
+impl Target {
+    /// The target of `path` as its links point now.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooManyLinks`] past [`MAX_LINKS`] links (a loop, or a chain
+    /// too long); [`Error::Io`] if a link cannot be read, or if the path
+    /// resolves to one without a file name (a link to `..`).
+    pub(crate) fn resolve(path: &Path) -> Result<Target, Error> {
+        let file = follow_links(path)?;
+        let Some(name) = file.file_name().map(OsString::from) else {
+            return Err(Error::Io {
+                op: "use as a snapshot file",
+                path: file,
+                source: io::Error::new(io::ErrorKind::InvalidInput, "the path has no file name"),
+            });
+        };
+        let dir = match file.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let sibling = |suffix: &str| {
+            let mut sibling = name.clone();
+            sibling.push(suffix);
+            dir.join(sibling)
+        };
+        Ok(Target {
+            backup: sibling(".bak"),
+            temp: sibling(".tmp"),
+            backup_temp: sibling(".bak.tmp"),
+            lock: sibling(".lock"),
+            file,
+            dir,
+        })
+    }
+}
+
+/// `path` with its last component's symbolic links followed, a relative link
+/// from the directory that holds it, until a path that is not a link: a file,
+/// or nothing yet (a dangling link's target, which a save creates). Links
+/// among the directories on the way are left to the operating system.
+fn follow_links(path: &Path) -> Result<PathBuf, Error> {
+    let mut current = path.to_path_buf();
+    let mut followed = 0_usize;
+    loop {
+        let is_link = match fs::symlink_metadata(&current) {
+            Ok(metadata) => metadata.file_type().is_symlink(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+            Err(e) => return Err(Error::io("stat", &current, e)),
+        };
+        if !is_link {
+            return Ok(current);
+        }
+        if followed == MAX_LINKS {
+            return Err(Error::TooManyLinks {
+                path: path.into(),
+                limit: MAX_LINKS,
+            });
+        }
+        let link = fs::read_link(&current).map_err(|e| Error::io("read the link", &current, e))?;
+        current = match current.parent() {
+            Some(dir) => dir.join(link),
+            None => link,
+        };
+        followed += 1;
+    }
+}
