@@ -4,6 +4,7 @@
 
 use core::fmt;
 use std::io;
+use std::path::{Path, PathBuf};
 
 use crate::hash::Hash;
 
@@ -137,11 +138,23 @@ impl core::error::Error for ParseError {}
 /// background writer of an [`AuditTrail`](crate::AuditTrail).
 ///
 /// Line numbers are 1-based, as an editor shows them; line `n` holds entry `n - 1`.
+///
+/// An error's message says what failed; the operating system's error behind
+/// an [`Io`](Error::Io) is its [`source`](core::error::Error::source) only, so
+/// that a report printing the chain of causes shows it once.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
-    /// The file could not be opened, read, written or synced.
-    Io(io::Error),
+    /// The log could not be opened, read, written or synced.
+    Io {
+        /// What was being done: `"open"`, `"read"`, `"write"`, `"sync"`, ...
+        op: &'static str,
+        /// The log file, when the log is a file this crate opened (not a
+        /// reader or a writer the caller handed over).
+        path: Option<PathBuf>,
+        /// The operating system's error.
+        source: io::Error,
+    },
     /// A line is longer than the verifier's bound.
     LineTooLong {
         /// The line.
@@ -196,8 +209,9 @@ pub enum Error {
     /// A write failed earlier, so the file may end in a partial line: the writer
     /// refuses to append after it. Reopen the file to find out.
     Poisoned,
-    /// The background writer failed earlier with this error (shown as text:
-    /// the error itself is returned by [`AuditTrail::finish`](crate::AuditTrail::finish)).
+    /// The background writer failed earlier with this error (shown as text,
+    /// with its causes: the error itself is returned by
+    /// [`AuditTrail::finish`](crate::AuditTrail::finish)).
     Writer(String),
     /// The background writer has stopped: its thread ended or panicked.
     WriterGone,
@@ -206,7 +220,12 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Io(err) => write!(f, "audit log i/o: {err}"),
+            Error::Io {
+                op,
+                path: Some(path),
+                ..
+            } => write!(f, "cannot {op} audit log {}", path.display()),
+            Error::Io { op, path: None, .. } => write!(f, "cannot {op} the audit log"),
             Error::LineTooLong { line, limit } => {
                 write!(f, "line {line} is longer than {limit} bytes")
             }
@@ -234,17 +253,70 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {
+    /// The operating system's error behind an [`Io`](Error::Io); `None` for
+    /// every other variant, whose message says all there is (a
+    /// [`Broken`](Error::Broken) one's includes its [`Broken`]).
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
-            Error::Io(err) => Some(err),
-            Error::Broken { broken, .. } => Some(broken),
+            Error::Io { source, .. } => Some(source),
             _ => None,
         }
     }
 }
 
+/// An I/O error on a log the error cannot name, while reading or writing it:
+/// `op` is `"read or write"`. The crate's own operations say which they were,
+/// and name the file when they opened it.
 impl From<io::Error> for Error {
-    fn from(err: io::Error) -> Error {
-        Error::Io(err)
+    fn from(source: io::Error) -> Error {
+        Error::io("read or write", source)
     }
+}
+
+impl Error {
+    /// An I/O error while doing `op` on a log the error cannot name.
+    pub(crate) const fn io(op: &'static str, source: io::Error) -> Error {
+        Error::Io {
+            op,
+            path: None,
+            source,
+        }
+    }
+
+    /// An I/O error while doing `op` on the log file at `path`.
+    pub(crate) fn io_at(op: &'static str, path: &Path, source: io::Error) -> Error {
+        Error::Io {
+            op,
+            path: Some(path.to_owned()),
+            source,
+        }
+    }
+
+    /// This error, naming the log file at `path` if it is an I/O error that
+    /// names none.
+    pub(crate) fn in_file(self, path: &Path) -> Error {
+        match self {
+            Error::Io {
+                op,
+                path: None,
+                source,
+            } => Error::io_at(op, path, source),
+            other => other,
+        }
+    }
+}
+
+/// `error` and each of its causes, joined by `": "`: the whole chain as one
+/// line of text, for a message that outlives the error.
+pub(crate) fn with_causes(error: &dyn core::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut next = error.source();
+    // A chain is finite, but is walked with a bound all the same.
+    for _ in 0..16 {
+        let Some(cause) = next else { break };
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        next = cause.source();
+    }
+    text
 }

@@ -130,7 +130,9 @@ impl JsonlWriter<File> {
         let path = path.as_ref();
         let file = open_for_append(path)?;
         // reads start at the beginning even in append mode; writes go to the end
-        let seal = Verifier::new().verify_reader(BufReader::new(&file))?;
+        let seal = Verifier::new()
+            .verify_reader(BufReader::new(&file))
+            .map_err(|err| err.in_file(path))?;
         Ok(JsonlWriter::resume_file(file, path, seal, fsync))
     }
 
@@ -171,15 +173,24 @@ impl JsonlWriter<File> {
     ) -> Result<(JsonlWriter<File>, u64), Error> {
         let path = path.as_ref();
         let mut file = open_for_append(path)?;
-        let len = file.metadata().map_err(|err| at(path, err))?.len();
-        let keep = after_last_newline(&mut file, len).map_err(|err| at(path, err))?;
+        let len = file
+            .metadata()
+            .map_err(|err| Error::io_at("read", path, err))?
+            .len();
+        let keep =
+            after_last_newline(&mut file, len).map_err(|err| Error::io_at("read", path, err))?;
         // the whole lines verify before anything is cut
-        file.seek(SeekFrom::Start(0)).map_err(|err| at(path, err))?;
-        let seal = Verifier::new().verify_reader(BufReader::new((&file).take(keep)))?;
+        file.seek(SeekFrom::Start(0))
+            .map_err(|err| Error::io_at("read", path, err))?;
+        let seal = Verifier::new()
+            .verify_reader(BufReader::new((&file).take(keep)))
+            .map_err(|err| err.in_file(path))?;
         let cut = len - keep;
         if cut > 0 {
-            file.set_len(keep).map_err(|err| at(path, err))?;
-            file.sync_all().map_err(|err| at(path, err))?;
+            file.set_len(keep)
+                .map_err(|err| Error::io_at("cut the unfinished line of", path, err))?;
+            file.sync_all()
+                .map_err(|err| Error::io_at("sync", path, err))?;
         }
         let mut writer = JsonlWriter::resume_file(file, path, seal, fsync);
         if cut > 0 {
@@ -258,7 +269,7 @@ impl<W: Durable> JsonlWriter<W> {
         self.line.push(b'\n');
         if let Err(err) = self.out.write_all(&self.line) {
             self.poisoned = true;
-            return Err(err.into());
+            return Err(self.io("write", err));
         }
         self.next_seq = self.next_seq.saturating_add(1);
         self.head = hash;
@@ -281,7 +292,7 @@ impl<W: Durable> JsonlWriter<W> {
         }
         self.out.flush().map_err(|err| {
             self.poisoned = true;
-            err.into()
+            self.io("write", err)
         })
     }
 
@@ -289,10 +300,10 @@ impl<W: Durable> JsonlWriter<W> {
     /// the [`Fsync`] policy.
     pub fn sync(&mut self) -> Result<(), Error> {
         self.flush()?;
-        self.out.get_mut().sync().map_err(|err| {
+        if let Err(err) = self.out.get_mut().sync() {
             self.poisoned = true;
-            Error::from(err)
-        })?;
+            return Err(self.io("sync", err));
+        }
         self.unsynced = 0;
         Ok(())
     }
@@ -310,18 +321,23 @@ impl<W: Durable> JsonlWriter<W> {
     /// Flushes and gives back the destination.
     pub fn into_inner(mut self) -> Result<W, Error> {
         self.flush()?;
-        self.out
-            .into_inner()
-            .map_err(|err| Error::Io(err.into_error()))
+        let path = self.path.take();
+        self.out.into_inner().map_err(|err| Error::Io {
+            op: "write",
+            path,
+            source: err.into_error(),
+        })
     }
-}
 
-/// `err`, with `path` in its message: an error opening a log file names it.
-fn at(path: &Path, err: io::Error) -> Error {
-    Error::Io(io::Error::new(
-        err.kind(),
-        format!("{}: {err}", path.display()),
-    ))
+    /// An I/O error while doing `op` on this writer's log, naming its file
+    /// if it has one.
+    fn io(&self, op: &'static str, source: io::Error) -> Error {
+        Error::Io {
+            op,
+            path: self.path.clone(),
+            source,
+        }
+    }
 }
 
 /// Opens (or creates) the log file at `path` for reading and appending.
@@ -331,7 +347,7 @@ fn open_for_append(path: &Path) -> Result<File, Error> {
         .read(true)
         .append(true)
         .open(path)
-        .map_err(|err| at(path, err))
+        .map_err(|err| Error::io_at("open", path, err))
 }
 
 /// The position just after the last newline in the first `len` bytes of

@@ -14,7 +14,7 @@ use bayesretry_decision::Decision;
 use bayesretry_policy::{Clock, Observer};
 use bayesretry_store::{Context, ErrorClass};
 
-use crate::error::Error;
+use crate::error::{Error, with_causes};
 use crate::jsonl::{Durable, JsonlWriter};
 use crate::log::AuditLog;
 use crate::record::{Event, Record, class_name, reason_name};
@@ -523,7 +523,7 @@ impl<S: Sink> Writer<S> {
                     self.note(flushed);
                     let refusal = self.refusal.take();
                     let answer = match (&self.damage, refusal) {
-                        (Some(err), _) => Err(Error::Writer(err.to_string())),
+                        (Some(err), _) => Err(Error::Writer(with_causes(err))),
                         (None, Some(err)) => Err(err),
                         (None, None) => Ok(self.sink.seal()),
                     };

@@ -122,8 +122,10 @@ impl Verifier {
 
     /// Verifies the log file at `path`; returns its seal (its length and head).
     pub fn verify_file(&self, path: impl AsRef<Path>) -> Result<Seal, Error> {
-        let file = File::open(path)?;
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|err| Error::io_at("open", path, err))?;
         self.verify_reader(BufReader::with_capacity(256 * 1024, file))
+            .map_err(|err| err.in_file(path))
     }
 
     /// Verifies a log read from `reader`; returns its seal (its length and head).
@@ -138,7 +140,10 @@ impl Verifier {
         let mut number: u64 = 0;
         loop {
             line.clear();
-            let read = (&mut reader).take(limit).read_until(b'\n', &mut line)?;
+            let read = (&mut reader)
+                .take(limit)
+                .read_until(b'\n', &mut line)
+                .map_err(|err| Error::io("read", err))?;
             if read == 0 {
                 break;
             }

@@ -204,5 +204,5 @@ fn a_write_error_that_may_leave_a_partial_line_is_reported_by_every_sync_and_by_
     assert!(trail.sync().is_err());
     // nothing says the file is whole: the records count as failed, not dropped
     assert_eq!((trail.failed(), trail.dropped()), (2, 0));
-    assert!(matches!(trail.finish(), Err(Error::Io(_))));
+    assert!(matches!(trail.finish(), Err(Error::Io { .. })));
 }

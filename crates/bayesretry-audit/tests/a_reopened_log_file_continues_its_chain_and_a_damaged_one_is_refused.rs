@@ -170,7 +170,7 @@ impl Durable for Broken {
 #[test]
 fn after_a_failed_write_the_writer_refuses_more() {
     let mut writer = JsonlWriter::new(Broken, Fsync::EveryEntry);
-    assert!(matches!(writer.append(&record(0)), Err(Error::Io(_))));
+    assert!(matches!(writer.append(&record(0)), Err(Error::Io { .. })));
     assert!(matches!(writer.append(&record(1)), Err(Error::Poisoned)));
     assert!(matches!(writer.flush(), Err(Error::Poisoned)));
     assert!(matches!(writer.into_inner(), Err(Error::Poisoned)));

@@ -217,7 +217,7 @@ fn a_failing_sink_is_counted_and_its_first_error_returned() {
     assert!(matches!(trail.sync(), Err(Error::Writer(message)) if message.contains("disk full")));
     assert_eq!(trail.failed(), 3);
     assert_eq!(trail.written(), 0);
-    assert!(matches!(trail.finish(), Err(Error::Io(_))));
+    assert!(matches!(trail.finish(), Err(Error::Io { .. })));
 }
 
 #[test]

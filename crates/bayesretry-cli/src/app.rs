@@ -17,7 +17,8 @@ use crate::{audit, bench, inspect, replay, simulate};
 /// Runs `bayesretry` with `args` (the program name first), writing reports to
 /// `stdout` and errors to `stderr`, and returns the exit status.
 ///
-/// An error is one line on `stderr`, `error: ` and the message. Help and
+/// An error is one line on `stderr`, `error: ` and its
+/// [report](Error::report): the message and its causes. Help and
 /// `--version` go to `stdout` with status 0; a command line clap rejects gets
 /// status 64 ([`Exit::Usage`]). When `stdout` is closed early (`bayesretry ... |
 /// head`), the run ends quietly with status 0: nobody wants the rest.
@@ -56,7 +57,7 @@ where
         Err(Error::Write { error, .. }) if error.kind() == io::ErrorKind::BrokenPipe => Exit::Ok,
         Err(error) => {
             // Nothing better can be done if stderr itself is gone.
-            let _ = writeln!(stderr, "error: {error}");
+            let _ = writeln!(stderr, "error: {}", error.report());
             error.exit()
         }
     }

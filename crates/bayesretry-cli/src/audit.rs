@@ -49,8 +49,10 @@ pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Erro
 pub(crate) fn exit_of(error: &bayesretry_audit::Error) -> crate::exit::Exit {
     use crate::exit::Exit;
     match error {
-        bayesretry_audit::Error::Io(e) if e.kind() == io::ErrorKind::NotFound => Exit::NoInput,
-        bayesretry_audit::Error::Io(_) => Exit::Io,
+        bayesretry_audit::Error::Io { source, .. } if source.kind() == io::ErrorKind::NotFound => {
+            Exit::NoInput
+        }
+        bayesretry_audit::Error::Io { .. } => Exit::Io,
         bayesretry_audit::Error::LineTooLong { .. }
         | bayesretry_audit::Error::IncompleteLine { .. }
         | bayesretry_audit::Error::Malformed { .. }

@@ -7,10 +7,12 @@ use crate::exit::Exit;
 
 /// Why a `bayesretry` command failed.
 ///
-/// Each error prints as one lowercase line that names the file (or `<stdin>`),
-/// the line and the offending token or value where there is one, so that the
-/// message alone says what to fix. [`Error::exit`] maps it to its
-/// [sysexits](Exit) status.
+/// Each error is reported as one lowercase line that names the file (or
+/// `<stdin>`), the line and the offending token or value where there is one,
+/// so that the message alone says what to fix: its `Display` says what failed,
+/// and the operating system's error behind it, if any, is its
+/// [`source`](core::error::Error::source), which [`report`](Error::report)
+/// appends. [`Error::exit`] maps it to its [sysexits](Exit) status.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
@@ -87,6 +89,37 @@ impl Error {
         }
     }
 
+    /// The one line the `bayesretry` binary prints for this error (after
+    /// `error: `): its message and each of its causes, joined by `": "`, an
+    /// I/O error in lowercase words without its `(os error N)` tail.
+    ///
+    /// ```
+    /// use std::io;
+    /// use bayesretry_cli::Error;
+    ///
+    /// let err = Error::Read {
+    ///     path: String::from("outcomes.txt"),
+    ///     error: io::Error::from(io::ErrorKind::PermissionDenied),
+    /// };
+    /// assert_eq!(err.to_string(), "outcomes.txt: read failed");
+    /// assert_eq!(err.report(), "outcomes.txt: read failed: permission denied");
+    /// ```
+    pub fn report(&self) -> String {
+        let mut line = self.to_string();
+        let mut next = core::error::Error::source(self);
+        // A chain is finite, but is walked with a bound all the same.
+        for _ in 0..16 {
+            let Some(cause) = next else { break };
+            line.push_str(": ");
+            match cause.downcast_ref::<io::Error>() {
+                Some(error) => line.push_str(&describe(error)),
+                None => line.push_str(&cause.to_string()),
+            }
+            next = cause.source();
+        }
+        line
+    }
+
     /// An input that could not be opened, with the reason taken from `error`.
     pub(crate) fn no_input(path: &str, error: &io::Error) -> Error {
         Error::NoInput {
@@ -111,10 +144,8 @@ impl fmt::Display for Error {
                  expected 1, 0, ok, fail, true or false"
             ),
             Error::NoInput { path, why } => write!(f, "{path}: cannot open: {why}"),
-            Error::Read { path, error } => write!(f, "{path}: read failed: {}", describe(error)),
-            Error::Write { path, error } => {
-                write!(f, "{path}: write failed: {}", describe(error))
-            }
+            Error::Read { path, .. } => write!(f, "{path}: read failed"),
+            Error::Write { path, .. } => write!(f, "{path}: write failed"),
             Error::Store(error) => write!(f, "{error}"),
             Error::Audit { path, error } => write!(f, "{path}: {error}"),
         }
@@ -122,11 +153,14 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {
+    /// The cause the message leaves out: the I/O error of a failed read or
+    /// write, and, for a snapshot or audit log error (whose message is part of
+    /// this one's), that error's own cause.
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
             Error::Read { error, .. } | Error::Write { error, .. } => Some(error),
-            Error::Store(error) => Some(error),
-            Error::Audit { error, .. } => Some(error),
+            Error::Store(error) => error.source(),
+            Error::Audit { error, .. } => error.source(),
             _ => None,
         }
     }

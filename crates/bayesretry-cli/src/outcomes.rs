@@ -347,6 +347,7 @@ mod tests {
             }
         }
         let err = read_outcomes(Broken, "<stdin>").unwrap_err();
-        assert_eq!(err.to_string(), "<stdin>: read failed: disk on fire");
+        assert_eq!(err.to_string(), "<stdin>: read failed");
+        assert_eq!(err.report(), "<stdin>: read failed: disk on fire");
     }
 }

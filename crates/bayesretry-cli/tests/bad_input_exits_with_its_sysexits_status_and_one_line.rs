@@ -40,6 +40,29 @@ fn a_directory_is_missing_input() {
     run.fails_with(66, &["is a directory"]);
 }
 
+/// A file that opens but whose first read fails (Linux's `/proc/self/mem`:
+/// the first page of a process is never mapped) is an I/O error: the message
+/// says what failed, and the operating system's reason follows once, in
+/// lowercase words.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_that_cannot_be_read_is_an_io_error_giving_its_cause_once() {
+    let audit = bayesretry(&["audit", "verify", "/proc/self/mem"], b"");
+    audit.fails_with(
+        74,
+        &["error: /proc/self/mem: cannot read the audit log: input/output error\n"],
+    );
+    let store = bayesretry(&["inspect", "/proc/self/mem"], b"");
+    store.fails_with(
+        74,
+        &["error: cannot read /proc/self/mem: input/output error\n"],
+    );
+    for run in [audit, store] {
+        let said = run.stderr.to_lowercase();
+        assert_eq!(said.matches("input/output error").count(), 1, "{run:#?}");
+    }
+}
+
 #[test]
 fn an_unknown_flag_or_subcommand_is_a_usage_error() {
     bayesretry(&["replay", "--frobnicate"], b"").fails_with(64, &["--frobnicate", "usage:"]);

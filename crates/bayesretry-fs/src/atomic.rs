@@ -67,7 +67,7 @@ pub(crate) fn rotate_backup(
         }
         copy_private(primary, backup_temp)?;
     }
-    rename(backup_temp, backup)
+    rename(backup_temp, backup, "rename the new backup over")
 }
 
 /// Whether no one but the file's owner may read or write `path` (always so
@@ -100,13 +100,10 @@ fn copy_private(from: &Path, to: &Path) -> Result<(), Error> {
 }
 
 /// Renames `from` to `to`, replacing `to`: atomic on POSIX file systems and
-/// on NTFS.
-pub(crate) fn rename(from: &Path, to: &Path) -> Result<(), Error> {
-    fs::rename(from, to).map_err(|e| Error::Io {
-        op: "rename",
-        path: from.into(),
-        source: io::Error::new(e.kind(), format!("to {}: {e}", to.display())),
-    })
+/// on NTFS. An error names `to`, the file being replaced, and says what
+/// `from` is through `op` ("rename the new backup over").
+pub(crate) fn rename(from: &Path, to: &Path, op: &'static str) -> Result<(), Error> {
+    fs::rename(from, to).map_err(|e| Error::io(op, to, e))
 }
 
 /// Makes the directory's entries durable, renames included (Unix; elsewhere

@@ -11,7 +11,7 @@ use std::thread::{self, JoinHandle};
 
 use bayesretry_store::Snapshot;
 
-use crate::error::Error;
+use crate::error::{Error, WithCauses};
 use crate::file_store::FileStore;
 
 /// The settings of an [`Autosave`].
@@ -86,7 +86,7 @@ pub struct AutosaveStats {
     pub unchanged: u64,
     /// Checks that failed (the snapshot is written at the next check).
     pub failures: u64,
-    /// The message of the last failure, if any.
+    /// The message of the last failure, with its causes, if any.
     pub last_error: Option<String>,
 }
 
@@ -318,7 +318,7 @@ impl<F: FnMut() -> Snapshot> Worker<F> {
             Ok(Check::Unchanged) => stats.unchanged += 1,
             Err(error) => {
                 stats.failures += 1;
-                stats.last_error = Some(error.to_string());
+                stats.last_error = Some(WithCauses(error).to_string());
             }
         }
         result

@@ -13,6 +13,11 @@ use bayesretry_store::WriterId;
 /// with it: a caller can tell "nothing saved yet" ([`Missing`](Error::Missing))
 /// from "something saved and now unreadable" (every other reading variant), and
 /// decide whether to [recover from the backup](crate::FileStore::load_or_recover).
+///
+/// The message of an [`Io`](Error::Io) error says what failed, on which file;
+/// the operating system's error is its
+/// [`source`](core::error::Error::source) only, so that a report printing the
+/// chain of causes shows it once.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
@@ -68,7 +73,7 @@ pub enum Error {
     },
     /// An I/O operation on a file or directory failed.
     Io {
-        /// What was being done ("read", "rename to", "lock", ...).
+        /// What was being done ("read", "lock", "rename the new snapshot over", ...).
         op: &'static str,
         /// The file or directory.
         path: PathBuf,
@@ -86,7 +91,8 @@ pub enum Error {
     },
     /// [`load_or_recover`](crate::FileStore::load_or_recover) or
     /// [`save_merged`](crate::FileStore::save_merged) found neither the file nor
-    /// its backup readable (and not both simply missing).
+    /// its backup readable (and not both simply missing). The message gives
+    /// both reasons, each with its causes.
     Unrecoverable {
         /// Why the file could not be read.
         primary: Box<Error>,
@@ -197,9 +203,7 @@ impl fmt::Display for Error {
                 "snapshot file {} has format version {found}, newer than {supported}, the newest this release reads",
                 path.display()
             ),
-            Error::Io { op, path, source } => {
-                write!(f, "cannot {op} {}: {source}", path.display())
-            }
+            Error::Io { op, path, .. } => write!(f, "cannot {op} {}", path.display()),
             Error::TooManyLinks { path, limit } => write!(
                 f,
                 "snapshot path {} leads through more than {limit} symbolic links without \
@@ -208,7 +212,9 @@ impl fmt::Display for Error {
             ),
             Error::Unrecoverable { primary, backup } => write!(
                 f,
-                "neither the snapshot file nor its backup can be read: {primary}; {backup}"
+                "neither the snapshot file nor its backup can be read: {}; {}",
+                WithCauses(primary.as_ref()),
+                WithCauses(backup.as_ref())
             ),
             Error::WriterBehind {
                 path,
@@ -237,11 +243,30 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {
+    /// The operating system's error behind an [`Io`](Error::Io); `None` for
+    /// every other variant, whose message says all there is.
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
             Error::Io { source, .. } => Some(source),
-            Error::Unrecoverable { primary, .. } => Some(primary.as_ref()),
             _ => None,
         }
+    }
+}
+
+/// Shows an error and each of its causes, joined by `": "`: the whole chain
+/// in one message, for a message that holds an error (or outlives it).
+pub(crate) struct WithCauses<'a>(pub(crate) &'a dyn core::error::Error);
+
+impl fmt::Display for WithCauses<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut next = self.0.source();
+        // A chain is finite, but is walked with a bound all the same.
+        for _ in 0..16 {
+            let Some(cause) = next else { break };
+            write!(f, ": {cause}")?;
+            next = cause.source();
+        }
+        Ok(())
     }
 }

@@ -392,7 +392,7 @@ impl FileStore {
         if rotate {
             rotate_backup(&target.file, &target.backup_temp, &target.backup)?;
         }
-        rename(&target.temp, &target.file)?;
+        rename(&target.temp, &target.file, "rename the new snapshot over")?;
         sync_dir(&target.dir)?;
         self.remember(id);
         Ok(())

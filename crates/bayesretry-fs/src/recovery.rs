@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use bayesretry_store::Snapshot;
 
-use crate::error::Error;
+use crate::error::{Error, WithCauses};
 
 /// Which file a snapshot was read from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -68,7 +68,9 @@ impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path = self.path.display();
         match (self.source, &self.primary_error) {
-            (Source::Backup, Some(why)) => write!(f, "read the backup {path}, because {why}")?,
+            (Source::Backup, Some(why)) => {
+                write!(f, "read the backup {path}, because {}", WithCauses(why))?
+            }
             (Source::Neither, _) => write!(
                 f,
                 "neither {path} nor its backup exists: starting from an empty snapshot"

@@ -13,6 +13,11 @@ use thiserror::Error as ThisError;
 ///
 /// No variant carries a password: a URL is shown with its credentials
 /// replaced by `***`.
+///
+/// A message says what failed; the Redis client's error behind a
+/// [`Redis`](Error::Redis) one is its [`source`](core::error::Error::source)
+/// only, so that a report printing the chain of causes shows it once. A
+/// rejected setting is named in the message itself, which has no source.
 #[derive(Debug, ThisError)]
 #[non_exhaustive]
 pub enum Error {
@@ -54,20 +59,28 @@ pub enum Error {
     /// A budget setting was out of its range; the message names it.
     #[error("invalid fleet budget: {0}")]
     InvalidBudget(String),
-    /// The breaker's own config was rejected.
+    /// The breaker's own config was rejected; the message gives the
+    /// breaker's, which names the setting and its value.
     #[error("invalid breaker config: {0}")]
-    InvalidBreaker(#[from] bayesretry_breaker::Error),
+    InvalidBreaker(bayesretry_breaker::Error),
     /// [`Fleet::start`](crate::Fleet::start) was called outside a tokio runtime.
     #[error("a fleet needs a tokio runtime to run its sync task: start it inside one")]
     NoRuntime,
     /// The fleet's sync task has stopped (the runtime shut down).
     #[error("the fleet's sync task has stopped")]
     Stopped,
-    /// Redis could not be reached, or answered with an error.
-    #[error("redis: {0}")]
+    /// Redis could not be reached, or answered with an error: the Redis
+    /// client's error, its source, says which.
+    #[error("a request to redis failed")]
     Redis(#[from] redis::RedisError),
     /// Redis answered with something the scripts never return; the message
     /// says what.
     #[error("unexpected reply from redis: {0}")]
     Reply(String),
+}
+
+impl From<bayesretry_breaker::Error> for Error {
+    fn from(error: bayesretry_breaker::Error) -> Error {
+        Error::InvalidBreaker(error)
+    }
 }

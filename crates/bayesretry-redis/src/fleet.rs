@@ -414,7 +414,7 @@ impl Task {
                 if s.connected.swap(false, Ordering::AcqRel) {
                     tracing::warn!(
                         url = %self.url,
-                        error = %e,
+                        error = e as &(dyn core::error::Error + 'static),
                         "bayesretry-redis: redis unreachable, running on local state"
                     );
                 }
