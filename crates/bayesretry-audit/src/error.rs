@@ -168,8 +168,9 @@ pub enum Error {
         /// The line.
         line: u64,
     },
-    /// A line is not an entry: not JSON, a missing or unknown field, a field of
-    /// the wrong type, an event with the fields of another.
+    /// A line is not an entry: blank (empty, even after the last entry), not
+    /// JSON, a missing or unknown field, a field of the wrong type, an event
+    /// with the fields of another.
     Malformed {
         /// The line.
         line: u64,

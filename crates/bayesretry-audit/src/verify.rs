@@ -160,12 +160,39 @@ impl Verifier {
                 }
                 _ => return Err(Error::IncompleteLine { line: number }),
             }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                let last = reader
+                    .fill_buf()
+                    .map_err(|err| Error::io("read", err))?
+                    .is_empty();
+                return Err(blank(&line, number, last));
+            }
             check_line(&line, number, &mut canonical, &mut checker)?;
         }
         checker.finish().map_err(|broken| Error::Broken {
             line: broken.index().saturating_add(1),
             broken,
         })
+    }
+}
+
+/// The error for line `number`, `line` (without its newline), which is blank:
+/// a writer never writes one, not even after the last entry, so it is not
+/// skipped but named, saying whether it is empty and whether it ends the log.
+fn blank(line: &[u8], number: u64, last: bool) -> Error {
+    let what = if line.is_empty() {
+        "it is empty"
+    } else {
+        "it holds only whitespace"
+    };
+    let after = if last && number > 1 {
+        " (a blank line after the last entry)"
+    } else {
+        ""
+    };
+    Error::Malformed {
+        line: number,
+        problem: format!("{what}{after}, and a log has no blank lines"),
     }
 }
 

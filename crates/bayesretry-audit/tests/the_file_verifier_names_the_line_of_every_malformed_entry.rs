@@ -166,3 +166,30 @@ fn an_empty_file_is_an_empty_log() {
     let seal = Verifier::new().verify_reader(&b""[..]).unwrap();
     assert_eq!(seal.entries(), 0);
 }
+
+#[test]
+fn a_blank_line_is_named_as_empty_even_after_the_last_entry() {
+    let said = |bytes: &[u8]| match verify(bytes) {
+        error @ Error::Malformed { .. } => error.to_string(),
+        other => panic!("{other:?}"),
+    };
+    let mut trailing = file_lines(5).concat();
+    trailing.push(b'\n');
+    assert_eq!(
+        said(&trailing),
+        "line 6 is not an audit entry: it is empty (a blank line after the last entry), \
+         and a log has no blank lines"
+    );
+    assert_eq!(
+        said(&with_line_4(b"\n")),
+        "line 4 is not an audit entry: it is empty, and a log has no blank lines"
+    );
+    assert_eq!(
+        said(&with_line_4(b" \t\r\n")),
+        "line 4 is not an audit entry: it holds only whitespace, and a log has no blank lines"
+    );
+    assert_eq!(
+        said(b"\n"),
+        "line 1 is not an audit entry: it is empty, and a log has no blank lines"
+    );
+}

@@ -122,6 +122,21 @@ fn a_half_written_last_line_and_garbage_are_data_errors() {
 }
 
 #[test]
+fn a_blank_line_after_the_last_entry_is_named_as_empty() {
+    let (path, _) = written_log("audit-blank.jsonl", 4);
+    let mut text = std::fs::read(&path).unwrap();
+    text.push(b'\n');
+    std::fs::write(&path, text).unwrap();
+    bayesretry(&["audit", "verify", arg(&path)], b"").fails_with(
+        65,
+        &[
+            "audit-blank.jsonl: line 5 is not an audit entry: it is empty (a blank line \
+           after the last entry), and a log has no blank lines\n",
+        ],
+    );
+}
+
+#[test]
 fn a_missing_log_or_a_bad_seal_has_its_own_status() {
     bayesretry(&["audit", "verify", "no/such/log.jsonl"], b"")
         .fails_with(66, &["no/such/log.jsonl", "no such file"]);

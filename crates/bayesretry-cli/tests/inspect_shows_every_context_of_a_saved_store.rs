@@ -161,3 +161,32 @@ fn a_corrupt_snapshot_is_a_data_error_naming_the_fault() {
     std::fs::write(&syntax, "{\"version\":1,\n\"taken_at_ms\": five}").unwrap();
     bayesretry(&["inspect", arg(&syntax)], b"").fails_with(65, &["not JSON", "line 2"]);
 }
+
+#[test]
+fn json_that_is_not_an_object_is_a_data_error_saying_what_the_file_holds() {
+    for (json, holds) in [
+        ("[]\n", "an array"),
+        (
+            "[{\"version\":1,\"taken_at_ms\":5,\"entries\":[]}]",
+            "an array",
+        ),
+        ("\"evidence\"", "a string"),
+        ("17", "a number"),
+        ("true", "a boolean"),
+        ("null", "null"),
+    ] {
+        let path = scratch("inspect-not-an-object.json");
+        std::fs::write(&path, json).unwrap();
+        let run = bayesretry(&["inspect", arg(&path)], b"");
+        run.fails_with(
+            65,
+            &[&format!(
+                "error: snapshot file {} is JSON but not a snapshot: the document is {holds}, \
+                     where a snapshot is an object\n",
+                path.display()
+            )],
+        );
+        assert!(!run.stderr.contains("invalid type"), "{run:#?}");
+        assert!(!run.stderr.contains("column"), "{run:#?}");
+    }
+}

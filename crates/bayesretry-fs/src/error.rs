@@ -190,7 +190,7 @@ impl fmt::Display for Error {
             Error::Schema { path, why } => {
                 write!(
                     f,
-                    "snapshot file {} is not a snapshot: {why}",
+                    "snapshot file {} is JSON but not a snapshot: {why}",
                     path.display()
                 )
             }

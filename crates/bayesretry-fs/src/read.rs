@@ -77,6 +77,15 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<(Snapshot, Option<u32>)
             return Ok((snapshot, None));
         }
     }
+    if let Some(kind) = not_an_object(text) {
+        // The whole text is checked first: one cut short or broken is that,
+        // whatever it starts with.
+        serde_json::from_str::<IgnoredAny>(text).map_err(|e| classify(path, text, &e))?;
+        return Err(schema(
+            path,
+            &format!("the document is {kind}, where a snapshot is an object"),
+        ));
+    }
     let probe: Probe = serde_json::from_str(text).map_err(|e| classify(path, text, &e))?;
     let version = match probe.version {
         None => return Err(schema(path, "missing field `version`")),
@@ -106,6 +115,22 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<(Snapshot, Option<u32>)
     let snapshot = serde_json::from_value::<Snapshot>(migrated)
         .map_err(|e| schema(path, &format!("after migration from version {from}: {e}")))?;
     Ok((snapshot, Some(from)))
+}
+
+/// What the JSON value `text` starts is, if it is not an object: `"an
+/// array"`, `"a string"`, `"a number"`, `"a boolean"` or `"null"`. `None` for
+/// an object, and for text that starts no JSON value at all (which the parser
+/// reports as not JSON).
+fn not_an_object(text: &str) -> Option<&'static str> {
+    let start = text.trim_start_matches([' ', '\t', '\n', '\r']);
+    match start.as_bytes().first()? {
+        b'[' => Some("an array"),
+        b'"' => Some("a string"),
+        b'-' | b'0'..=b'9' => Some("a number"),
+        b't' | b'f' => Some("a boolean"),
+        b'n' => Some("null"),
+        _ => None,
+    }
 }
 
 fn schema(path: &Path, why: &str) -> Error {

@@ -96,13 +96,20 @@ fn every_cut_of_a_good_file_is_truncated() -> TestResult {
             assert_names(&error, &path, &["truncated"]);
         }
     }
+    // A document that is not an object is truncated too when it is cut.
+    for cut in ["[1, 9,", "\"evid", "nul", "-"] {
+        let (error, _) = load_bytes(cut.as_bytes())?;
+        assert!(matches!(error, Error::Truncated { .. }), "{cut}: {error:?}");
+    }
     Ok(())
 }
 
 #[test]
 fn a_file_that_is_not_json_says_where() -> TestResult {
-    let cases: [(&[u8], usize, usize); 4] = [
+    let cases: [(&[u8], usize, usize); 6] = [
         (b"version = 1\n", 1, 1),
+        (b"[1, 9] []", 1, 8),
+        (b"nothing", 1, 2),
         (
             b"{\"version\":1,\n \"taken_at_ms\":5 \"entries\":[]}",
             2,
@@ -156,8 +163,17 @@ fn json_that_is_not_a_snapshot_is_a_schema_error_saying_what_is_wrong() -> TestR
         )
     };
     let cases: Vec<(String, &str)> = vec![
-        ("[1, 9, []]".into(), "a snapshot object"),
-        ("42".into(), "a snapshot object"),
+        (
+            "[1, 9, []]".into(),
+            "the document is an array, where a snapshot is an object",
+        ),
+        ("\n[]\n".into(), "the document is an array,"),
+        ("42".into(), "the document is a number,"),
+        ("-0.5e3".into(), "the document is a number,"),
+        ("\"evidence\"".into(), "the document is a string,"),
+        ("true".into(), "the document is a boolean,"),
+        ("false".into(), "the document is a boolean,"),
+        ("null".into(), "the document is null,"),
         (
             "{\"taken_at_ms\":9,\"entries\":[]}".into(),
             "missing field `version`",
@@ -190,7 +206,7 @@ fn json_that_is_not_a_snapshot_is_a_schema_error_saying_what_is_wrong() -> TestR
             Error::Schema { why, .. } => assert!(why.contains(needle), "{json}: {why}"),
             other => return Err(format!("{json}: {other:?}").into()),
         }
-        assert_names(&error, &path, &["is not a snapshot"]);
+        assert_names(&error, &path, &["is JSON but not a snapshot"]);
     }
     Ok(())
 }
