@@ -98,6 +98,36 @@ impl Deref for Resolved<'_> {
     }
 }
 
+/// Whether two endpoint names are the same, compared inline eight bytes at a
+/// time. A call by name compares its name with its slot's owner on every
+/// call, and for names of the usual few dozen bytes the comparison is less
+/// work than the call to the C library's `memcmp` that `==` on strings makes:
+/// that call was a third of the time of a call by name that succeeds at once.
+#[inline(always)]
+fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let (mut words_a, mut words_b) = (a.chunks_exact(8), b.chunks_exact(8));
+    // bounded by the names' length
+    for (x, y) in (&mut words_a).zip(&mut words_b) {
+        if word(x) != word(y) {
+            return false;
+        }
+    }
+    let (tail_a, tail_b) = (words_a.remainder(), words_b.remainder());
+    // bounded: fewer than eight bytes
+    tail_a.iter().zip(tail_b).all(|(x, y)| x == y)
+}
+
+/// Eight bytes as one word (any other length reads as zero, which never
+/// happens: `chunks_exact(8)` gives eight).
+#[inline(always)]
+fn word(bytes: &[u8]) -> u64 {
+    <[u8; 8]>::try_from(bytes).map_or(0, u64::from_ne_bytes)
+}
+
 impl Endpoints {
     pub(crate) fn new(template: Breaker, seed: u64) -> Endpoints {
         Endpoints {
@@ -118,12 +148,14 @@ impl Endpoints {
         self.front.get(at)
     }
 
-    /// The state of `name`, made if need be.
-    #[inline]
+    /// The state of `name`, made if need be. Inlined into every call by name:
+    /// the hash, the slot and the comparison are a few instructions, and the
+    /// overflow tier is out of line.
+    #[inline(always)]
     pub(crate) fn resolve(&self, name: &str) -> Resolved<'_> {
         if let Some(slot) = self.slot(name) {
             let state = slot.get_or_init(|| Arc::new(EndpointState::new(name, self.template)));
-            if *state.name == *name {
+            if same_name(&state.name, name) {
                 return Resolved::Borrowed(state);
             }
         }
@@ -134,7 +166,7 @@ impl Endpoints {
     pub(crate) fn site(&self, name: &str) -> Site {
         if let Some(slot) = self.slot(name) {
             let state = slot.get_or_init(|| Arc::new(EndpointState::new(name, self.template)));
-            if *state.name == *name {
+            if same_name(&state.name, name) {
                 return Site(Arc::clone(state));
             }
         }
@@ -154,7 +186,7 @@ impl Endpoints {
     /// The breaker state of `name`, if the policy has state for it; makes none.
     pub(crate) fn peek(&self, name: &str) -> Option<State> {
         if let Some(state) = self.slot(name).and_then(OnceLock::get) {
-            if *state.name == *name {
+            if same_name(&state.name, name) {
                 return Some(state.breaker.state());
             }
         }
@@ -162,6 +194,8 @@ impl Endpoints {
         Some(state.breaker.state())
     }
 
+    #[cold]
+    #[inline(never)]
     fn overflow_entry(&self, name: &str) -> Arc<EndpointState> {
         let mut map = self.lock();
         if let Some(state) = map.get(name) {
@@ -325,6 +359,27 @@ mod tests {
             assert_eq!(&*table.resolve(name).name, name.as_str());
         }
         assert!(table.peek("never called").is_none());
+    }
+
+    #[test]
+    fn names_are_the_same_exactly_when_their_bytes_are() {
+        let base: String = "abcdefghijklmnopqrstuvwxyzé".into();
+        for len in 0..=base.len() {
+            let Some(a) = base.get(..len) else { continue };
+            assert!(super::same_name(a, a));
+            if let Some(shorter) = len.checked_sub(1).and_then(|end| base.get(..end)) {
+                assert!(!super::same_name(a, shorter));
+                assert!(!super::same_name(shorter, a));
+            }
+            // one byte changed, at every position
+            for at in 0..len {
+                let mut bytes = a.as_bytes().to_vec();
+                bytes[at] ^= 0x01;
+                if let Ok(b) = core::str::from_utf8(&bytes) {
+                    assert!(!super::same_name(a, b), "{a:?} against {b:?}");
+                }
+            }
+        }
     }
 
     #[test]
