@@ -508,10 +508,12 @@ impl RetryPolicy {
     }
 
     /// Merges a snapshot into what the policy has learned, with the store's merge
-    /// semantics: commutative, idempotent, evidence added per writer.
+    /// semantics: commutative, idempotent, evidence added per writer. Evidence
+    /// stamped after the policy's clock reads now (another host's clock running
+    /// ahead) is taken as arriving now; see `MemoryStore::merge_at`.
     #[cfg(feature = "serde")]
     pub fn load(&self, snapshot: &bayesretry_store::Snapshot) {
-        self.inner.store.merge(snapshot);
+        self.inner.store.merge_at(snapshot, self.inner.now_ms());
     }
 }
 

@@ -482,12 +482,13 @@ impl Task {
             progress.pushed += sync.push(conn, &self.scripts, &self.authored).await?.pushed;
         }
         s.pushed.fetch_add(progress.pushed, Ordering::AcqRel);
-        let (snapshot, pulled) = sync.pull(conn, &self.scripts, self.clock.now_ms()).await?;
+        let now_ms = self.clock.now_ms();
+        let (snapshot, pulled) = sync.pull(conn, &self.scripts, now_ms).await?;
         if pulled.resynced {
             s.resyncs.fetch_add(1, Ordering::AcqRel);
         }
         if !snapshot.is_empty() {
-            replica.merge(&snapshot);
+            replica.merge(&snapshot, now_ms);
         }
         s.pulled.fetch_add(pulled.pulled, Ordering::AcqRel);
         Ok(())

@@ -17,9 +17,11 @@ pub trait Replica: Send + Sync + 'static {
     /// fleet's clock (a policy uses its own clock instead).
     fn snapshot(&self, now_ms: u64) -> Snapshot;
 
-    /// Merges the fleet's evidence in, with the store's per-writer merge:
-    /// commutative, associative and idempotent.
-    fn merge(&self, snapshot: &Snapshot);
+    /// Merges the fleet's evidence in at `now_ms` on the fleet's clock (a
+    /// policy uses its own clock instead), with the store's per-writer merge:
+    /// commutative, associative and idempotent; evidence stamped after
+    /// `now_ms` is taken as arriving then (`MemoryStore::merge_at`).
+    fn merge(&self, snapshot: &Snapshot, now_ms: u64);
 }
 
 impl Replica for RetryPolicy {
@@ -27,7 +29,7 @@ impl Replica for RetryPolicy {
         RetryPolicy::snapshot(self)
     }
 
-    fn merge(&self, snapshot: &Snapshot) {
+    fn merge(&self, snapshot: &Snapshot, _now_ms: u64) {
         self.load(snapshot);
     }
 }
@@ -37,8 +39,8 @@ impl Replica for MemoryStore {
         MemoryStore::snapshot(self, now_ms)
     }
 
-    fn merge(&self, snapshot: &Snapshot) {
-        MemoryStore::merge(self, snapshot);
+    fn merge(&self, snapshot: &Snapshot, now_ms: u64) {
+        MemoryStore::merge_at(self, snapshot, now_ms);
     }
 }
 
@@ -47,7 +49,7 @@ impl<T: Replica + ?Sized> Replica for Arc<T> {
         (**self).snapshot(now_ms)
     }
 
-    fn merge(&self, snapshot: &Snapshot) {
-        (**self).merge(snapshot);
+    fn merge(&self, snapshot: &Snapshot, now_ms: u64) {
+        (**self).merge(snapshot, now_ms);
     }
 }

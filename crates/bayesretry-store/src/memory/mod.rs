@@ -389,7 +389,7 @@ mod snapshots {
 
     use bayesretry_decay::Stamped;
 
-    use super::shard::{Key, WriterEntry};
+    use super::shard::{Key, MergeTime, WriterEntry};
     use super::{MemoryStore, clip, lock};
     use crate::snapshot::{Snapshot, SnapshotEntry};
 
@@ -440,8 +440,38 @@ mod snapshots {
         /// same entries, so merging a snapshot twice never counts its evidence
         /// twice. Each entry decays from its own last-update time. Contexts
         /// merged in count towards `max_contexts` like any other.
+        ///
+        /// With a half-life, prefer [`merge_at`](MemoryStore::merge_at), which
+        /// also guards against evidence stamped by a clock ahead of this one.
         pub fn merge(&self, snapshot: &Snapshot) {
-            let now_ms = snapshot.taken_at_ms();
+            self.merge_entries(snapshot, snapshot.taken_at_ms(), u64::MAX);
+        }
+
+        /// [`merge`](MemoryStore::merge) at `now_ms` on this store's clock:
+        /// evidence stamped after `now_ms` is taken as arriving at `now_ms`.
+        ///
+        /// Every writer stamps its evidence with its own clock, and a context
+        /// adds its writers' evidence up as of the latest stamp. A writer whose
+        /// clock runs ahead of this store's (a host's wall clock set wrong, a
+        /// clock of another origin, this store's own clock set back since it
+        /// saved) stamps evidence in this store's future; merged as it is, its
+        /// stamp would become the context's, decaying this store's evidence by
+        /// the difference (a day ahead, and all of it is gone), and the
+        /// newcomer's would not fade until this clock caught up. Merged here,
+        /// it adds up at its full weight and fades from `now_ms`; merged again
+        /// unchanged (the same sequence number), it is not news, so a fleet
+        /// that merges every second does not restart its decay every second.
+        /// Evidence stamped up to `now_ms` merges exactly as with `merge`.
+        ///
+        /// Use this wherever the store's clock is at hand: a policy's `load`
+        /// and a fleet's sync do.
+        pub fn merge_at(&self, snapshot: &Snapshot, now_ms: u64) {
+            self.merge_entries(snapshot, now_ms, now_ms);
+        }
+
+        /// Merges the entries of `snapshot`, stamping those after `clamp_ms`
+        /// at `clamp_ms`; `now_ms` dates the contexts it makes.
+        fn merge_entries(&self, snapshot: &Snapshot, now_ms: u64, clamp_ms: u64) {
             for entry in snapshot.entries() {
                 let Some(class) = entry.class_ref() else {
                     continue;
@@ -458,7 +488,7 @@ mod snapshots {
                     writer_entry,
                     &self.params,
                     &self.board,
-                    now_ms,
+                    MergeTime { now_ms, clamp_ms },
                 );
             }
         }

@@ -192,6 +192,15 @@ impl RemoteSet {
     }
 }
 
+/// When a merge happens: `now_ms` dates the contexts it makes, and evidence
+/// stamped after `clamp_ms` is taken as stamped then.
+#[cfg(feature = "serde")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MergeTime {
+    pub(crate) now_ms: u64,
+    pub(crate) clamp_ms: u64,
+}
+
 /// One (context, writer) entry, as a shard lists it for a snapshot.
 #[cfg(feature = "serde")]
 #[derive(Debug)]
@@ -472,8 +481,21 @@ impl Shard {
         entry: WriterEntry,
         p: &Params,
         board: &Mutex<Board>,
-        now_ms: u64,
+        time: MergeTime,
     ) {
+        let MergeTime { now_ms, clamp_ms } = time;
+        // Evidence stamped after `clamp_ms` arrives now: stamped then, and,
+        // merged again with the version already held, not news (its stamp,
+        // clamped anew, would otherwise restart its decay at every merge).
+        let ahead = entry.stamped.at_ms() > clamp_ms;
+        let entry = match ahead {
+            true => WriterEntry {
+                seq: entry.seq,
+                stamped: Stamped::new(entry.stamped.evidence(), clamp_ms),
+            },
+            false => entry,
+        };
+        let stale = |held: &WriterEntry| !entry.beats(held) || (ahead && entry.seq == held.seq);
         let at = self.find_or_insert(key, p, board, now_ms);
         let before = self.contribution(at);
         if writer == p.writer {
@@ -482,7 +504,7 @@ impl Shard {
                 seq: slot.seq,
                 stamped: slot.local,
             };
-            if slot.seq != 0 && !entry.beats(&held) {
+            if slot.seq != 0 && stale(&held) {
                 return;
             }
             slot.local = entry.stamped;
@@ -498,7 +520,7 @@ impl Shard {
             let set = &mut self.remotes[remote as usize];
             match set.writers.binary_search_by_key(&writer, |(w, _)| *w) {
                 Ok(i) => {
-                    if !entry.beats(&set.writers[i].1) {
+                    if stale(&set.writers[i].1) {
                         return;
                     }
                     set.writers[i].1 = entry;
@@ -1005,7 +1027,7 @@ mod tests {
         use bayesretry_beta::Beta;
         use bayesretry_decay::{Decay, Evidence, HalfLife, Stamped};
 
-        use super::{Board, Key, NIL, Params, Shard, WriterEntry};
+        use super::{Board, Key, MergeTime, NIL, Params, Shard, WriterEntry};
         use crate::class::ClassRef;
         use crate::error_class::ErrorClass;
         use crate::writer::WriterId;
@@ -1046,7 +1068,17 @@ mod tests {
                         now_ms.saturating_sub(mix % 300),
                     ),
                 };
-                shard.merge(key, writer, entry, &p, &board, now_ms);
+                shard.merge(
+                    key,
+                    writer,
+                    entry,
+                    &p,
+                    &board,
+                    MergeTime {
+                        now_ms,
+                        clamp_ms: u64::MAX,
+                    },
+                );
             }
             freed |= !shard.free_remotes.is_empty();
             let mut seen = alloc::vec::Vec::new();
