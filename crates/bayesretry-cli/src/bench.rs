@@ -21,13 +21,26 @@ fn all_scenarios() -> Vec<Scenario> {
     Scenario::ALL.to_vec()
 }
 
+/// `scenarios` in the order first named, each once: `S5`, `s5` and `outage`
+/// name the same scenario, and running it twice would count one seed's run as
+/// two independent seeds.
+fn distinct(scenarios: &[Scenario]) -> Vec<Scenario> {
+    let mut once: Vec<Scenario> = Vec::with_capacity(scenarios.len());
+    for scenario in scenarios {
+        if !once.contains(scenario) {
+            once.push(*scenario);
+        }
+    }
+    once
+}
+
 /// Runs `bench` and writes its tables (or JSON) to `out`, and the plots when
 /// asked.
 pub(crate) fn run_bench(args: &BenchArgs, out: &mut Output<'_>) -> Result<(), Error> {
     let scenarios = if args.scenario.is_empty() {
         all_scenarios()
     } else {
-        args.scenario.clone()
+        distinct(&args.scenario)
     };
     let results = run_suite(
         &scenarios,
@@ -165,5 +178,24 @@ fn sweep(results: &[RunResult], scenario: &str) -> Sweep {
                 points: line(id),
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bayesretry_sim::Scenario;
+
+    use super::distinct;
+
+    #[test]
+    fn a_scenario_named_twice_is_kept_once_in_the_order_first_named() {
+        let named = [
+            Scenario::S5,
+            Scenario::S0,
+            Scenario::S5,
+            Scenario::S0,
+            Scenario::S4,
+        ];
+        assert_eq!(distinct(&named), [Scenario::S5, Scenario::S0, Scenario::S4]);
     }
 }

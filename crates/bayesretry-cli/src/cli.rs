@@ -181,7 +181,8 @@ pub(crate) struct SimulateArgs {
 pub(crate) struct BenchArgs {
     /// A scenario to run, by id (S0 mixed, S1 healthy, S2 flaky, S3 and S3b
     /// rate-limited, S4 hard-down, S5 outage, S6 degrading, S8 partial) or by
-    /// simulate's names; repeat for several. All of them by default.
+    /// simulate's names; repeat for several (each runs once, however often it
+    /// is named). All of them by default.
     #[arg(long, value_name = "ID", value_parser = parse_scenario)]
     pub(crate) scenario: Vec<Scenario>,
     /// Seeds per scenario (1..=SEEDS).

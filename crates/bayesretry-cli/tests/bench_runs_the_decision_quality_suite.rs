@@ -93,3 +93,29 @@ fn an_unknown_scenario_or_no_seed_is_a_usage_error() {
     bayesretry(&["bench", "--scenario", "S7"], b"").fails_with(64, &["S7", "S0, S1"]);
     bayesretry(&["bench", "--seeds", "0"], b"").fails_with(64, &["--seeds", "0"]);
 }
+
+#[test]
+fn a_scenario_named_twice_or_by_its_alias_runs_once() {
+    let run = bayesretry(
+        &[
+            "bench",
+            "--scenario",
+            "s5",
+            "--scenario",
+            "S5",
+            "--scenario",
+            "outage",
+            "--seeds",
+            "1",
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{run:#?}");
+    let out = &run.stdout;
+    assert_eq!(out.matches("### S5 — ").count(), 1, "{out}");
+    assert!(out.contains("### S5 — 1 seeds, max_attempts 4"), "{out}");
+    assert!(
+        !out.contains("± 0.0000"),
+        "identical runs shown as seeds: {out}"
+    );
+}
