@@ -94,7 +94,12 @@ pub(crate) enum Command {
                       strength and last update.\n\n\
                       A context's evidence is the sum over the writers that saw it, as of\n\
                       each writer's last update (no decay is applied), on the prior given\n\
-                      by --prior.",
+                      by --prior.\n\n\
+                      Times are the store's clock in milliseconds: the snapshot's own is\n\
+                      shown as it is and, when it reads as Unix time (the policy's default\n\
+                      clock) in the years 2000 to 2199, as a UTC date too; a last update is\n\
+                      shown as how long before the snapshot was taken it happened, not how\n\
+                      long ago.",
         after_help = "Examples:\n  \
                       bayesretry inspect store.json\n  \
                       bayesretry inspect store.json --endpoint api.example.com --sort mean\n  \

@@ -1,8 +1,10 @@
 //! `bayesretry inspect`: the contexts of a saved store snapshot.
 
 use core::cmp::Ordering;
+use core::time::Duration;
 
 use std::path::Path;
+use std::time::UNIX_EPOCH;
 
 use bayesretry_beta::Beta;
 use bayesretry_fs::FileStore;
@@ -133,8 +135,11 @@ fn sort(rows: &mut [Row], key: SortKey) {
 }
 
 fn render(snapshot: &Snapshot, rows: &[Row], args: &InspectArgs) -> String {
+    let date = unix_date(snapshot.taken_at_ms())
+        .map(|date| format!(" ({date})"))
+        .unwrap_or_default();
     let mut text = format!(
-        "{}: {} entries, taken at {} ms; prior Beta({}, {})\n",
+        "{}: {} entries, taken at {} ms{date}; prior Beta({}, {})\n",
         args.store.display(),
         snapshot.len(),
         snapshot.taken_at_ms(),
@@ -161,7 +166,6 @@ fn render(snapshot: &Snapshot, rows: &[Row], args: &InspectArgs) -> String {
         ("last update", Align::Right),
     ]);
     for row in rows {
-        let age = snapshot.taken_at_ms().saturating_sub(row.updated_at_ms);
         table.row(vec![
             printable(&row.endpoint),
             row.attempt.to_string(),
@@ -176,11 +180,34 @@ fn render(snapshot: &Snapshot, rows: &[Row], args: &InspectArgs) -> String {
             ),
             num(row.strength),
             row.writers.to_string(),
-            format!("{} ago", duration(age)),
+            before_snapshot(snapshot.taken_at_ms(), row.updated_at_ms),
         ]);
     }
     text.push_str(&table.render());
     text
+}
+
+/// When a context was last updated, from the snapshot's own time rather than
+/// from now: the store's clock need not be the wall clock, and a snapshot file
+/// may be old. An update stamped after the snapshot (a writer whose clock runs
+/// ahead) says so instead of reading as 0 ms.
+fn before_snapshot(taken_at_ms: u64, updated_at_ms: u64) -> String {
+    match taken_at_ms.checked_sub(updated_at_ms) {
+        Some(age) => format!("{} before snapshot", duration(age)),
+        None => format!("{} after snapshot", duration(updated_at_ms - taken_at_ms)),
+    }
+}
+
+/// `ms` as a UTC date (`Tue, 01 Dec 2026 00:30:24 GMT`) when it reads as
+/// milliseconds since the Unix epoch, as the policy's default clock counts, in
+/// the years 2000 to 2199; `None` otherwise, since a program may stamp its
+/// evidence with a clock of its own origin (an uptime, a virtual clock).
+fn unix_date(ms: u64) -> Option<String> {
+    /// 2000-01-01T00:00:00Z and 2200-01-01T00:00:00Z, in ms since the epoch.
+    const PLAUSIBLE: core::ops::Range<u64> = 946_684_800_000..7_258_118_400_000;
+    PLAUSIBLE
+        .contains(&ms)
+        .then(|| httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_millis(ms)))
 }
 
 /// A millisecond span in the largest unit that keeps it readable.
@@ -212,7 +239,7 @@ mod tests {
     use bayesretry_beta::Beta;
     use bayesretry_store::Snapshot;
 
-    use super::{contexts, duration, printable};
+    use super::{before_snapshot, contexts, duration, printable, unix_date};
 
     #[test]
     fn a_name_with_control_characters_prints_on_one_line_without_escape_codes() {
@@ -245,5 +272,35 @@ mod tests {
         assert_eq!(duration(1_500), "1.5 s");
         assert_eq!(duration(90_000), "1.5 min");
         assert_eq!(duration(2 * 3_600_000), "2.0 h");
+    }
+
+    #[test]
+    fn an_update_is_timed_from_the_snapshot_either_side_of_it() {
+        assert_eq!(before_snapshot(5_000, 4_000), "1.0 s before snapshot");
+        assert_eq!(before_snapshot(5_000, 5_000), "0 ms before snapshot");
+        assert_eq!(before_snapshot(5_000, 7_000), "2.0 s after snapshot");
+        assert_eq!(
+            before_snapshot(0, u64::MAX),
+            "213503982334.6 d after snapshot"
+        );
+    }
+
+    #[test]
+    fn a_time_reads_as_a_utc_date_only_in_the_years_2000_to_2199() {
+        assert_eq!(
+            unix_date(1_796_085_024_623).as_deref(),
+            Some("Tue, 01 Dec 2026 00:30:24 GMT")
+        );
+        assert_eq!(
+            unix_date(946_684_800_000).as_deref(),
+            Some("Sat, 01 Jan 2000 00:00:00 GMT")
+        );
+        assert_eq!(
+            unix_date(7_258_118_399_999).as_deref(),
+            Some("Tue, 31 Dec 2199 23:59:59 GMT")
+        );
+        for not_unix in [0, 5_000, 946_684_799_999, 7_258_118_400_000, u64::MAX] {
+            assert_eq!(unix_date(not_unix), None, "{not_unix}");
+        }
     }
 }

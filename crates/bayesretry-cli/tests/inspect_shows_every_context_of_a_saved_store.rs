@@ -59,7 +59,40 @@ fn every_context_is_listed_with_its_posterior() {
     let limited: Vec<&str> = rows[1].split_whitespace().collect();
     assert_eq!(limited[3..6], ["7", "2", "0.7273"], "{}", rows[1]);
     assert!(rows[1].contains(" 2  "), "two writers: {}", rows[1]);
-    assert!(rows[1].ends_with("1.0 s ago"), "{}", rows[1]);
+    assert!(rows[1].ends_with("1.0 s before snapshot"), "{}", rows[1]);
+    // 5000 ms is no Unix time: no date is made up for it
+    assert!(!lines[0].contains("GMT"), "{}", run.stdout);
+}
+
+#[test]
+fn a_unix_time_reads_as_a_utc_date_and_updates_are_timed_from_the_snapshot() {
+    let taken = 1_796_085_024_623_u64;
+    let store = StoreConfig::new()
+        .with_writer(WriterId::new(1))
+        .build()
+        .unwrap();
+    let context = Context::new("api.example.com", 1, ErrorClass::Http(503));
+    store.observe(&context, false, taken - 90_000);
+    let path = scratch("inspect-unix-time.json");
+    std::fs::write(&path, store.snapshot(taken).to_json()).unwrap();
+    let run = bayesretry(&["inspect", arg(&path)], b"");
+    assert_eq!(run.code, 0, "{run:#?}");
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(
+        lines[0].contains("taken at 1796085024623 ms (Tue, 01 Dec 2026 00:30:24 GMT);"),
+        "{}",
+        run.stdout
+    );
+    assert!(lines[1].ends_with("last update"), "{}", run.stdout);
+    assert!(
+        lines[3].ends_with(" 1.5 min before snapshot"),
+        "{}",
+        run.stdout
+    );
+    let json = bayesretry(&["inspect", arg(&path), "--json"], b"");
+    let json: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(json["taken_at_ms"], taken);
+    assert_eq!(json["contexts"][0]["updated_at_ms"], taken - 90_000);
 }
 
 #[test]
