@@ -17,11 +17,13 @@ use crate::{audit, bench, inspect, replay, simulate};
 /// Runs `bayesretry` with `args` (the program name first), writing reports to
 /// `stdout` and errors to `stderr`, and returns the exit status.
 ///
-/// An error is one line on `stderr`, `error: ` and its
-/// [report](Error::report): the message and its causes. Help and
-/// `--version` go to `stdout` with status 0; a command line clap rejects gets
-/// status 64 ([`Exit::Usage`]). When `stdout` is closed early (`bayesretry ... |
-/// head`), the run ends quietly with status 0: nobody wants the rest.
+/// A command line clap rejects gets clap's whole message on `stderr` — what is
+/// wrong, then, where clap gives them, the possible values, a tip (a similar
+/// flag) and the usage — and status 64 ([`Exit::Usage`]). Any other error is
+/// one line on `stderr`, `error: ` and its [report](Error::report): the message
+/// and its causes. Help and `--version` go to `stdout` with status 0. When
+/// `stdout` is closed early (`bayesretry ... | head`), the run ends quietly
+/// with status 0: nobody wants the rest.
 ///
 /// ```
 /// use bayesretry_cli::{Exit, run};
@@ -31,7 +33,7 @@ use crate::{audit, bench, inspect, replay, simulate};
 /// assert_eq!(exit, Exit::Usage);
 /// let message = String::from_utf8(err).unwrap();
 /// assert!(message.starts_with("error: invalid value '0,1' for '--prior <A,B>'"));
-/// assert_eq!(message.lines().count(), 1);
+/// assert!(message.ends_with("For more information, try '--help'.\n"));
 /// ```
 pub fn run<I, T>(args: I, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Exit
 where
@@ -96,7 +98,9 @@ pub fn main() -> ExitCode {
     exit.into()
 }
 
-/// Reports what clap found wrong (or the help it was asked for).
+/// Reports what clap found wrong (or the help it was asked for): its whole
+/// message, with the usage and any tip (the possible values, a similar flag),
+/// as clap renders it.
 fn report_parse_error(err: &clap::Error, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Exit {
     let mut rendered = err.render().to_string();
     if !rendered.ends_with('\n') {
@@ -107,48 +111,9 @@ fn report_parse_error(err: &clap::Error, stdout: &mut dyn Write, stderr: &mut dy
             let _ = stdout.write_all(rendered.as_bytes());
             Exit::Ok
         }
-        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+        _ => {
             let _ = stderr.write_all(rendered.as_bytes());
             Exit::Usage
         }
-        _ => {
-            let _ = writeln!(stderr, "{}", one_line(&rendered));
-            Exit::Usage
-        }
-    }
-}
-
-/// Clap's several-line message as one line: its first line, then the usage.
-fn one_line(rendered: &str) -> String {
-    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
-    let first = lines.next().unwrap_or("error: invalid command line");
-    let first = if first.starts_with("error:") {
-        first.to_owned()
-    } else {
-        format!("error: {first}")
-    };
-    match rendered
-        .lines()
-        .find_map(|line| line.trim().strip_prefix("Usage: "))
-    {
-        Some(usage) => format!("{first} (usage: {usage}; see --help)"),
-        None => first,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::one_line;
-
-    #[test]
-    fn clap_messages_become_one_line_with_the_usage() {
-        let rendered = "error: unexpected argument '--foo' found\n\n  tip: ...\n\n\
-                        Usage: bayesretry replay [OPTIONS] [FILE]\n\n\
-                        For more information, try '--help'.\n";
-        assert_eq!(
-            one_line(rendered),
-            "error: unexpected argument '--foo' found \
-             (usage: bayesretry replay [OPTIONS] [FILE]; see --help)"
-        );
     }
 }

@@ -1,5 +1,7 @@
 //! The command line: subcommands, flags and their checks, with clap's derive.
 
+use core::ops::RangeInclusive;
+
 use std::path::PathBuf;
 
 use bayesretry_audit::Seal;
@@ -158,10 +160,10 @@ pub(crate) struct VerifyArgs {
 #[derive(Debug, Args)]
 pub(crate) struct SimulateArgs {
     /// Calls to simulate (at most 10 000 000).
-    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    #[arg(long, default_value_t = 500, value_parser = |n: &str| whole(n, 1..=10_000_000), allow_negative_numbers = true)]
     pub(crate) n: u64,
     /// The seed of the calls' luck and of the policy's own randomness.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = |n: &str| whole(n, 0..=u64::MAX), allow_negative_numbers = true)]
     pub(crate) seed: u64,
     /// What the endpoint does.
     #[arg(long, value_enum, default_value_t = Kind::Outage)]
@@ -191,11 +193,11 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_name = "ID", value_parser = parse_scenario)]
     pub(crate) scenario: Vec<Scenario>,
     /// Seeds per scenario (1..=SEEDS).
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=1_000))]
+    #[arg(long, default_value_t = 30, value_parser = |n: &str| whole(n, 1..=1_000), allow_negative_numbers = true)]
     pub(crate) seeds: u64,
     /// Attempts in all per call, for every policy (the benchmark's passes are
     /// 4 and 6).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=10))]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=10), allow_negative_numbers = true)]
     pub(crate) max_attempts: u32,
     /// Also run BR-G0, the greedy strategy under the policy's previous default
     /// breaker (the breaker crate's own settings), for comparison with the
@@ -309,6 +311,19 @@ pub(crate) enum SortKey {
     Updated,
 }
 
+/// A whole number in `range`; a negative one (`--n -5`) is named as out of
+/// range like a positive one, as clap names them, not as an unexpected flag
+/// or a bad digit.
+fn whole(text: &str, range: RangeInclusive<u64>) -> Result<u64, String> {
+    let n: i128 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a whole number"))?;
+    u64::try_from(n)
+        .ok()
+        .filter(|n| range.contains(n))
+        .ok_or_else(|| format!("{n} is not in {}..={}", range.start(), range.end()))
+}
+
 /// `N:HEX` as an audit seal.
 fn parse_seal(text: &str) -> Result<Seal, String> {
     text.parse()
@@ -356,7 +371,7 @@ fn parse_cost(text: &str) -> Result<f64, String> {
 mod tests {
     use clap::CommandFactory;
 
-    use super::{Cli, parse_cost, parse_prior, parse_value};
+    use super::{Cli, parse_cost, parse_prior, parse_value, whole};
 
     #[test]
     fn the_command_line_definition_is_consistent() {
@@ -387,5 +402,25 @@ mod tests {
         assert!(parse_cost("-1").is_err());
         assert!(parse_cost("NaN").is_err());
         assert_eq!(parse_cost("0"), Ok(0.0));
+    }
+
+    #[test]
+    fn whole_numbers_out_of_range_name_the_range_whatever_their_sign() {
+        assert_eq!(whole("7", 1..=10), Ok(7));
+        assert_eq!(
+            whole("-5", 1..=10),
+            Err(String::from("-5 is not in 1..=10"))
+        );
+        assert_eq!(whole("0", 1..=10), Err(String::from("0 is not in 1..=10")));
+        assert_eq!(
+            whole("18446744073709551616", 0..=u64::MAX),
+            Err(String::from(
+                "18446744073709551616 is not in 0..=18446744073709551615"
+            ))
+        );
+        assert_eq!(
+            whole("1.5", 1..=10),
+            Err(String::from("\"1.5\" is not a whole number"))
+        );
     }
 }

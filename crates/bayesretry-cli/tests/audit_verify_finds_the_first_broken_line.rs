@@ -141,7 +141,7 @@ fn a_missing_log_or_a_bad_seal_has_its_own_status() {
     bayesretry(&["audit", "verify", "no/such/log.jsonl"], b"")
         .fails_with(66, &["no/such/log.jsonl", "no such file"]);
     bayesretry(&["audit", "verify", "x.jsonl", "--seal", "12:abc"], b"")
-        .fails_with(64, &["--seal", "12:abc"]);
+        .is_refused_with(&["--seal", "12:abc"]);
     let run = bayesretry(&["audit"], b"");
     assert_eq!(run.code, 64, "{run:#?}");
 }

@@ -1,5 +1,7 @@
-//! Every way to call `bayesretry` wrong ends with the sysexits status for it and
-//! one line on stderr naming the file, line and token — never a panic.
+//! Bad input — an outcome token, a file that is missing or cannot be read —
+//! ends with the sysexits status for it and one line on stderr naming the file,
+//! line and token — never a panic. (A wrong command line gets clap's whole
+//! message: see `a_wrong_command_line_shows_what_clap_says_and_exits_64.rs`.)
 
 mod common;
 
@@ -61,34 +63,6 @@ fn a_file_that_cannot_be_read_is_an_io_error_giving_its_cause_once() {
         let said = run.stderr.to_lowercase();
         assert_eq!(said.matches("input/output error").count(), 1, "{run:#?}");
     }
-}
-
-#[test]
-fn an_unknown_flag_or_subcommand_is_a_usage_error() {
-    bayesretry(&["replay", "--frobnicate"], b"").fails_with(64, &["--frobnicate", "usage:"]);
-    bayesretry(&["teleport"], b"").fails_with(64, &["teleport"]);
-    bayesretry(&["inspect"], b"").fails_with(64, &["STORE.json"]);
-}
-
-#[test]
-fn values_out_of_range_are_usage_errors_naming_the_value() {
-    bayesretry(&["replay", "--prior", "0,1"], b"").fails_with(64, &["--prior", "0,1", "alpha"]);
-    bayesretry(&["replay", "--prior", "1"], b"").fails_with(64, &["--prior", "A,B"]);
-    bayesretry(&["replay", "--value", "-3"], b"").fails_with(64, &["--value", "-3"]);
-    bayesretry(&["replay", "--cost", "nan"], b"").fails_with(64, &["--cost", "nan"]);
-    bayesretry(&["inspect", "x.json", "--sort", "colour"], b"")
-        .fails_with(64, &["--sort", "colour"]);
-}
-
-#[test]
-fn no_subcommand_prints_the_help_and_is_a_usage_error() {
-    let run = bayesretry(&[], b"");
-    assert_eq!(run.code, 64, "{run:#?}");
-    assert!(
-        run.stderr.contains("Usage: bayesretry <COMMAND>"),
-        "{run:#?}"
-    );
-    assert!(run.stdout.is_empty());
 }
 
 #[test]

@@ -90,8 +90,8 @@ fn json_holds_one_result_per_policy_and_seed() {
 
 #[test]
 fn an_unknown_scenario_or_no_seed_is_a_usage_error() {
-    bayesretry(&["bench", "--scenario", "S7"], b"").fails_with(64, &["S7", "S0, S1"]);
-    bayesretry(&["bench", "--seeds", "0"], b"").fails_with(64, &["--seeds", "0"]);
+    bayesretry(&["bench", "--scenario", "S7"], b"").is_refused_with(&["S7", "S0, S1"]);
+    bayesretry(&["bench", "--seeds", "0"], b"").is_refused_with(&["--seeds", "0"]);
 }
 
 #[test]

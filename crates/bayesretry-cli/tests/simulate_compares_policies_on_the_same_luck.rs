@@ -172,10 +172,10 @@ fn the_plot_is_a_well_formed_svg_with_every_series_labelled() {
 
 #[test]
 fn bad_arguments_and_an_unwritable_plot_have_their_status() {
-    bayesretry(&["simulate", "--n", "0"], b"").fails_with(64, &["--n", "0"]);
-    bayesretry(&["simulate", "--scenario", "meteor"], b"").fails_with(64, &["meteor"]);
-    bayesretry(&["simulate", "--strategy", "hope"], b"").fails_with(64, &["hope"]);
-    bayesretry(&["simulate", "--value", "0"], b"").fails_with(64, &["--value"]);
+    bayesretry(&["simulate", "--n", "0"], b"").is_refused_with(&["--n", "0"]);
+    bayesretry(&["simulate", "--scenario", "meteor"], b"").is_refused_with(&["meteor"]);
+    bayesretry(&["simulate", "--strategy", "hope"], b"").is_refused_with(&["hope"]);
+    bayesretry(&["simulate", "--value", "0"], b"").is_refused_with(&["--value"]);
     bayesretry(&["simulate", "--plot", "/no/such/dir/plot.svg"], b"")
         .fails_with(74, &["/no/such/dir/plot.svg", "write failed"]);
 }

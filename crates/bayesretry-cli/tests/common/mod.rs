@@ -35,6 +35,25 @@ impl Run {
     }
 }
 
+impl Run {
+    /// Asserts the command line was refused: status 64, clap's whole message on
+    /// stderr containing every one of `needles`, and nothing on stdout.
+    pub(crate) fn is_refused_with(&self, needles: &[&str]) {
+        assert_eq!(self.code, 64, "{self:#?}");
+        assert!(self.stderr.starts_with("error: "), "{self:#?}");
+        assert!(
+            self.stderr
+                .ends_with("\nFor more information, try '--help'.\n"),
+            "{self:#?}"
+        );
+        for needle in needles {
+            assert!(self.stderr.contains(needle), "no {needle:?} in {self:#?}");
+        }
+        assert!(self.stdout.is_empty(), "{self:#?}");
+        assert!(!self.stderr.contains("panicked"), "{self:#?}");
+    }
+}
+
 /// Runs `bayesretry args...` with `stdin` as its standard input.
 pub(crate) fn bayesretry(args: &[&str], stdin: &[u8]) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_bayesretry"))
