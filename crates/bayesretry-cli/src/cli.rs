@@ -257,7 +257,8 @@ pub(crate) struct ReplayArgs {
     pub(crate) file: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) costs: CostArgs,
-    /// The prior Beta(A, B) before any outcome.
+    /// The prior Beta(A, B) before any outcome; A and B finite, > 0 and at
+    /// most 1e300.
     #[arg(long, value_name = "A,B", default_value = "1,1", value_parser = parse_prior, allow_hyphen_values = true)]
     pub(crate) prior: Beta,
     /// Print JSON instead of text.
@@ -268,10 +269,11 @@ pub(crate) struct ReplayArgs {
 /// What a success is worth and an attempt costs.
 #[derive(Debug, Args, Clone, Copy)]
 pub(crate) struct CostArgs {
-    /// What a success is worth (V), in any unit; finite and > 0.
+    /// What a success is worth (V), in any unit; > 0 and at most 1e300.
     #[arg(long, value_name = "V", default_value = "10", value_parser = parse_value, allow_negative_numbers = true)]
     pub(crate) value: f64,
-    /// What one attempt costs (c), in the unit of --value; finite and >= 0.
+    /// What one attempt costs (c), in the unit of --value; >= 0 and at most
+    /// 1e300.
     #[arg(long, value_name = "C", default_value = "1", value_parser = parse_cost, allow_negative_numbers = true)]
     pub(crate) cost: f64,
 }
@@ -288,7 +290,8 @@ pub(crate) struct InspectArgs {
     /// The order of the rows.
     #[arg(long, value_enum, default_value_t = SortKey::Context)]
     pub(crate) sort: SortKey,
-    /// The prior every context starts from.
+    /// The prior every context starts from; A and B finite, > 0 and at most
+    /// 1e300.
     #[arg(long, value_name = "A,B", default_value = "1,1", value_parser = parse_prior, allow_hyphen_values = true)]
     pub(crate) prior: Beta,
     /// Print JSON instead of a table.
@@ -330,7 +333,14 @@ fn parse_seal(text: &str) -> Result<Seal, String> {
         .map_err(|e: bayesretry_audit::ParseError| e.to_string())
 }
 
-/// `A,B` as a Beta prior.
+/// The largest success value, attempt cost and prior parameter the command
+/// line takes: beyond any real figure, and small enough that what is made of
+/// them stays finite (an f64 ends near 1.8e308) — a value times 10 million
+/// calls, a cost times 40 million attempts, the difference of two net values,
+/// a prior's strength A + B plus the outcomes counted.
+const MAX_FIGURE: f64 = 1e300;
+
+/// `A,B` as a Beta prior, each at most [`MAX_FIGURE`].
 fn parse_prior(text: &str) -> Result<Beta, String> {
     let (a, b) = text
         .split_once(',')
@@ -340,30 +350,47 @@ fn parse_prior(text: &str) -> Result<Beta, String> {
             .parse::<f64>()
             .map_err(|_| format!("{part:?} is not a number"))
     };
-    Beta::new(number(a)?, number(b)?).map_err(|e| e.to_string())
+    let prior = Beta::new(number(a)?, number(b)?).map_err(|e| e.to_string())?;
+    for (name, x, part) in [("alpha", prior.alpha(), a), ("beta", prior.beta(), b)] {
+        if x > MAX_FIGURE {
+            return Err(format!(
+                "{name} must be at most 1e300 (larger priors overflow the strength), got {}",
+                part.trim()
+            ));
+        }
+    }
+    Ok(prior)
 }
 
-/// A success value: finite and > 0.
+/// A success value: > 0 and at most [`MAX_FIGURE`].
 fn parse_value(text: &str) -> Result<f64, String> {
     let v: f64 = text
         .parse()
         .map_err(|_| format!("{text:?} is not a number"))?;
-    if v > 0.0 && v.is_finite() {
-        Ok(v)
-    } else {
+    if !(v > 0.0 && v.is_finite()) {
         Err(format!("must be finite and > 0, got {text}"))
+    } else if v > MAX_FIGURE {
+        Err(format!(
+            "must be at most 1e300 (larger values overflow the totals), got {text}"
+        ))
+    } else {
+        Ok(v)
     }
 }
 
-/// An attempt cost: finite and >= 0.
+/// An attempt cost: >= 0 and at most [`MAX_FIGURE`].
 fn parse_cost(text: &str) -> Result<f64, String> {
     let c: f64 = text
         .parse()
         .map_err(|_| format!("{text:?} is not a number"))?;
-    if c >= 0.0 && c.is_finite() {
-        Ok(c + 0.0)
-    } else {
+    if !(c >= 0.0 && c.is_finite()) {
         Err(format!("must be finite and >= 0, got {text}"))
+    } else if c > MAX_FIGURE {
+        Err(format!(
+            "must be at most 1e300 (larger costs overflow the totals), got {text}"
+        ))
+    } else {
+        Ok(c + 0.0)
     }
 }
 
@@ -402,6 +429,25 @@ mod tests {
         assert!(parse_cost("-1").is_err());
         assert!(parse_cost("NaN").is_err());
         assert_eq!(parse_cost("0"), Ok(0.0));
+    }
+
+    #[test]
+    fn figures_beyond_1e300_are_refused_naming_the_bound() {
+        assert_eq!(parse_value("1e300"), Ok(1e300));
+        assert_eq!(
+            parse_value("1e308"),
+            Err(String::from(
+                "must be at most 1e300 (larger values overflow the totals), got 1e308"
+            ))
+        );
+        assert_eq!(parse_cost("1e300"), Ok(1e300));
+        assert!(parse_cost("1.1e300").unwrap_err().contains("at most 1e300"));
+        assert_eq!(parse_prior("1e300, 1e300").map(|p| p.strength()), Ok(2e300));
+        assert_eq!(
+            parse_prior("1, 1e301").unwrap_err(),
+            "beta must be at most 1e300 (larger priors overflow the strength), got 1e301"
+        );
+        assert!(parse_prior("1e308,1").unwrap_err().starts_with("alpha"));
     }
 
     #[test]

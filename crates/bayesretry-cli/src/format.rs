@@ -4,7 +4,8 @@ use core::fmt::Write as _;
 
 /// `x` as short as it reads exactly enough: whole numbers without a fraction
 /// (`4`, not `4.0000`), others to four decimals with trailing zeros dropped, and
-/// values too small for that in scientific notation.
+/// values too small for that or too large to read as digits (1e15 and beyond,
+/// up to 309 of them) in scientific notation: `1.234e-5`, `1e300`.
 pub(crate) fn num(x: f64) -> String {
     if !x.is_finite() {
         return format!("{x}");
@@ -13,15 +14,31 @@ pub(crate) fn num(x: f64) -> String {
         // never "-0"
         return String::from("0");
     }
-    if x.fract() == 0.0 && x.abs() < 1e15 {
+    if x.abs() >= 1e15 {
+        return scientific(x);
+    }
+    if x.fract() == 0.0 {
         return format!("{x:.0}");
     }
     let fixed = format!("{x:.4}");
     let trimmed = fixed.trim_end_matches('0').trim_end_matches('.');
     if trimmed == "0" || trimmed == "-0" {
-        format!("{x:.3e}")
+        scientific(x)
     } else {
         trimmed.to_owned()
+    }
+}
+
+/// `x` in scientific notation to four significant digits, trailing zeros of
+/// the mantissa dropped: `1e300`, `1.5e20`, `-1.234e-5`.
+fn scientific(x: f64) -> String {
+    let text = format!("{x:.3e}");
+    match text.split_once('e') {
+        Some((mantissa, exponent)) => {
+            let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+            format!("{mantissa}e{exponent}")
+        }
+        None => text,
     }
 }
 
@@ -124,6 +141,13 @@ mod tests {
         assert_eq!(num(4.5), "4.5");
         assert_eq!(num(1.0 / 3.0), "0.3333");
         assert_eq!(num(0.00001234), "1.234e-5");
+        assert_eq!(num(0.00001), "1e-5");
+        assert_eq!(num(999_999_999_999_999.0), "999999999999999");
+        assert_eq!(num(1e15), "1e15");
+        assert_eq!(num(-2.5e20), "-2.5e20");
+        assert_eq!(num(123_456_789_012_345_680.0), "1.235e17");
+        assert_eq!(num(1e300), "1e300");
+        assert_eq!(num(f64::MAX), "1.798e308");
         assert_eq!(num(-2.0), "-2");
         assert_eq!(num(-0.0), "0");
         assert_eq!(signed(-0.0), "0");

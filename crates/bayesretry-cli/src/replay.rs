@@ -85,6 +85,20 @@ impl Report {
         let v = self.model.success_value();
         let c = self.model.attempt_cost();
         let compare = if self.decision.retry() { ">" } else { "<=" };
+        let break_even = self.model.break_even_probability();
+        // c / V at or above 1 is no probability: no retry can pay.
+        let threshold = if break_even < 1.0 {
+            format!("p {compare} break-even {}", prob(break_even))
+        } else if break_even == 1.0 {
+            String::from("break-even c / V = 1: no retry can pay")
+        } else if break_even.is_finite() {
+            format!(
+                "break-even c / V = {} > 1: no retry can pay",
+                num(break_even)
+            )
+        } else {
+            String::from("break-even c / V > 1: no retry can pay")
+        };
         format!(
             "outcomes      {} ({}, {})\n\
              prior         Beta({}, {})\n\
@@ -92,8 +106,7 @@ impl Report {
              mean          {}\n\
              95% interval  [{}, {}]\n\
              strength      {}\n\
-             next attempt  {verdict}: {} (p * V - c = {} * {} - {} = {}; \
-             p {compare} break-even {})\n",
+             next attempt  {verdict}: {} (p * V - c = {} * {} - {} = {}; {threshold})\n",
             t.total(),
             counted(t.successes(), "success", "successes"),
             counted(t.failures(), "failure", "failures"),
@@ -110,7 +123,6 @@ impl Report {
             num(v),
             num(c),
             signed(self.decision.expected_value()),
-            prob(self.model.break_even_probability()),
         )
     }
 
@@ -228,5 +240,19 @@ mod tests {
         let fair = Report::new(Beta::uniform(), Tally::new(1, 9), model).unwrap();
         assert!(fair.decision.retry());
         assert!(fair.text().contains("retry: positive expected value"));
+    }
+
+    #[test]
+    fn a_break_even_of_1_or_more_says_no_retry_can_pay() {
+        let text = |value, cost| {
+            let model = CostModel::new(value, cost).unwrap();
+            Report::new(Beta::uniform(), Tally::new(9, 1), model)
+                .unwrap()
+                .text()
+        };
+        assert!(text(1.0, 5.0).contains("; break-even c / V = 5 > 1: no retry can pay)\n"));
+        assert!(text(2.0, 2.0).contains("; break-even c / V = 1: no retry can pay)\n"));
+        assert!(text(1e-320, 1e300).contains("; break-even c / V > 1: no retry can pay)\n"));
+        assert!(text(4.0, 1.0).contains("; p > break-even 0.2500)\n"));
     }
 }

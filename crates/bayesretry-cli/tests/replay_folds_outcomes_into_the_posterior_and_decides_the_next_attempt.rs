@@ -117,3 +117,49 @@ fn a_million_outcomes_stream_through() {
     assert_eq!(json["successes"], 750_000);
     assert_eq!(json["failures"], 250_000);
 }
+
+#[test]
+fn a_huge_prior_prints_in_scientific_notation_and_one_beyond_1e300_is_refused() {
+    let run = bayesretry(&["replay", "--prior", "1e300,1"], b"1 0");
+    assert_eq!(run.code, 0, "{run:#?}");
+    assert!(
+        run.stdout.contains("prior         Beta(1e300, 1)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("posterior     Beta(1e300, 2)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("strength      1e300\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.lines().all(|l| l.len() < 120), "{}", run.stdout);
+    bayesretry(&["replay", "--prior", "1e308,1e308"], b"").is_refused_with(&[
+        "invalid value '1e308,1e308' for '--prior <A,B>'",
+        "alpha must be at most 1e300",
+    ]);
+    bayesretry(&["replay", "--value", "1e301"], b"").is_refused_with(&[
+        "'--value <V>'",
+        "must be at most 1e300",
+        "1e301",
+    ]);
+}
+
+#[test]
+fn a_cost_above_the_value_says_no_retry_can_pay() {
+    let run = bayesretry(&["replay", "--value", "1", "--cost", "5"], b"1 1 1");
+    assert_eq!(run.code, 0, "{run:#?}");
+    assert!(
+        run.stdout.contains(
+            "next attempt  stop: expected value not positive (p * V - c = 0.8000 * 1 - 5 \
+             = -4.2; break-even c / V = 5 > 1: no retry can pay)\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("5.0000"), "{}", run.stdout);
+}

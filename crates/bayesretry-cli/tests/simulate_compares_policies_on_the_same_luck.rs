@@ -171,6 +171,35 @@ fn the_plot_is_a_well_formed_svg_with_every_series_labelled() {
 }
 
 #[test]
+fn huge_figures_print_in_scientific_notation_and_overflowing_ones_are_refused() {
+    let run = bayesretry(
+        &[
+            "simulate", "--n", "100", "--value", "1e300", "--cost", "1e300",
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{run:#?}");
+    let out = &run.stdout;
+    assert!(
+        out.contains("a success is worth 1e300, an attempt costs 1e300;"),
+        "{out}"
+    );
+    assert!(!out.contains("NaN") && !out.contains("inf"), "{out}");
+    assert!(out.lines().all(|l| l.len() < 160), "{out}");
+    let no_retry = out.lines().find(|l| l.starts_with("no-retry ")).unwrap();
+    assert!(
+        no_retry.ends_with("e301") || no_retry.ends_with("e300"),
+        "{out}"
+    );
+    bayesretry(&["simulate", "--value", "1e308", "--cost", "1e308"], b"").is_refused_with(&[
+        "invalid value '1e308' for '--value <V>'",
+        "must be at most 1e300",
+    ]);
+    bayesretry(&["simulate", "--cost", "1e301"], b"")
+        .is_refused_with(&["'--cost <C>'", "must be at most 1e300"]);
+}
+
+#[test]
 fn bad_arguments_and_an_unwritable_plot_have_their_status() {
     bayesretry(&["simulate", "--n", "0"], b"").is_refused_with(&["--n", "0"]);
     bayesretry(&["simulate", "--scenario", "meteor"], b"").is_refused_with(&["meteor"]);
