@@ -2,7 +2,7 @@
 //! tables, a progress bar, and a regret plot per scenario.
 
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::thread;
 
 use bayesretry_sim::{
@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::cli::BenchArgs;
 use crate::error::Error;
 use crate::output::{Output, write_json};
-use crate::plot::{Sweep, SweepLine, write_sweep_svg};
+use crate::plot::{Sweep, SweepLine, check_writable, write_sweep_svg};
 
 /// The scenarios when none is named: every one the simulator runs.
 fn all_scenarios() -> Vec<Scenario> {
@@ -42,29 +42,42 @@ pub(crate) fn run_bench(args: &BenchArgs, out: &mut Output<'_>) -> Result<(), Er
     } else {
         distinct(&args.scenario)
     };
+    if let Some(dir) = &args.plot {
+        check_plot_dir(dir, &scenarios)?;
+    }
     let results = run_suite(
         &scenarios,
         args.seeds,
         args.max_attempts,
         args.previous_default,
     )?;
-    if let Some(dir) = &args.plot {
-        plot_all(dir, &scenarios, &results)?;
-    }
-    if args.json {
-        return write_json(out, &results);
-    }
+    let printed = if args.json {
+        write_json(out, &results)
+    } else {
+        out.text(&tables(args, &scenarios, &results))
+    };
+    // The tables are printed even when a plot cannot be written after all,
+    // and the plots drawn even when nobody reads the tables (`| head`).
+    let plotted = match &args.plot {
+        Some(dir) => plot_all(dir, &scenarios, &results),
+        None => Ok(()),
+    };
+    plotted.and(printed)
+}
+
+/// The tables of every scenario, then the goals, met or not.
+fn tables(args: &BenchArgs, scenarios: &[Scenario], results: &[RunResult]) -> String {
     let mut text = String::new();
-    for scenario in &scenarios {
-        text.push_str(&scenario_markdown(&results, scenario.id()));
+    for scenario in scenarios {
+        text.push_str(&scenario_markdown(results, scenario.id()));
     }
-    let checked = goals(&results, "BR-G");
+    let checked = goals(results, "BR-G");
     if !checked.is_empty() {
         text.push_str("Goals for BR-G, BayesRetry's default (greedy):\n\n");
         text.push_str(&goals_markdown(&checked));
     }
     let previous = if args.previous_default {
-        goals(&results, "BR-G0")
+        goals(results, "BR-G0")
     } else {
         Vec::new()
     };
@@ -72,7 +85,7 @@ pub(crate) fn run_bench(args: &BenchArgs, out: &mut Output<'_>) -> Result<(), Er
         text.push_str("\nGoals for BR-G0, the previous default:\n\n");
         text.push_str(&goals_markdown(&previous));
     }
-    out.text(&text)
+    text
 }
 
 /// Every run of the suite through `bayesretry-sim`'s runner, on as many
@@ -108,6 +121,32 @@ fn run_suite(
         .map_err(|e| Error::Internal(format!("bench: a policy of the suite cannot be built: {e}")))
 }
 
+/// Checks, before the suite runs, that `DIR/<scenario>.svg` can be written for
+/// every scenario: `dir` is made if it is not there, and refused if it is a
+/// file (the plots would otherwise fail once the suite is done).
+fn check_plot_dir(dir: &Path, scenarios: &[Scenario]) -> Result<(), Error> {
+    if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(Error::Usage(format!(
+            "--plot {}: not a directory: bench writes one SVG per scenario into the \
+             directory --plot names",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(|error| Error::Write {
+        path: dir.display().to_string(),
+        error,
+    })?;
+    for scenario in scenarios {
+        check_writable(&plot_path(dir, *scenario))?;
+    }
+    Ok(())
+}
+
+/// Where the plot of `scenario` goes.
+fn plot_path(dir: &Path, scenario: Scenario) -> PathBuf {
+    dir.join(format!("{}.svg", scenario.id()))
+}
+
 /// Writes `DIR/<scenario>.svg` for every scenario: regret to the DP oracle
 /// against V/c.
 fn plot_all(dir: &Path, scenarios: &[Scenario], results: &[RunResult]) -> Result<(), Error> {
@@ -117,7 +156,7 @@ fn plot_all(dir: &Path, scenarios: &[Scenario], results: &[RunResult]) -> Result
     })?;
     for scenario in scenarios {
         let sweep = sweep(results, scenario.id());
-        write_sweep_svg(&dir.join(format!("{}.svg", scenario.id())), &sweep)?;
+        write_sweep_svg(&plot_path(dir, *scenario), &sweep)?;
     }
     Ok(())
 }

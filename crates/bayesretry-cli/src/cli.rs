@@ -178,7 +178,9 @@ pub(crate) struct SimulateArgs {
     #[arg(long)]
     pub(crate) json: bool,
     /// Also draw the run over time as an SVG: success rate, the adaptive
-    /// policy's belief with its credible band, retries per call.
+    /// policy's belief with its credible band, retries per call. An existing
+    /// FILE is overwritten; that it can be written is checked before the run,
+    /// and the table is printed even if the plot fails after it.
     #[arg(long, value_name = "FILE.svg")]
     pub(crate) plot: Option<PathBuf>,
 }
@@ -208,7 +210,10 @@ pub(crate) struct BenchArgs {
     #[arg(long)]
     pub(crate) json: bool,
     /// Also draw each scenario's regret to the DP oracle against V/c, as
-    /// DIR/<scenario>.svg.
+    /// DIR/<scenario>.svg. DIR is made if missing (a file is refused) and
+    /// existing plots in it are overwritten; that they can be written is
+    /// checked before the run, and the tables are printed even if a plot
+    /// fails after it.
     #[arg(long, value_name = "DIR")]
     pub(crate) plot: Option<PathBuf>,
 }

@@ -7,6 +7,7 @@
 //! the credible band) follows the truth down; and its retry rate falls with it,
 //! while fixed-3 keeps retrying into the outage.
 
+use std::fs::OpenOptions;
 use std::io;
 use std::path::Path;
 
@@ -72,22 +73,54 @@ fn colour(i: usize) -> RGBColor {
     PALETTE.get(i % PALETTE.len()).copied().unwrap_or(BLACK)
 }
 
+/// Checks, before a run, that a plot can be written at `path`, so that a
+/// missing directory or a denied permission is reported before the run rather
+/// than after it. An existing file is opened for writing and left as it is (the
+/// plot overwrites it after the run); a new one is created and removed again.
+pub(crate) fn check_writable(path: &Path) -> Result<(), Error> {
+    let failed = |error| Error::Write {
+        path: path.display().to_string(),
+        error,
+    };
+    match OpenOptions::new().write(true).open(path) {
+        Ok(_) => Ok(()),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            match OpenOptions::new().write(true).create_new(true).open(path) {
+                Ok(_) => std::fs::remove_file(path).map_err(failed),
+                // a link to a file not there yet: the write will create it
+                Err(error) if error.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+                Err(error) => Err(failed(error)),
+            }
+        }
+        Err(error) => Err(failed(error)),
+    }
+}
+
 /// Draws `picture` into an SVG file at `path`.
 pub(crate) fn write_svg(path: &Path, picture: &Picture) -> Result<(), Error> {
-    let shown = path.display().to_string();
-    let failed = |e: &dyn core::fmt::Display| Error::Write {
-        path: shown.clone(),
-        error: io::Error::other(e.to_string()),
-    };
-    // plotters reports a file it cannot create only when the picture is
-    // presented; creating it first gives the operating system's own reason.
-    std::fs::File::create(path).map_err(|error| Error::Write {
-        path: shown.clone(),
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        draw(&root, picture).map_err(drawing_failed)?;
+        root.present().map_err(drawing_failed)?;
+    }
+    save(path, &svg)
+}
+
+/// Writes the SVG text `svg` to `path`, replacing any file there. The picture
+/// is drawn in memory and written here, rather than by plotters' file backend,
+/// so that a failed write (a full disk) has the operating system's error as
+/// its cause, not plotters' text of it.
+fn save(path: &Path, svg: &str) -> Result<(), Error> {
+    std::fs::write(path, svg).map_err(|error| Error::Write {
+        path: path.display().to_string(),
         error,
-    })?;
-    let root = SVGBackend::new(path, SIZE).into_drawing_area();
-    draw(&root, picture).map_err(|e| failed(&e))?;
-    root.present().map_err(|e| failed(&e))
+    })
+}
+
+/// A picture that cannot be drawn in memory: a bug, as nothing is written yet.
+fn drawing_failed(error: DrawingAreaErrorKind<io::Error>) -> Error {
+    Error::Internal(format!("cannot draw the plot: {error}"))
 }
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
@@ -289,18 +322,13 @@ pub(crate) struct Sweep {
 /// Draws `sweep` into an SVG file at `path`: regret to the DP oracle (per 1000
 /// calls, lower is better, the oracle itself at 0) against V/c on a log axis.
 pub(crate) fn write_sweep_svg(path: &Path, sweep: &Sweep) -> Result<(), Error> {
-    let shown = path.display().to_string();
-    let failed = |e: &dyn core::fmt::Display| Error::Write {
-        path: shown.clone(),
-        error: io::Error::other(e.to_string()),
-    };
-    std::fs::File::create(path).map_err(|error| Error::Write {
-        path: shown.clone(),
-        error,
-    })?;
-    let root = SVGBackend::new(path, (1000, 600)).into_drawing_area();
-    draw_sweep(&root, sweep).map_err(|e| failed(&e))?;
-    root.present().map_err(|e| failed(&e))
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (1000, 600)).into_drawing_area();
+        draw_sweep(&root, sweep).map_err(drawing_failed)?;
+        root.present().map_err(drawing_failed)?;
+    }
+    save(path, &svg)
 }
 
 fn draw_sweep<'a>(root: &Area<'a>, sweep: &Sweep) -> Result2<'a> {
@@ -463,7 +491,9 @@ fn below(points: &[(f64, f64)], top: f64) -> (Vec<(f64, f64)>, bool) {
 
 #[cfg(test)]
 mod tests {
-    use super::{Belief, Picture, PolicyLines, Sweep, SweepLine, write_svg, write_sweep_svg};
+    use super::{
+        Belief, Picture, PolicyLines, Sweep, SweepLine, check_writable, write_svg, write_sweep_svg,
+    };
 
     #[test]
     fn a_picture_is_written_as_well_formed_svg_with_every_label() {
@@ -526,6 +556,28 @@ mod tests {
         assert!(
             err.to_string()
                 .starts_with("/no/such/dir/plot.svg: write failed"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_plot_path_is_checked_without_leaving_a_file_or_touching_one() {
+        let dir = std::env::temp_dir();
+        let new = dir.join(format!("bayesretry-check-{}.svg", std::process::id()));
+        check_writable(&new).unwrap();
+        assert!(!new.exists());
+        std::fs::write(&new, "an older plot").unwrap();
+        check_writable(&new).unwrap();
+        assert_eq!(std::fs::read_to_string(&new).unwrap(), "an older plot");
+        let _ = std::fs::remove_file(&new);
+        let err = check_writable(std::path::Path::new("/no/such/dir/plot.svg")).unwrap_err();
+        assert_eq!(
+            err.report(),
+            "/no/such/dir/plot.svg: write failed: no such file or directory"
+        );
+        let err = check_writable(&dir).unwrap_err();
+        assert!(
+            err.report().ends_with("write failed: is a directory"),
             "{err}"
         );
     }

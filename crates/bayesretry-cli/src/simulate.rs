@@ -11,7 +11,7 @@ use crate::cli::SimulateArgs;
 use crate::error::Error;
 use crate::format::{Align, Table, num, signed};
 use crate::output::{Output, write_json};
-use crate::plot::{Belief, Picture, PolicyLines, write_svg};
+use crate::plot::{Belief, Picture, PolicyLines, check_writable, write_svg};
 use crate::run::{MAX_ATTEMPTS, Policy, Run, Totals, run, strategy_name};
 use crate::world::{RATE, World};
 
@@ -30,6 +30,9 @@ const HALF_WINDOW: usize = 2;
 /// Runs `simulate` and writes its table (or JSON) to `out`, and the plot when
 /// asked.
 pub(crate) fn run_simulate(args: &SimulateArgs, out: &mut Output<'_>) -> Result<(), Error> {
+    if let Some(path) = &args.plot {
+        check_writable(path)?;
+    }
     let world = World::new(args.scenario, args.seed, args.n);
     let strategy = args.strategy.into();
     let ratio = if args.costs.cost > 0.0 {
@@ -68,14 +71,18 @@ pub(crate) fn run_simulate(args: &SimulateArgs, out: &mut Output<'_>) -> Result<
         strategy,
         runs: &runs,
     };
-    if let Some(path) = &args.plot {
-        write_svg(path, &report.picture())?;
-    }
-    if args.json {
+    let printed = if args.json {
         write_json(out, &report.json())
     } else {
         out.text(&report.text())
-    }
+    };
+    // The numbers are printed even when the plot cannot be written after all,
+    // and the plot drawn even when nobody reads the numbers (`| head`).
+    let plotted = match &args.plot {
+        Some(path) => write_svg(path, &report.picture()),
+        None => Ok(()),
+    };
+    plotted.and(printed)
 }
 
 /// The runs and what they were run with.

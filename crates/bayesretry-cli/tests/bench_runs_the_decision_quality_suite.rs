@@ -119,3 +119,62 @@ fn a_scenario_named_twice_or_by_its_alias_runs_once() {
         "identical runs shown as seeds: {out}"
     );
 }
+
+#[test]
+fn a_plot_directory_that_is_a_file_is_refused_before_the_run() {
+    let file = scratch("bench-plot-file.svg");
+    std::fs::write(&file, "not a directory").unwrap();
+    let run = bayesretry(
+        &[
+            "bench",
+            "--scenario",
+            "S4",
+            "--seeds",
+            "1",
+            "--plot",
+            arg(&file),
+        ],
+        b"",
+    );
+    run.fails_with(
+        64,
+        &[&format!(
+            "error: --plot {}: not a directory",
+            file.display()
+        )],
+    );
+    assert!(run.stdout.is_empty(), "{run:#?}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a directory");
+}
+
+/// A plot linked to `/dev/full` opens for writing, so it passes the check
+/// before the run, but every write to it fails (Linux).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_plot_that_cannot_be_written_after_the_run_still_leaves_the_tables() {
+    let dir = scratch("bench-plot-full");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink("/dev/full", dir.join("S4.svg")).unwrap();
+    let run = bayesretry(
+        &[
+            "bench",
+            "--scenario",
+            "S4",
+            "--seeds",
+            "1",
+            "--plot",
+            arg(&dir),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 74, "{run:#?}");
+    assert!(run.stdout.contains("### S4 — 1 seeds"), "{run:#?}");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: {}: write failed: no space left on device\n",
+            dir.join("S4.svg").display()
+        )
+    );
+}

@@ -205,6 +205,34 @@ fn bad_arguments_and_an_unwritable_plot_have_their_status() {
     bayesretry(&["simulate", "--scenario", "meteor"], b"").is_refused_with(&["meteor"]);
     bayesretry(&["simulate", "--strategy", "hope"], b"").is_refused_with(&["hope"]);
     bayesretry(&["simulate", "--value", "0"], b"").is_refused_with(&["--value"]);
-    bayesretry(&["simulate", "--plot", "/no/such/dir/plot.svg"], b"")
-        .fails_with(74, &["/no/such/dir/plot.svg", "write failed"]);
+    let run = bayesretry(&["simulate", "--plot", "/no/such/dir/plot.svg"], b"");
+    run.fails_with(
+        74,
+        &["/no/such/dir/plot.svg: write failed: no such file or directory"],
+    );
+    assert!(run.stdout.is_empty(), "checked before the run: {run:#?}");
+}
+
+/// `/dev/full` opens for writing, so it passes the check before the run, but
+/// every write to it fails (Linux).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_plot_that_cannot_be_written_after_the_run_still_leaves_the_table() {
+    let run = bayesretry(&["simulate", "--n", "100", "--plot", "/dev/full"], b"");
+    assert_eq!(run.code, 74, "{run:#?}");
+    assert!(run.stdout.contains("adaptive vs fixed-3: "), "{run:#?}");
+    assert_eq!(
+        run.stderr,
+        "error: /dev/full: write failed: no space left on device\n"
+    );
+}
+
+#[test]
+fn an_existing_plot_file_is_overwritten() {
+    let path = scratch("simulate-plot-again.svg");
+    std::fs::write(&path, "an older plot").unwrap();
+    let run = bayesretry(&["simulate", "--n", "100", "--plot", arg(&path)], b"");
+    assert_eq!(run.code, 0, "{run:#?}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("<svg "), "{text}");
 }
