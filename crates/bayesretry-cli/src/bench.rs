@@ -199,7 +199,8 @@ fn sweep(results: &[RunResult], scenario: &str) -> Sweep {
         .count();
     Sweep {
         title: format!(
-            "bayesretry bench: {scenario}, {seeds} seeds — regret to the DP oracle (lower is better)"
+            "bayesretry bench: {scenario}, {seeds} {} — regret to the DP oracle (lower is better)",
+            if seeds == 1 { "seed" } else { "seeds" }
         ),
         bayes: ids
             .iter()

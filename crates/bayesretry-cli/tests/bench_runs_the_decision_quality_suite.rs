@@ -32,7 +32,7 @@ fn one_scenario_and_seed_prints_the_tables_and_draws_the_sweep() {
         "no progress bar off a terminal: {run:#?}"
     );
     let out = &run.stdout;
-    assert!(out.contains("### S5 — 1 seeds, max_attempts 4"), "{out}");
+    assert!(out.contains("### S5 — 1 seed, max_attempts 4"), "{out}");
     for row in [
         "| B0 |", "| B1 |", "| DP |", "| BR-G |", "| BR-T |", "| BR-L |",
     ] {
@@ -47,7 +47,7 @@ fn one_scenario_and_seed_prints_the_tables_and_draws_the_sweep() {
         .filter(|n| n.has_tag_name("text"))
         .filter_map(|n| n.text())
         .collect();
-    for label in ["S5, 1 seeds", "BR-G", "DP oracle (knows the truth)"] {
+    for label in ["S5, 1 seed", "BR-G", "DP oracle (knows the truth)"] {
         assert!(
             labels.iter().any(|l| l.contains(label)),
             "{label}: {labels:?}"
@@ -113,7 +113,7 @@ fn a_scenario_named_twice_or_by_its_alias_runs_once() {
     assert_eq!(run.code, 0, "{run:#?}");
     let out = &run.stdout;
     assert_eq!(out.matches("### S5 — ").count(), 1, "{out}");
-    assert!(out.contains("### S5 — 1 seeds, max_attempts 4"), "{out}");
+    assert!(out.contains("### S5 — 1 seed, max_attempts 4"), "{out}");
     assert!(
         !out.contains("± 0.0000"),
         "identical runs shown as seeds: {out}"
@@ -169,7 +169,7 @@ fn a_plot_that_cannot_be_written_after_the_run_still_leaves_the_tables() {
         b"",
     );
     assert_eq!(run.code, 74, "{run:#?}");
-    assert!(run.stdout.contains("### S4 — 1 seeds"), "{run:#?}");
+    assert!(run.stdout.contains("### S4 — 1 seed"), "{run:#?}");
     assert_eq!(
         run.stderr,
         format!(

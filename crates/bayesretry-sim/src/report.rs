@@ -159,7 +159,8 @@ pub fn scenario_markdown(results: &[RunResult], scenario: &str) -> String {
     let max_attempts = results.first().map_or(4, |r| r.max_attempts);
     let _ = writeln!(
         md,
-        "### {scenario} — {seeds} seeds, max_attempts {max_attempts}\n\nMean ± 95 % interval over seeds. Policies told the value model run at V/c = {REFERENCE_VALUE} in this table.\n"
+        "### {scenario} — {seeds} {seed_word}, max_attempts {max_attempts}\n\nMean ± 95 % interval over seeds. Policies told the value model run at V/c = {REFERENCE_VALUE} in this table.\n",
+        seed_word = if seeds == 1 { "seed" } else { "seeds" }
     );
     let _ = writeln!(
         md,
