@@ -179,8 +179,17 @@ impl Endpoints {
     pub(crate) fn at<'a>(&'a self, site: &'a Site, name: &str) -> Resolved<'a> {
         match site {
             Site(state) if !state.retired.load(Ordering::Acquire) => Resolved::Borrowed(state),
-            Site(_) => self.resolve(name),
+            Site(_) => self.resolve_again(name),
         }
+    }
+
+    /// [`resolve`](Endpoints::resolve) for a handle whose overflow entry was
+    /// let go: rare, and out of line, so that a call through a handle inlines
+    /// only the check.
+    #[cold]
+    #[inline(never)]
+    fn resolve_again(&self, name: &str) -> Resolved<'_> {
+        self.resolve(name)
     }
 
     /// The breaker state of `name`, if the policy has state for it; makes none.
