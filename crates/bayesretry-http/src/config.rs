@@ -1,9 +1,10 @@
 //! [`Config`]: what the HTTP adapters add to a policy — the endpoint key, the
-//! idempotency rule, how much of a failed response is drained, and the wall clock
-//! HTTP-dates are read against.
+//! idempotency rule, how much of a failed response is drained and for how long,
+//! and the wall clock HTTP-dates are read against.
 
 use alloc::sync::Arc;
 use core::fmt;
+use core::time::Duration;
 use std::time::SystemTime;
 
 use http::{HeaderName, Method};
@@ -15,6 +16,9 @@ pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key
 
 /// The default drain limit: 64 KiB.
 pub const DEFAULT_DRAIN_LIMIT: usize = 64 * 1024;
+
+/// The default drain timeout: one second. See [`Config::with_drain_timeout`].
+pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 
 type EndpointFn = Arc<dyn Fn(&Target<'_>) -> String + Send + Sync>;
 type WallClockFn = Arc<dyn Fn() -> SystemTime + Send + Sync>;
@@ -29,7 +33,7 @@ type WallClockFn = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 /// - POST and PATCH are replayed only with an `Idempotency-Key` header
 ///   ([`IDEMPOTENCY_KEY`]) or a per-request opt-in;
 /// - at most [`DEFAULT_DRAIN_LIMIT`] = 64 KiB of a failed attempt's body is read
-///   to free its connection;
+///   to free its connection, for at most [`DEFAULT_DRAIN_TIMEOUT`] = 1 s;
 /// - HTTP-dates are read against [`SystemTime::now`].
 ///
 /// ```
@@ -50,6 +54,7 @@ pub struct Config {
     pub(crate) endpoint: Option<EndpointFn>,
     pub(crate) idempotency_header: HeaderName,
     pub(crate) drain_limit: usize,
+    pub(crate) drain_timeout: Duration,
     pub(crate) wall_clock: Option<WallClockFn>,
 }
 
@@ -59,6 +64,7 @@ impl fmt::Debug for Config {
             .field("endpoint", &self.endpoint.as_ref().map(|_| "custom"))
             .field("idempotency_header", &self.idempotency_header)
             .field("drain_limit", &self.drain_limit)
+            .field("drain_timeout", &self.drain_timeout)
             .field("wall_clock", &self.wall_clock.as_ref().map(|_| "custom"))
             .finish()
     }
@@ -77,6 +83,7 @@ impl Config {
             endpoint: None,
             idempotency_header: IDEMPOTENCY_KEY,
             drain_limit: DEFAULT_DRAIN_LIMIT,
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             wall_clock: None,
         }
     }
@@ -107,6 +114,38 @@ impl Config {
     /// unread, which closes its connection. 0 drops every body unread.
     pub const fn with_drain_limit(mut self, bytes: usize) -> Config {
         self.drain_limit = bytes;
+        self
+    }
+
+    /// How long a failed attempt's body is read, at most, before the retry; a
+    /// body not finished by then is dropped, which closes its connection, and
+    /// the retry goes out. 0 reads only what has already arrived.
+    ///
+    /// The drain runs when the retry's attempt starts, before its request is
+    /// sent: that is the first moment the retry is sure to be made (until then
+    /// the failed response may still be the call's answer, and its body the
+    /// caller's to read). Without this bound, a server that stops sending a
+    /// failed response's body midway (a `503` that declares 1000 bytes and
+    /// sends 3) would hold the call for as long as the connection stays open,
+    /// for ever under a policy without a per-attempt timeout. So that the
+    /// drain can never use up an attempt, it is bounded to half the policy's
+    /// per-attempt timeout too, when that is shorter: the request always has
+    /// at least the other half, and a drain cut short is never a timed-out
+    /// attempt, only a closed connection.
+    ///
+    /// The default, [`DEFAULT_DRAIN_TIMEOUT`] = 1 s, is set by what a drain
+    /// saves: one new connection, a TCP and perhaps a TLS handshake, some tens
+    /// to a few hundred milliseconds. Waiting longer than that for a body
+    /// cannot pay, while a second is enough to read the whole drain limit
+    /// (64 KiB) at 0.6 Mbit/s; a server that has not sent a short error body
+    /// in that time is stalling, not slow.
+    ///
+    /// The timer is tokio's, with the `tokio` feature inside a tokio runtime
+    /// (where reqwest always runs; its timer must be enabled, as for the
+    /// policy's default sleeper). Outside one, or without the feature, no timer
+    /// can be set, and the drain reads only what has already arrived.
+    pub const fn with_drain_timeout(mut self, timeout: Duration) -> Config {
+        self.drain_timeout = timeout;
         self
     }
 

@@ -5,6 +5,7 @@
 use core::future::{Future, poll_fn};
 use core::pin::pin;
 use core::sync::atomic::{AtomicU32, Ordering};
+use core::task::Poll;
 use core::time::Duration;
 use std::sync::{Mutex, PoisonError};
 
@@ -106,6 +107,53 @@ where
     }
 }
 
+/// How long a failed response's body may be drained before the retry: the
+/// config's drain timeout, and at most half the policy's per-attempt timeout,
+/// so that the drain, which runs inside the retry's attempt, can never use the
+/// attempt up (see [`Config::with_drain_timeout`]).
+fn drain_time(config: &Config, policy: &RetryPolicy) -> Duration {
+    match policy.attempt_timeout() {
+        Some(attempt) => config.drain_timeout.min(attempt / 2),
+        None => config.drain_timeout,
+    }
+}
+
+/// Drains `previous` for at most `within`, then drops what is left of it
+/// (which closes its connection). A body that has already arrived is read
+/// without a timer being set.
+async fn drain_within<R: Answer>(previous: R, limit: usize, within: Duration) {
+    let mut drain = pin!(previous.drain(limit));
+    if poll_fn(|cx| Poll::Ready(drain.as_mut().poll(cx).is_ready())).await {
+        return;
+    }
+    let Some(timer) = drain_timer(within) else {
+        return;
+    };
+    let mut timer = pin!(timer);
+    poll_fn(|cx| match drain.as_mut().poll(cx) {
+        Poll::Ready(()) => Poll::Ready(()),
+        Poll::Pending => timer.as_mut().poll(cx),
+    })
+    .await;
+}
+
+/// The timer of a drain: tokio's, inside a tokio runtime; none (the drain
+/// ends at once) for a zero timeout or outside a runtime.
+#[cfg(feature = "tokio")]
+fn drain_timer(within: Duration) -> Option<tokio::time::Sleep> {
+    if within.is_zero() || tokio::runtime::Handle::try_current().is_err() {
+        return None;
+    }
+    Some(tokio::time::sleep(within))
+}
+
+/// The timer of a drain: none without the `tokio` feature, so the drain reads
+/// only what has already arrived.
+#[cfg(not(feature = "tokio"))]
+fn drain_timer(_within: Duration) -> Option<core::future::Pending<()>> {
+    None
+}
+
 /// A failed attempt as the policy sees it: a failure status with the server's
 /// hint (the response itself waits in the loop's slot), or a transport error.
 #[derive(Debug)]
@@ -169,6 +217,7 @@ where
     let pending: Mutex<Option<R>> = Mutex::new(None);
     let attempts = AtomicU32::new(0);
     let limit = config.drain_limit;
+    let within = drain_time(config, policy);
     let classify = move |failed: &Failed<E>| match failed {
         Failed::Status {
             status,
@@ -191,9 +240,11 @@ where
             let pending = &pending;
             async move {
                 if let Some(previous) = previous {
-                    // boxed: the failure path only, and it keeps every attempt's
+                    // here, not before the backoff: only now is the retry sure to
+                    // go out, so the response is no longer the call's answer.
+                    // Boxed: the failure path only, and it keeps every attempt's
                     // future (which the run loop holds) small
-                    Box::pin(previous.drain(limit)).await;
+                    Box::pin(drain_within(previous, limit, within)).await;
                 }
                 match attempt.await {
                     Ok(response) if !is_failure(response.status()) => Ok(response),

@@ -177,3 +177,84 @@ pub fn answer_sized(status: u16, headers: &[(&str, &str)], len: usize) -> Respon
     *response.body_mut() = Full::new(Bytes::from(vec![b'x'; len]));
     response
 }
+
+/// A server that writes raw bytes: for each request, in order on any
+/// connection, the answer `script` gives for its number (0-based). A
+/// connection stays open after its answer, so an answer that declares more
+/// body than it sends leaves the client waiting for the rest.
+#[derive(Clone, Debug)]
+pub struct RawServer {
+    pub addr: SocketAddr,
+    requests: Arc<AtomicUsize>,
+    connections: Arc<AtomicUsize>,
+}
+
+impl RawServer {
+    /// `http://127.0.0.1:PORT` + `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// Request heads read so far.
+    pub fn requests(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+
+    /// Connections accepted so far.
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
+    }
+}
+
+/// Starts a [`RawServer`] on a fresh loopback port. Requests must have no body.
+pub async fn serve_raw(script: impl Fn(usize) -> Vec<u8> + Send + Sync + 'static) -> RawServer {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind a loopback port");
+    let server = RawServer {
+        addr: listener
+            .local_addr()
+            .expect("a bound listener has an address"),
+        requests: Arc::default(),
+        connections: Arc::default(),
+    };
+    let script: Arc<dyn Fn(usize) -> Vec<u8> + Send + Sync> = Arc::new(script);
+    let state = server.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                return;
+            };
+            state.connections.fetch_add(1, Ordering::SeqCst);
+            let (state, script) = (state.clone(), Arc::clone(&script));
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut buf = [0_u8; 1024];
+                // one request head after another, until the client hangs up
+                for _ in 0..64 {
+                    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match stream.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    head.clear();
+                    let index = state.requests.fetch_add(1, Ordering::SeqCst);
+                    if stream.write_all(&script(index)).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    server
+}
+
+/// A `503` that declares a body of 1000 bytes, sends 3, and then nothing.
+pub const STALLED_503: &[u8] =
+    b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 1000\r\n\r\nabc";
+
+/// A complete `200` with a two-byte body.
+pub const OK_200: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
