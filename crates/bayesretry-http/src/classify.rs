@@ -12,11 +12,24 @@ const MAX_SOURCE_DEPTH: usize = 16;
 /// - a timeout is retryable as [`ErrorClass::Timeout`];
 /// - a failure to connect is retryable, as the I/O error underneath says:
 ///   [`ErrorClass::ConnectionRefused`] when nothing listens, otherwise
-///   [`ErrorClass::Connect`] (DNS, TLS, no route);
+///   [`ErrorClass::Connect`] (DNS, TLS, no route, reset);
+/// - a failure to connect with no I/O error underneath, and not in DNS, is
+///   permanent: no connection was tried, because the connector cannot make one
+///   for this URL — an `https://` URL when reqwest has no TLS backend ("invalid
+///   URL, scheme is not http"), a URL without a host. A proxy that answers
+///   its `CONNECT` with an error status has no I/O error behind it either, and
+///   is permanent too;
 /// - a request or body error (a connection reset mid-request, say) is retryable,
 ///   as its I/O error says, or [`ErrorClass::Unknown`];
-/// - a builder error (a bad URL) and a redirect error (a loop, too many hops)
-///   are permanent: the same request fails the same way.
+/// - a builder error (a bad URL, a scheme the client does not allow) and a
+///   redirect error (a loop, too many hops) are permanent.
+///
+/// A permanent error ends the call at its first attempt, and the policy learns
+/// nothing from it: retried, the same request fails the same way, and a breaker
+/// fed such failures would open on an endpoint that was never down. A network
+/// failure to connect always carries the operating system's error (refused,
+/// unreachable, reset, a name that does not resolve), so it stays retryable;
+/// a DNS failure does too whatever the resolver's error type.
 ///
 /// Failure statuses are classified by the policy's table
 /// ([`classify_status`](bayesretry_policy::classify_status)), not here: a
@@ -30,10 +43,11 @@ pub fn classify_reqwest_error(err: &reqwest::Error) -> Classification {
     }
     let class = io_kind(err).map(ErrorClass::from_io_kind);
     if err.is_connect() {
-        return Classification::Retryable(match class {
-            Some(ErrorClass::Unknown) | None => ErrorClass::Connect,
-            Some(class) => class,
-        });
+        return match class {
+            None if !err.is_dns() => Classification::Permanent,
+            Some(ErrorClass::Unknown) | None => Classification::Retryable(ErrorClass::Connect),
+            Some(class) => Classification::Retryable(class),
+        };
     }
     Classification::Retryable(class.unwrap_or(ErrorClass::Unknown))
 }

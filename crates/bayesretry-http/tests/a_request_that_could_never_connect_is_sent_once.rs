@@ -1,0 +1,139 @@
+//! A failure to connect that no network failure caused — the connector cannot
+//! make a connection for the URL at all, as for an `https://` URL when reqwest
+//! has no TLS backend — is permanent: one attempt, nothing for the policy to
+//! learn. A refused connection and a name that does not resolve are network
+//! failures, and are still retried.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
+extern crate alloc;
+
+use alloc::sync::Arc;
+use core::future::{Ready, ready};
+use core::task::{Context, Poll};
+
+use bayesretry_http::{Error, RetryClient, Stop};
+use bayesretry_policy::{Reason, RetryPolicy};
+
+/// Classic mode, three attempts, no waiting.
+fn three_attempts() -> RetryPolicy {
+    RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(3)
+        .with_sleeper(|_| ready(()))
+        .build()
+        .unwrap()
+}
+
+/// A loopback address nothing listens on: bound, then released.
+fn closed_port() -> core::net::SocketAddr {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+}
+
+/// The attempts made and the stop of a call that ended in a transport error.
+async fn transport_failure(client: &RetryClient, url: &str) -> (u32, Stop, reqwest::Error) {
+    match client.get(url).send().await {
+        Err(Error::Transport {
+            source,
+            attempts,
+            stop,
+        }) => (attempts, stop, source),
+        other => panic!("expected a transport error, got {other:?}"),
+    }
+}
+
+#[cfg(not(feature = "rustls"))]
+#[tokio::test]
+async fn an_https_url_without_a_tls_backend_is_one_attempt() {
+    let client = RetryClient::new(reqwest::Client::new(), three_attempts());
+    let url = format!("https://{}/v1/models", closed_port());
+
+    let (attempts, stop, source) = transport_failure(&client, &url).await;
+
+    assert!(source.is_connect(), "{source:?}");
+    assert_eq!((attempts, stop), (1, Stop::Permanent));
+}
+
+/// A connector layer that fails every connection the way the connector fails
+/// a URL it cannot serve: an error with no I/O error behind it. Whatever the
+/// TLS features of this build, this is the shape of the `https://` error
+/// without a TLS backend.
+#[derive(Clone)]
+struct Unservable<S>(S);
+
+impl<S, R> tower::Service<R> for Unservable<S>
+where
+    S: tower::Service<R>,
+    S::Error: From<&'static str>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Ready<Result<S::Response, S::Error>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _dst: R) -> Self::Future {
+        ready(Err(S::Error::from("invalid URL, scheme is not http")))
+    }
+}
+
+#[tokio::test]
+async fn a_connect_failure_with_no_io_error_behind_it_is_one_attempt() {
+    let reqwest = reqwest::Client::builder()
+        .connector_layer(tower::layer::layer_fn(Unservable))
+        .build()
+        .unwrap();
+    let client = RetryClient::new(reqwest, three_attempts());
+    let url = format!("http://{}/v1/models", closed_port());
+
+    let (attempts, stop, source) = transport_failure(&client, &url).await;
+
+    assert!(source.is_connect(), "{source:?}");
+    assert_eq!((attempts, stop), (1, Stop::Permanent));
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_still_retried() {
+    let client = RetryClient::new(reqwest::Client::new(), three_attempts());
+    let url = format!("http://{}/v1/models", closed_port());
+
+    let (attempts, stop, source) = transport_failure(&client, &url).await;
+
+    assert!(source.is_connect(), "{source:?}");
+    assert_eq!((attempts, stop), (3, Stop::Policy(Reason::MaxAttempts)));
+}
+
+/// A resolver that never finds the name, with an error that is not an I/O
+/// error, as a resolver other than the system's may give.
+struct Unknown;
+
+impl reqwest::dns::Resolve for Unknown {
+    fn resolve(&self, _name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        Box::pin(ready(Err("no such host".into())))
+    }
+}
+
+#[tokio::test]
+async fn a_name_that_does_not_resolve_is_still_retried() {
+    let reqwest = reqwest::Client::builder()
+        .dns_resolver(Arc::new(Unknown))
+        .build()
+        .unwrap();
+    let client = RetryClient::new(reqwest, three_attempts());
+
+    let (attempts, stop, source) =
+        transport_failure(&client, "http://api.example.invalid/v1/models").await;
+
+    assert!(source.is_dns(), "{source:?}");
+    assert_eq!((attempts, stop), (3, Stop::Policy(Reason::MaxAttempts)));
+}
