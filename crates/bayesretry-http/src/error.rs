@@ -46,7 +46,8 @@ impl fmt::Display for Stop {
 ///
 /// `E` is the transport error (`reqwest::Error` for
 /// [`RetryClient`](crate::RetryClient), the inner service's error for
-/// [`Retry`](crate::Retry)), `R` the response type.
+/// [`Retry`](crate::Retry), `reqwest_middleware::Error` for `RetryMiddleware`,
+/// whose error is named `MiddlewareError`), `R` the response type.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error<E = reqwest::Error, R = reqwest::Response> {

@@ -24,5 +24,5 @@ pub use endpoint::Target;
 pub use error::{Error, Stop};
 pub use layer::{ClassifyError, ResponseFuture, Retry, RetryLayer, Unclassified};
 #[cfg(feature = "middleware")]
-pub use middleware::RetryMiddleware;
+pub use middleware::{MiddlewareError, RetryMiddleware};
 pub use retry_after::{RETRY_AFTER_MS, parse_retry_after, parse_retry_after_ms, retry_after};

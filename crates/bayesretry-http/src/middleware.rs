@@ -21,18 +21,56 @@ use crate::exchange::{exchange, once};
 /// (`.with_extension(Idempotent)`), or by an idempotency key.
 ///
 /// The chain's errors come back as they are when the last attempt failed in
-/// transport; the other stops ([`Error::RetryAfterBeyondLimit`] and its kin)
-/// arrive as `reqwest_middleware::Error::Middleware` wrapping this crate's
-/// [`Error`], to be downcast.
+/// transport. The other stops ([`Error::RetryAfterBeyondLimit`] and its kin)
+/// arrive as `reqwest_middleware::Error::Middleware`, wrapping a
+/// [`MiddlewareError`]: this crate's [`Error`] over the chain's error type and
+/// reqwest's response, `Error<reqwest_middleware::Error, reqwest::Response>`.
+/// Downcast to that type, not to the plain [`Error`] (whose transport error is
+/// a `reqwest::Error`), which never matches.
+///
+/// Here the rest of the chain is a stand-in for a server that asks for a
+/// two-hour wait, beyond the policy's limit:
 ///
 /// ```
-/// use bayesretry_http::RetryMiddleware;
+/// use bayesretry_http::{MiddlewareError, RetryMiddleware};
 /// use bayesretry_policy::RetryPolicy;
+/// use std::time::Duration;
+/// # use http::Extensions;
+/// # use reqwest_middleware::{Middleware, Next};
+/// #
+/// # /// Answers every request with a 429 that asks for two hours.
+/// # struct Busy;
+/// #
+/// # #[async_trait::async_trait]
+/// # impl Middleware for Busy {
+/// #     async fn handle(
+/// #         &self,
+/// #         _req: reqwest::Request,
+/// #         _extensions: &mut Extensions,
+/// #         _next: Next<'_>,
+/// #     ) -> reqwest_middleware::Result<reqwest::Response> {
+/// #         let response = http::Response::builder().status(429).header("retry-after", "7200");
+/// #         Ok(response.body("").unwrap().into())
+/// #     }
+/// # }
 ///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
 ///     .with(RetryMiddleware::new(RetryPolicy::new()))
+/// #   .with(Busy)
 ///     .build();
-/// # let _ = client;
+///
+/// let err = client.get("http://api.example.com/v1/chat").send().await.unwrap_err();
+///
+/// let reqwest_middleware::Error::Middleware(err) = err else {
+///     panic!("the server's wait stops the call as this crate's error");
+/// };
+/// // not the plain `Error`, whose transport error is a `reqwest::Error`
+/// assert!(err.downcast_ref::<bayesretry_http::Error>().is_none());
+/// let err = err.downcast_ref::<MiddlewareError>().unwrap();
+/// assert_eq!(err.retry_after(), Some(Duration::from_secs(7200)));
+/// assert_eq!(err.response().map(|r| r.status().as_u16()), Some(429));
+/// # });
 /// ```
 #[derive(Clone)]
 pub struct RetryMiddleware {
@@ -65,6 +103,12 @@ impl RetryMiddleware {
         self
     }
 }
+
+/// The error [`RetryMiddleware`] wraps in `reqwest_middleware::Error::Middleware`
+/// when the server's wait, not a transport failure, ended the call: this
+/// crate's [`Error`] over the chain's error type and reqwest's response. The
+/// type to downcast to.
+pub type MiddlewareError = Error<reqwest_middleware::Error, Response>;
 
 /// The classification of the chain's error.
 fn classify_chain_error(err: &reqwest_middleware::Error) -> Classification {

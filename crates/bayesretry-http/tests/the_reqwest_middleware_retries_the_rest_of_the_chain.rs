@@ -13,7 +13,7 @@ mod support;
 
 use core::time::Duration;
 
-use bayesretry_http::{Error, Idempotent, RetryMiddleware};
+use bayesretry_http::{Idempotent, MiddlewareError, RetryMiddleware};
 use support::{answer, serve, virtual_policy};
 
 #[tokio::test]
@@ -80,9 +80,7 @@ async fn a_hint_above_the_cap_arrives_as_this_crates_error() {
     let reqwest_middleware::Error::Middleware(err) = err else {
         panic!("expected a middleware error, got {err:?}");
     };
-    let err = err
-        .downcast_ref::<Error<reqwest_middleware::Error>>()
-        .unwrap();
+    let err = err.downcast_ref::<MiddlewareError>().unwrap();
     assert_eq!(err.retry_after(), Some(Duration::from_secs(7200)));
     assert!(sleeper.delays().is_empty());
 }
