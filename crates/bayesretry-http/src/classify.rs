@@ -52,6 +52,16 @@ pub fn classify_reqwest_error(err: &reqwest::Error) -> Classification {
     Classification::Retryable(class.unwrap_or(ErrorClass::Unknown))
 }
 
+/// Whether a classification names a failure to connect
+/// ([`ErrorClass::ConnectionRefused`] or [`ErrorClass::Connect`]): the
+/// request was never sent.
+pub(crate) fn is_failure_to_connect(classification: &Classification) -> bool {
+    matches!(
+        classification.error_class(),
+        Some(ErrorClass::ConnectionRefused | ErrorClass::Connect)
+    )
+}
+
 /// The kind of the first I/O error in `err`'s source chain.
 pub(crate) fn io_kind(err: &(dyn core::error::Error + 'static)) -> Option<io::ErrorKind> {
     let mut next = Some(err);

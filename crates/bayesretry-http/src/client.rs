@@ -104,8 +104,9 @@ impl RetryClient {
         self.request(Method::GET, url)
     }
 
-    /// A POST request: retried only with an idempotency key or
-    /// [`RequestBuilder::idempotent`].
+    /// A POST request: replayed after any failure only with an idempotency key
+    /// or [`RequestBuilder::idempotent`], otherwise only after a failure to
+    /// connect or a refusal status ([`Config::with_refusal_statuses`]).
     pub fn post<U: IntoUrl>(&self, url: U) -> RequestBuilder {
         self.request(Method::POST, url)
     }
@@ -115,8 +116,9 @@ impl RetryClient {
         self.request(Method::PUT, url)
     }
 
-    /// A PATCH request: retried only with an idempotency key or
-    /// [`RequestBuilder::idempotent`].
+    /// A PATCH request: replayed after any failure only with an idempotency
+    /// key or [`RequestBuilder::idempotent`], otherwise only after a failure to
+    /// connect or a refusal status ([`Config::with_refusal_statuses`]).
     pub fn patch<U: IntoUrl>(&self, url: U) -> RequestBuilder {
         self.request(Method::PATCH, url)
     }
@@ -166,16 +168,21 @@ async fn dispatch(
         Some(endpoint) => Cow::Owned(endpoint),
         None => endpoint_of(config, &request),
     };
-    if let Err(why) = replay_of(config, &request, opted_in) {
-        // sent once: the request itself, no copy
-        let endpoint = endpoint.into_owned();
-        return once(&endpoint, why, client.execute(request)).await;
-    }
+    let only_refusals = match replay_of(config, &request, opted_in) {
+        Ok(only_refusals) => only_refusals,
+        Err(why) => {
+            // sent once: the request itself, no copy
+            let endpoint = endpoint.into_owned();
+            return once(&endpoint, why, client.execute(request)).await;
+        }
+    };
     exchange(
         &shared.policy,
         config,
         &endpoint,
         classify_reqwest_error,
+        reqwest::Error::is_connect,
+        only_refusals,
         || client.execute(copy(&request, built)),
     )
     .await
@@ -199,18 +206,21 @@ pub(crate) fn endpoint_of<'r>(config: &Config, request: &'r Request) -> Cow<'r, 
     Cow::Owned(config.endpoint_of(&target))
 }
 
-/// Whether a reqwest request may be sent more than once: an idempotent method,
-/// a key or an opt-in, and a body in memory.
+/// How a reqwest request may be replayed: not at all when its body is a stream
+/// (`Err`), after a refusal only when it is not safe to replay (`Ok(Some(why))`:
+/// neither an idempotent method, nor a key, nor an opt-in), otherwise after any
+/// failure (`Ok(None)`).
 pub(crate) fn replay_of(
     config: &Config,
     request: &Request,
     opted_in: bool,
-) -> Result<(), NotRetried> {
-    config.replayable(request.method(), request.headers(), opted_in)?;
+) -> Result<Option<NotRetried>, NotRetried> {
     if request.body().is_some_and(|body| body.as_bytes().is_none()) {
         return Err(NotRetried::BodyNotClonable);
     }
-    Ok(())
+    Ok(config
+        .replayable(request.method(), request.headers(), opted_in)
+        .err())
 }
 
 /// A copy of a request whose body is in memory, for one attempt.
@@ -327,7 +337,8 @@ impl RequestBuilder {
     }
 
     /// Says that the request is safe to send twice whatever its method: the
-    /// server deduplicates it, or a duplicate does no harm.
+    /// server deduplicates it, or a duplicate does no harm. It is then replayed
+    /// after any failure the policy retries, not only after a refusal.
     pub fn idempotent(mut self) -> RequestBuilder {
         self.idempotent = true;
         self

@@ -1,5 +1,5 @@
 //! [`Config`]: what the HTTP adapters add to a policy — the endpoint key, the
-//! idempotency rule, how much of a failed response is drained and for how long,
+//! idempotency rule and the statuses that show a request was refused, how much of a failed response is drained and for how long,
 //! and the wall clock HTTP-dates are read against.
 
 use alloc::sync::Arc;
@@ -7,7 +7,7 @@ use core::fmt;
 use core::time::Duration;
 use std::time::SystemTime;
 
-use http::{HeaderName, Method};
+use http::{HeaderName, Method, StatusCode};
 
 use crate::endpoint::Target;
 
@@ -20,6 +20,62 @@ pub const DEFAULT_DRAIN_LIMIT: usize = 64 * 1024;
 /// The default drain timeout: one second. See [`Config::with_drain_timeout`].
 pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 
+/// The default refusal statuses: 408, 429 and 529, after which a request that
+/// is not safe to replay is replayed all the same. See
+/// [`Config::with_refusal_statuses`].
+pub const DEFAULT_REFUSAL_STATUSES: [u16; 3] = [408, 429, 529];
+
+/// A set of failure statuses, 400 to 999 (all `http::StatusCode` allows), one
+/// bit each.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StatusSet([u64; 10]);
+
+impl StatusSet {
+    /// The lowest status in a set: a lower one is not a failure.
+    const FIRST: u16 = 400;
+    /// One past the highest.
+    const END: u16 = 1000;
+
+    /// The set of `statuses`; those outside 400 to 999 are left out.
+    const fn of(statuses: &[u16]) -> StatusSet {
+        let mut bits = [0_u64; 10];
+        // bounded by the slice, one status a round
+        let mut rest = statuses;
+        while let [status, tail @ ..] = rest {
+            if *status >= Self::FIRST && *status < Self::END {
+                let offset = (*status - Self::FIRST) as usize;
+                bits[offset / 64] |= 1 << (offset % 64);
+            }
+            rest = tail;
+        }
+        StatusSet(bits)
+    }
+
+    /// Whether `status` is in the set.
+    fn contains(&self, status: StatusCode) -> bool {
+        let Some(offset) = status.as_u16().checked_sub(Self::FIRST) else {
+            return false;
+        };
+        let offset = usize::from(offset);
+        self.0
+            .get(offset / 64)
+            .is_some_and(|word| word & (1 << (offset % 64)) != 0)
+    }
+
+    /// The statuses in the set, lowest first.
+    fn iter(&self) -> impl Iterator<Item = u16> + '_ {
+        (Self::FIRST..Self::END).filter(|&status| {
+            StatusCode::from_u16(status).is_ok_and(|status| self.contains(status))
+        })
+    }
+}
+
+impl fmt::Debug for StatusSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 type EndpointFn = Arc<dyn Fn(&Target<'_>) -> String + Send + Sync>;
 type WallClockFn = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
@@ -30,8 +86,10 @@ type WallClockFn = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 ///
 /// - the endpoint key is the request's origin, `scheme://host:port`, the port
 ///   left out when it is the scheme's default ([`Target::origin`]);
-/// - POST and PATCH are replayed only with an `Idempotency-Key` header
-///   ([`IDEMPOTENCY_KEY`]) or a per-request opt-in;
+/// - POST and PATCH are replayed after any failure only with an
+///   `Idempotency-Key` header ([`IDEMPOTENCY_KEY`]) or a per-request opt-in,
+///   and otherwise only after a failure to connect or a refusal status,
+///   [`DEFAULT_REFUSAL_STATUSES`] = 408, 429 and 529;
 /// - at most [`DEFAULT_DRAIN_LIMIT`] = 64 KiB of a failed attempt's body is read
 ///   to free its connection, for at most [`DEFAULT_DRAIN_TIMEOUT`] = 1 s;
 /// - HTTP-dates are read against [`SystemTime::now`].
@@ -53,6 +111,7 @@ type WallClockFn = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 pub struct Config {
     pub(crate) endpoint: Option<EndpointFn>,
     pub(crate) idempotency_header: HeaderName,
+    refusal_statuses: StatusSet,
     pub(crate) drain_limit: usize,
     pub(crate) drain_timeout: Duration,
     pub(crate) wall_clock: Option<WallClockFn>,
@@ -63,6 +122,7 @@ impl fmt::Debug for Config {
         f.debug_struct("Config")
             .field("endpoint", &self.endpoint.as_ref().map(|_| "custom"))
             .field("idempotency_header", &self.idempotency_header)
+            .field("refusal_statuses", &self.refusal_statuses)
             .field("drain_limit", &self.drain_limit)
             .field("drain_timeout", &self.drain_timeout)
             .field("wall_clock", &self.wall_clock.as_ref().map(|_| "custom"))
@@ -82,6 +142,7 @@ impl Config {
         Config {
             endpoint: None,
             idempotency_header: IDEMPOTENCY_KEY,
+            refusal_statuses: StatusSet::of(&DEFAULT_REFUSAL_STATUSES),
             drain_limit: DEFAULT_DRAIN_LIMIT,
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             wall_clock: None,
@@ -107,6 +168,40 @@ impl Config {
     pub fn with_idempotency_header(mut self, header: HeaderName) -> Config {
         self.idempotency_header = header;
         self
+    }
+
+    /// The failure statuses that show a request was refused before it was
+    /// processed, after which a request that is not safe to replay (a POST or
+    /// PATCH without an idempotency key or an opt-in) is replayed all the same.
+    /// Statuses below 400 are answers, never replayed, and those above 999 do
+    /// not exist: either in `statuses` is left out.
+    ///
+    /// A POST is sent once because a second copy could do its work twice: the
+    /// first may have been processed although its answer was lost or was an
+    /// error. A status that says the server turned the request away before
+    /// doing anything with it rules that out, and then a replay is as safe as
+    /// for a GET. The default set, [`DEFAULT_REFUSAL_STATUSES`], holds the
+    /// statuses that mean this wherever they come from: 429 (too many
+    /// requests: rate limited), 529 (overloaded, as LLM providers answer a
+    /// chat request they did not start) and 408 (the server gave up waiting
+    /// for the request to arrive). A failure to connect is a refusal too,
+    /// whatever this says: the request was never sent.
+    ///
+    /// 503 is not in the default set, although a server that is down answers
+    /// it before processing anything: a proxy in front of the server also
+    /// answers 503 when the upstream connection was reset after the request
+    /// had been forwarded (Envoy does, for one), and then the request may have
+    /// been processed. Add it, or another status, when the servers you call
+    /// say otherwise: `with_refusal_statuses(&[408, 429, 503, 529])`. An empty
+    /// set replays such requests only after a failure to connect.
+    pub const fn with_refusal_statuses(mut self, statuses: &[u16]) -> Config {
+        self.refusal_statuses = StatusSet::of(statuses);
+        self
+    }
+
+    /// Whether `status` is one of the refusal statuses.
+    pub(crate) fn is_refusal(&self, status: StatusCode) -> bool {
+        self.refusal_statuses.contains(status)
     }
 
     /// How much of a failed attempt's body is read, at most, before the retry, so
@@ -175,7 +270,9 @@ impl Config {
         }
     }
 
-    /// Whether a request may be sent more than once: see [`NotRetried`].
+    /// Whether a request may be replayed after any failure; if not, why: then
+    /// it is replayed only after a refusal (see
+    /// [`with_refusal_statuses`](Config::with_refusal_statuses)).
     pub(crate) fn replayable(
         &self,
         method: &Method,
@@ -200,17 +297,22 @@ pub fn is_idempotent(method: &Method) -> bool {
     )
 }
 
-/// Why a request was sent only once.
+/// Why a request was not sent again after a failure.
 ///
-/// A request is replayed only when a second copy cannot do harm: its method is
-/// idempotent, or it carries an idempotency key the server deduplicates on, or
-/// the caller said it is safe. A POST that timed out may have charged a card or
-/// started a job on the server all the same; sending it again would do it twice.
+/// A request is replayed after any failure only when a second copy cannot do
+/// harm: its method is idempotent, or it carries an idempotency key the server
+/// deduplicates on, or the caller said it is safe. A POST that timed out may
+/// have charged a card or started a job on the server all the same; sending it
+/// again would do it twice. Such a request is still replayed after a failure
+/// that shows it was not processed — a failure to connect, a refusal status
+/// ([`Config::with_refusal_statuses`]) — and says why when any other failure
+/// ends its call, as does a request that succeeded at its one attempt.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum NotRetried {
     /// The method is not idempotent (POST, PATCH, CONNECT or an extension), the
-    /// request has no idempotency key, and the caller did not opt in.
+    /// request has no idempotency key, the caller did not opt in, and the
+    /// failure was not a refusal.
     NotIdempotent(Method),
     /// The body is a stream, which cannot be sent a second time.
     BodyNotClonable,
@@ -221,7 +323,7 @@ impl fmt::Display for NotRetried {
         match self {
             NotRetried::NotIdempotent(method) => write!(
                 f,
-                "{method} is not idempotent and the request has no idempotency key: sent once"
+                "{method} is not idempotent and the request has no idempotency key: not sent again"
             ),
             NotRetried::BodyNotClonable => {
                 f.write_str("the request body is a stream that cannot be cloned: sent once")
@@ -268,5 +370,21 @@ mod tests {
         assert_eq!(config.replayable(&Method::POST, &keyed, false), Ok(()));
         let renamed = config.with_idempotency_header(HeaderName::from_static("x-request-id"));
         assert!(renamed.replayable(&Method::POST, &keyed, false).is_err());
+    }
+
+    #[test]
+    fn refusal_statuses_are_failures_and_nothing_else() {
+        let config = Config::new();
+        let refusals: Vec<u16> = (0..=u16::MAX)
+            .filter_map(|status| StatusCode::from_u16(status).ok())
+            .filter(|&status| config.is_refusal(status))
+            .map(|status| status.as_u16())
+            .collect();
+        assert_eq!(refusals, DEFAULT_REFUSAL_STATUSES);
+        // below 400 or above 999 is no failure status, and is left out
+        let odd = Config::new().with_refusal_statuses(&[0, 200, 399, 400, 503, 999, 1000, 65535]);
+        assert_eq!(format!("{:?}", odd.refusal_statuses), "[400, 503, 999]");
+        let none = Config::new().with_refusal_statuses(&[]);
+        assert!(!none.is_refusal(StatusCode::TOO_MANY_REQUESTS));
     }
 }

@@ -170,8 +170,9 @@ fn is_failure(status: StatusCode) -> bool {
     status.as_u16() >= 400
 }
 
-/// Sends a request that may not be replayed: once, outside the policy. A
-/// response is marked with the reason ([`NotRetried`] in its extensions).
+/// Sends a request that cannot be sent twice (its body is a stream): once,
+/// outside the policy. A response is marked with the reason ([`NotRetried`] in
+/// its extensions).
 pub(crate) async fn once<R, E>(
     endpoint: &str,
     why: NotRetried,
@@ -180,10 +181,7 @@ pub(crate) async fn once<R, E>(
 where
     R: Answer,
 {
-    #[cfg(feature = "tracing")]
-    tracing::debug!(endpoint, reason = %why, "request not retried");
-    #[cfg(not(feature = "tracing"))]
-    let _ = endpoint;
+    not_retried(endpoint, &why);
     match attempt.await {
         Ok(mut response) => {
             response.extensions_mut().insert(why);
@@ -197,21 +195,48 @@ where
     }
 }
 
+/// The `debug` event of a request not sent again, with the reason.
+fn not_retried(endpoint: &str, why: &NotRetried) {
+    #[cfg(feature = "tracing")]
+    tracing::debug!(endpoint, reason = %why, "request not retried");
+    #[cfg(not(feature = "tracing"))]
+    let _ = (endpoint, why);
+}
+
 /// Sends a request under `policy` and maps the outcome; `send` makes one
 /// attempt's future.
-pub(crate) async fn exchange<R, E, C, F, Fut>(
+///
+/// A request not safe to replay (`only_refusals`, with the reason) is
+/// replayed only after a refusal: a refusal status
+/// ([`Config::with_refusal_statuses`]), or a transport error that `never_sent`
+/// says came before the request was sent. Any other failure ends its call,
+/// reported with the reason.
+pub(crate) async fn exchange<R, E, C, N, F, Fut>(
     policy: &RetryPolicy,
     config: &Config,
     endpoint: &str,
     classify_transport: C,
+    never_sent: N,
+    only_refusals: Option<NotRetried>,
     mut send: F,
 ) -> Result<R, Error<E, R>>
 where
     R: Answer,
     C: Fn(&E) -> Classification + Send + Sync,
+    N: Fn(&E) -> bool + Sync,
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<R, E>>,
 {
+    // for a request not safe to replay: whether a failure shows the request
+    // was not processed, so that replaying it is safe after all
+    let why = only_refusals.as_ref();
+    let refusal = why.map(|_| {
+        let never_sent = &never_sent;
+        move |failed: &Failed<E>| match failed {
+            Failed::Status { status, .. } => config.is_refusal(*status),
+            Failed::Transport(err) => never_sent(err),
+        }
+    });
     // The response of the last failed attempt: kept out of the policy's hands
     // so that it can be drained before a retry, or returned when none follows.
     let pending: Mutex<Option<R>> = Mutex::new(None);
@@ -231,8 +256,14 @@ where
         }
         Failed::Transport(err) => classify_transport(err),
     };
-    let outcome = policy
-        .call_with(endpoint, classify)
+    let mut call = policy.call_with(endpoint, classify);
+    if let Some(refusal) = &refusal {
+        // a veto, so that the failure is classified and learned as it is; an
+        // attempt cut off by the policy's timeout (no error) may have been
+        // processed, and is not replayed either
+        call = call.should_retry(move |failed| failed.error.is_some_and(refusal));
+    }
+    let outcome = call
         .run(|attempt| {
             attempts.store(attempt, Ordering::Relaxed);
             let previous = take(&pending);
@@ -264,7 +295,15 @@ where
         .await;
     let attempts = attempts.load(Ordering::Relaxed);
     let stop = match outcome {
-        Ok(response) => return Ok(response),
+        Ok(mut response) => {
+            // a request not safe to replay that succeeded at once was sent
+            // once, and says so as one sent outside the policy does
+            if let Some(why) = why.filter(|_| attempts == 1) {
+                not_retried(endpoint, why);
+                response.extensions_mut().insert(why.clone());
+            }
+            return Ok(response);
+        }
         Err(stop) => stop,
     };
     // what the last attempt left and why the loop stopped
@@ -315,6 +354,28 @@ where
             }
         },
     };
+    // A request not safe to replay whose last failure was not a refusal is not
+    // sent again whatever the policy said: that, and not the policy's reason
+    // (its cap, a server's wait it would not honour), is why the call ends.
+    let held_back = match (why, &refusal) {
+        (Some(why), Some(refusal)) if !refusal(&last) => Some(why),
+        _ => None,
+    };
+    if let Some(why) = held_back {
+        not_retried(endpoint, why);
+        return match last {
+            Failed::Transport(source) => Err(Error::Transport {
+                source,
+                attempts,
+                stop: Stop::NotRetried(why.clone()),
+            }),
+            Failed::Status { .. } => {
+                let mut response = take_last(&pending);
+                response.extensions_mut().insert(why.clone());
+                Ok(response)
+            }
+        };
+    }
     match last {
         Failed::Transport(source) => Err(Error::Transport {
             source,

@@ -11,10 +11,11 @@ use bayesretry_policy::{Classification, RetryPolicy};
 use http::{Request, Response};
 use tower::{Layer, Service};
 
+use crate::classify::is_failure_to_connect;
 use crate::config::{Config, Idempotent};
 use crate::endpoint::{Target, default_port};
 use crate::error::Error;
-use crate::exchange::{exchange, once};
+use crate::exchange::exchange;
 
 /// How a service's error (no response arrived) is classified.
 ///
@@ -53,7 +54,9 @@ impl<E> ClassifyError<E> for Unclassified {
 /// same rules as [`RetryClient`](crate::RetryClient): failure statuses by the
 /// policy's table, `Retry-After` and `retry-after-ms` honoured and capped,
 /// only idempotent requests (or those with an idempotency key, or an
-/// [`Idempotent`] extension) replayed, failed bodies drained.
+/// [`Idempotent`] extension) replayed after any failure, others only after a
+/// refusal ([`Config::with_refusal_statuses`], or an error the classifier
+/// calls a failure to connect), failed bodies drained.
 ///
 /// The request body must be `Clone` (`String`, `Bytes`, `Full<Bytes>` …): each
 /// attempt sends a copy. The endpoint key is the URI's origin (or the `Host`
@@ -194,15 +197,16 @@ where
             let (parts, body) = request.into_parts();
             let endpoint = endpoint_of(&config, &parts);
             let opted_in = parts.extensions.get::<Idempotent>().is_some();
-            if let Err(why) = config.replayable(&parts.method, &parts.headers, opted_in) {
-                let request = Request::from_parts(parts, body);
-                return once(&endpoint, why, ready_call(inner, request)).await;
-            }
+            let only_refusals = config
+                .replayable(&parts.method, &parts.headers, opted_in)
+                .err();
             exchange(
                 &policy,
                 &config,
                 &endpoint,
                 |err: &S::Error| classify.classify_error(err),
+                |err: &S::Error| is_failure_to_connect(&classify.classify_error(err)),
+                only_refusals,
                 move || {
                     let request = Request::from_parts(parts.clone(), body.clone());
                     ready_call(inner.clone(), request)

@@ -8,7 +8,7 @@ use http::Extensions;
 use reqwest::{Request, Response};
 use reqwest_middleware::{Middleware, Next};
 
-use crate::classify::{classify_reqwest_error, classify_service_error};
+use crate::classify::{classify_reqwest_error, classify_service_error, is_failure_to_connect};
 use crate::client::{copy, endpoint_of, replay_of};
 use crate::config::{Config, Idempotent};
 use crate::error::Error;
@@ -121,6 +121,19 @@ fn classify_chain_error(err: &reqwest_middleware::Error) -> Classification {
     }
 }
 
+/// Whether the chain's error shows that the request was never sent: reqwest
+/// could not connect, or another middleware's error is, by its I/O error, a
+/// failure to connect.
+fn chain_error_before_sending(err: &reqwest_middleware::Error) -> bool {
+    match err {
+        reqwest_middleware::Error::Reqwest(err) => err.is_connect(),
+        reqwest_middleware::Error::Middleware(err) => {
+            let err: &(dyn core::error::Error + Send + Sync + 'static) = err.as_ref();
+            is_failure_to_connect(&classify_service_error(err))
+        }
+    }
+}
+
 #[async_trait::async_trait]
 impl Middleware for RetryMiddleware {
     async fn handle(
@@ -137,13 +150,15 @@ impl Middleware for RetryMiddleware {
                 let endpoint = endpoint.into_owned();
                 once(&endpoint, why, next.run(request, extensions)).await
             }
-            Ok(()) => {
+            Ok(only_refusals) => {
                 let shared: &Extensions = extensions;
                 exchange(
                     &self.policy,
                     config,
                     &endpoint,
                     classify_chain_error,
+                    chain_error_before_sending,
+                    only_refusals,
                     || {
                         let next = next.clone();
                         let request = copy(&request, false);

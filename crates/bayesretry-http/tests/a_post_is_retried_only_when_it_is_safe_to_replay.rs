@@ -1,5 +1,7 @@
-//! POST and PATCH are replayed only with an idempotency key or an explicit
-//! opt-in; a streamed body is never replayed; the idempotent methods are.
+//! POST and PATCH are replayed after any failure only with an idempotency key
+//! or an explicit opt-in (after a refusal they are replayed all the same: see
+//! `a_post_without_a_key_is_replayed_only_after_a_refusal`); a streamed body is
+//! never replayed; the idempotent methods are.
 
 #![allow(
     clippy::unwrap_used,

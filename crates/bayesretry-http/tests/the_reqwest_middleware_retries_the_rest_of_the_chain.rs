@@ -68,6 +68,29 @@ async fn a_post_is_replayed_only_with_the_idempotent_extension() {
 }
 
 #[tokio::test]
+async fn a_post_without_a_key_is_replayed_after_a_429() {
+    let server = serve(|seen| match seen.index {
+        0 => answer(429, &[("retry-after", "1")]),
+        _ => answer(200, &[]),
+    })
+    .await;
+    let (policy, _) = virtual_policy();
+    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+        .with(RetryMiddleware::new(policy))
+        .build();
+
+    let response = client
+        .post(server.url("/v1/chat/completions"))
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 200);
+    assert_eq!(server.requests(), 2);
+}
+
+#[tokio::test]
 async fn a_hint_above_the_cap_arrives_as_this_crates_error() {
     let server = serve(|_| answer(429, &[("retry-after", "7200")])).await;
     let (policy, sleeper) = virtual_policy();

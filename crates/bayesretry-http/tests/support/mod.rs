@@ -181,7 +181,8 @@ pub fn answer_sized(status: u16, headers: &[(&str, &str)], len: usize) -> Respon
 /// A server that writes raw bytes: for each request, in order on any
 /// connection, the answer `script` gives for its number (0-based). A
 /// connection stays open after its answer, so an answer that declares more
-/// body than it sends leaves the client waiting for the rest.
+/// body than it sends leaves the client waiting for the rest; an empty answer
+/// closes the connection instead, the request read and not answered.
 #[derive(Clone, Debug)]
 pub struct RawServer {
     pub addr: SocketAddr,
@@ -206,7 +207,8 @@ impl RawServer {
     }
 }
 
-/// Starts a [`RawServer`] on a fresh loopback port. Requests must have no body.
+/// Starts a [`RawServer`] on a fresh loopback port. A request's body, if any,
+/// must arrive with its head and is not read.
 pub async fn serve_raw(script: impl Fn(usize) -> Vec<u8> + Send + Sync + 'static) -> RawServer {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
@@ -242,7 +244,8 @@ pub async fn serve_raw(script: impl Fn(usize) -> Vec<u8> + Send + Sync + 'static
                     }
                     head.clear();
                     let index = state.requests.fetch_add(1, Ordering::SeqCst);
-                    if stream.write_all(&script(index)).await.is_err() {
+                    let answer = script(index);
+                    if answer.is_empty() || stream.write_all(&answer).await.is_err() {
                         return;
                     }
                 }

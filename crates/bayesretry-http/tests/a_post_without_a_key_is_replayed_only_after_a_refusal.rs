@@ -1,0 +1,303 @@
+//! A POST without an idempotency key (an LLM provider's chat call) is replayed
+//! when the failure shows it was never processed — a refusal status (429, 529,
+//! 408 by default) or a failure to connect — and is sent once, saying why,
+//! after any other failure: a 500, a 503 (unless configured), a connection
+//! closed after the request went out, an attempt the timeout cut off.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
+extern crate alloc;
+
+mod support;
+
+use alloc::sync::Arc;
+use core::future::ready;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use core::time::Duration;
+
+use bayesretry_http::{Config, Error, NotRetried, RetryClient, RetryLayer, Stop};
+use bayesretry_policy::{ManualClock, Reason, RetryPolicy, VirtualSleeper};
+use http::Method;
+use support::{answer, serve, serve_raw, virtual_policy};
+use tower::{Layer, Service, ServiceExt};
+
+const CHAT: &str = r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#;
+
+/// A server that answers `status` first, then 200.
+async fn first(status: u16) -> support::Server {
+    serve(move |seen| match seen.index {
+        0 => answer(status, &[("retry-after-ms", "20")]),
+        _ => answer(200, &[]),
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_429_then_a_200_gives_the_200_after_two_requests() {
+    let server = first(429).await;
+    let (policy, sleeper) = virtual_policy();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let response = client
+        .post(server.url("/v1/chat/completions"))
+        .body(CHAT)
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.extensions().get::<NotRetried>(), None);
+    assert_eq!(server.requests(), 2);
+    for seen in server.seen() {
+        assert_eq!(seen.method, Method::POST);
+        assert_eq!(seen.body, CHAT.as_bytes());
+    }
+    assert_eq!(sleeper.delays().len(), 1);
+}
+
+#[tokio::test]
+async fn a_529_and_a_408_are_refusals_too() {
+    for status in [529, 408] {
+        let server = first(status).await;
+        let (policy, _) = virtual_policy();
+        let client = RetryClient::new(reqwest::Client::new(), policy);
+
+        let response = client
+            .post(server.url("/v1/messages"))
+            .body(CHAT)
+            .send()
+            .await
+            .unwrap();
+
+        assert_eq!(response.status(), 200, "{status}");
+        assert_eq!(server.requests(), 2, "{status}");
+    }
+}
+
+#[tokio::test]
+async fn a_500_is_sent_once_and_says_why() {
+    let server = first(500).await;
+    let (policy, sleeper) = virtual_policy();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let response = client
+        .post(server.url("/v1/chat/completions"))
+        .body(CHAT)
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 500);
+    assert_eq!(server.requests(), 1);
+    assert!(sleeper.delays().is_empty());
+    assert_eq!(
+        response.extensions().get::<NotRetried>(),
+        Some(&NotRetried::NotIdempotent(Method::POST))
+    );
+}
+
+#[tokio::test]
+async fn a_500_after_a_429_is_not_sent_again() {
+    let server = serve(|seen| match seen.index {
+        0 => answer(429, &[]),
+        _ => answer(500, &[]),
+    })
+    .await;
+    let (policy, _) = virtual_policy();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let response = client
+        .patch(server.url("/v1/jobs/1"))
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 500);
+    assert_eq!(server.requests(), 2);
+    assert_eq!(
+        response.extensions().get::<NotRetried>(),
+        Some(&NotRetried::NotIdempotent(Method::PATCH))
+    );
+}
+
+#[tokio::test]
+async fn a_503_is_not_replayed_by_default_and_is_when_configured() {
+    let server = first(503).await;
+    let (policy, _) = virtual_policy();
+    let client = RetryClient::new(reqwest::Client::new(), policy.clone());
+
+    let once = client
+        .post(server.url("/v1/chat/completions"))
+        .body(CHAT)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(once.status(), 503);
+    assert_eq!(server.requests(), 1);
+
+    let server = first(503).await;
+    let client = RetryClient::new(reqwest::Client::new(), policy)
+        .with_config(Config::new().with_refusal_statuses(&[408, 429, 503, 529]));
+    let replayed = client
+        .post(server.url("/v1/chat/completions"))
+        .body(CHAT)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(replayed.status(), 200);
+    assert_eq!(server.requests(), 2);
+}
+
+#[tokio::test]
+async fn without_refusal_statuses_a_429_is_sent_once() {
+    let server = first(429).await;
+    let (policy, _) = virtual_policy();
+    let client = RetryClient::new(reqwest::Client::new(), policy)
+        .with_config(Config::new().with_refusal_statuses(&[]));
+
+    let response = client
+        .post(server.url("/v1/chat/completions"))
+        .body(CHAT)
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 429);
+    assert_eq!(server.requests(), 1);
+}
+
+#[tokio::test]
+async fn a_post_to_a_closed_port_is_retried() {
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(3)
+        .with_sleeper(|_| ready(()))
+        .build()
+        .unwrap();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let err = client
+        .post(format!("http://{addr}/v1/chat/completions"))
+        .body(CHAT)
+        .send()
+        .await
+        .unwrap_err();
+
+    match err {
+        Error::Transport {
+            source,
+            attempts,
+            stop,
+        } => {
+            assert!(source.is_connect(), "{source}");
+            assert_eq!((attempts, stop), (3, Stop::Policy(Reason::MaxAttempts)));
+        }
+        other => panic!("expected a transport error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_connection_closed_after_the_request_went_out_is_not_replayed() {
+    // the request is read, then the connection closed without an answer
+    let server = serve_raw(|_| Vec::new()).await;
+    let (policy, sleeper) = virtual_policy();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let err = client
+        .post(server.url("/v1/chat/completions"))
+        .body(CHAT)
+        .send()
+        .await
+        .unwrap_err();
+
+    match err {
+        Error::Transport {
+            source,
+            attempts,
+            stop,
+        } => {
+            assert!(!source.is_connect(), "{source}");
+            assert_eq!(attempts, 1);
+            assert_eq!(
+                stop,
+                Stop::NotRetried(NotRetried::NotIdempotent(Method::POST))
+            );
+        }
+        other => panic!("expected a transport error, got {other:?}"),
+    }
+    assert_eq!(server.requests(), 1);
+    assert!(sleeper.delays().is_empty());
+}
+
+#[tokio::test]
+async fn the_layer_replays_a_post_after_a_429_only() {
+    for (status, requests) in [(429, 2), (500, 1)] {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&calls);
+        let inner = tower::service_fn(move |_req: http::Request<String>| {
+            let first = counted.fetch_add(1, Ordering::SeqCst) == 0;
+            let status = if first { status } else { 200 };
+            let response = http::Response::builder().status(status).body(String::new());
+            ready(Ok::<_, std::io::Error>(response.unwrap()))
+        });
+        let (policy, _) = virtual_policy();
+        let mut retried = RetryLayer::new(policy).layer(inner);
+        let request = http::Request::post("http://svc.internal/v1/chat")
+            .body(CHAT.to_owned())
+            .unwrap();
+
+        let response = retried.ready().await.unwrap().call(request).await.unwrap();
+
+        assert_eq!(calls.load(Ordering::SeqCst), requests, "{status}");
+        assert_eq!(response.status(), if requests == 2 { 200 } else { status });
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_attempt_the_timeout_cut_off_is_not_replayed() {
+    // the first call never answers; the policy's timeout runs on virtual time,
+    // so it cuts the attempt off as soon as it has to wait (tokio's clock is
+    // paused only for the guard, which fails a call that hangs)
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let inner = tower::service_fn(move |_req: http::Request<String>| {
+        let first = counted.fetch_add(1, Ordering::SeqCst) == 0;
+        async move {
+            if first {
+                core::future::pending::<()>().await;
+            }
+            Ok::<_, std::io::Error>(http::Response::new(String::new()))
+        }
+    });
+    let policy = RetryPolicy::builder()
+        .with_attempt_timeout(Duration::from_secs(30))
+        .with_virtual_time(VirtualSleeper::new(ManualClock::new(0)))
+        .build()
+        .unwrap();
+    let mut retried = RetryLayer::new(policy).layer(inner);
+    let request = http::Request::post("http://svc.internal/v1/chat")
+        .body(CHAT.to_owned())
+        .unwrap();
+
+    let call = retried.ready().await.unwrap().call(request);
+    let err = tokio::time::timeout(Duration::from_secs(3600), call)
+        .await
+        .expect("the attempt was never cut off")
+        .unwrap_err();
+
+    assert!(
+        matches!(err, Error::AttemptTimedOut { attempts: 1, .. }),
+        "{err:?}"
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
