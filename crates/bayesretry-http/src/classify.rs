@@ -13,12 +13,12 @@ const MAX_SOURCE_DEPTH: usize = 16;
 /// - a failure to connect is retryable, as the I/O error underneath says:
 ///   [`ErrorClass::ConnectionRefused`] when nothing listens, otherwise
 ///   [`ErrorClass::Connect`] (DNS, TLS, no route, reset);
-/// - a failure to connect with no I/O error underneath, and not in DNS, is
-///   permanent: no connection was tried, because the connector cannot make one
-///   for this URL — an `https://` URL when reqwest has no TLS backend ("invalid
-///   URL, scheme is not http"), a URL without a host. A proxy that answers
-///   its `CONNECT` with an error status has no I/O error behind it either, and
-///   is permanent too;
+/// - a failure to connect because the connector cannot connect for the URL's
+///   scheme at all — an `https://` URL when reqwest has no TLS backend
+///   ("invalid URL, scheme is not http") — is permanent: no connection was
+///   tried. Other failures to connect with no I/O error underneath (a proxy
+///   that answers its `CONNECT` with an error status, which may be a passing
+///   502 or 503) stay retryable as [`ErrorClass::Connect`];
 /// - a request or body error (a connection reset mid-request, say) is retryable,
 ///   as its I/O error says, or [`ErrorClass::Unknown`];
 /// - a builder error (a bad URL, a scheme the client does not allow) and a
@@ -44,7 +44,7 @@ pub fn classify_reqwest_error(err: &reqwest::Error) -> Classification {
     let class = io_kind(err).map(ErrorClass::from_io_kind);
     if err.is_connect() {
         return match class {
-            None if !err.is_dns() => Classification::Permanent,
+            None if !err.is_dns() && cannot_serve_scheme(err) => Classification::Permanent,
             Some(ErrorClass::Unknown) | None => Classification::Retryable(ErrorClass::Connect),
             Some(class) => Classification::Retryable(class),
         };
@@ -60,6 +60,25 @@ pub(crate) fn is_failure_to_connect(classification: &Classification) -> bool {
         classification.error_class(),
         Some(ErrorClass::ConnectionRefused | ErrorClass::Connect)
     )
+}
+
+/// Whether `err`'s source chain says the connector has no way to connect for
+/// the URL's scheme (an `https://` URL when reqwest has no TLS backend): the
+/// words of the HTTP connector, the one sign it gives. Read as text, and so
+/// only for this error: if the words ever change, the error is retried as any
+/// other failure to connect, never made permanent by mistake.
+fn cannot_serve_scheme(err: &(dyn core::error::Error + 'static)) -> bool {
+    let mut next = Some(err);
+    for _ in 0..MAX_SOURCE_DEPTH {
+        let Some(current) = next else {
+            return false;
+        };
+        if current.to_string().contains("scheme is not http") {
+            return true;
+        }
+        next = current.source();
+    }
+    false
 }
 
 /// The kind of the first I/O error in `err`'s source chain.

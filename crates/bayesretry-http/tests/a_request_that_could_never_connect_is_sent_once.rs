@@ -1,8 +1,8 @@
 //! A failure to connect that no network failure caused — the connector cannot
-//! make a connection for the URL at all, as for an `https://` URL when reqwest
-//! has no TLS backend — is permanent: one attempt, nothing for the policy to
-//! learn. A refused connection and a name that does not resolve are network
-//! failures, and are still retried.
+//! make a connection for the URL's scheme at all, as for an `https://` URL
+//! when reqwest has no TLS backend — is permanent: one attempt, nothing for the
+//! policy to learn. A refused connection, a name that does not resolve and any
+//! other failure to connect (a proxy's passing refusal) are still retried.
 
 #![allow(
     clippy::unwrap_used,
@@ -62,12 +62,12 @@ async fn an_https_url_without_a_tls_backend_is_one_attempt() {
     assert_eq!((attempts, stop), (1, Stop::Permanent));
 }
 
-/// A connector layer that fails every connection the way the connector fails
-/// a URL it cannot serve: an error with no I/O error behind it. Whatever the
-/// TLS features of this build, this is the shape of the `https://` error
-/// without a TLS backend.
+/// A connector layer that fails every connection with an error that has no
+/// I/O error behind it and says `self.1`. Saying what the connector says of a
+/// URL it cannot serve, it is the `https://` error without a TLS backend,
+/// whatever the TLS features of this build.
 #[derive(Clone)]
-struct Unservable<S>(S);
+struct Unservable<S>(S, &'static str);
 
 impl<S, R> tower::Service<R> for Unservable<S>
 where
@@ -83,23 +83,34 @@ where
     }
 
     fn call(&mut self, _dst: R) -> Self::Future {
-        ready(Err(S::Error::from("invalid URL, scheme is not http")))
+        ready(Err(S::Error::from(self.1)))
     }
 }
 
-#[tokio::test]
-async fn a_connect_failure_with_no_io_error_behind_it_is_one_attempt() {
+/// The attempts and stop of a call whose connections all fail saying `says`.
+async fn through_unservable(says: &'static str) -> (u32, Stop) {
     let reqwest = reqwest::Client::builder()
-        .connector_layer(tower::layer::layer_fn(Unservable))
+        .connector_layer(tower::layer::layer_fn(move |inner| Unservable(inner, says)))
         .build()
         .unwrap();
     let client = RetryClient::new(reqwest, three_attempts());
     let url = format!("http://{}/v1/models", closed_port());
-
     let (attempts, stop, source) = transport_failure(&client, &url).await;
-
     assert!(source.is_connect(), "{source:?}");
+    (attempts, stop)
+}
+
+#[tokio::test]
+async fn a_scheme_the_connector_cannot_serve_is_one_attempt() {
+    let (attempts, stop) = through_unservable("invalid URL, scheme is not http").await;
     assert_eq!((attempts, stop), (1, Stop::Permanent));
+}
+
+#[tokio::test]
+async fn another_connect_failure_with_no_io_error_behind_it_is_retried() {
+    // a proxy answering CONNECT with a passing 503, say
+    let (attempts, stop) = through_unservable("unsuccessful tunnel").await;
+    assert_eq!((attempts, stop), (3, Stop::Policy(Reason::MaxAttempts)));
 }
 
 #[tokio::test]
