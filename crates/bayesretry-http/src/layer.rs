@@ -14,7 +14,7 @@ use tower::{Layer, Service};
 use crate::classify::is_failure_to_connect;
 use crate::config::{Config, Idempotent};
 use crate::endpoint::{Target, default_port};
-use crate::error::Error;
+use crate::error::{Error, Stop};
 use crate::exchange::exchange;
 
 /// How a service's error (no response arrived) is classified.
@@ -133,8 +133,9 @@ impl<S, C: Clone> Layer<S> for RetryLayer<C> {
     }
 }
 
-/// The service [`RetryLayer`] makes: each call runs the request's attempts on
-/// clones of the inner service, each waiting for the clone's readiness.
+/// The service [`RetryLayer`] makes: ready when the inner service is; each
+/// call makes its first attempt on the service that readiness was for, and
+/// each retry on a fresh clone of it, once that clone is ready.
 #[derive(Clone)]
 pub struct Retry<S, C = Unclassified> {
     inner: S,
@@ -182,14 +183,33 @@ where
     type Error = Error<S::Error, Response<RB>>;
     type Future = ResponseFuture<Response<RB>, Self::Error>;
 
-    /// Always ready: each attempt waits for the readiness of its own clone of
-    /// the inner service, so a retry never needs a readiness this call holds.
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        Poll::Ready(Ok(()))
+    /// Ready when the inner service is. A call's first attempt is made on the
+    /// service this readiness is for, so the layers above — load shedding, a
+    /// concurrency limit, a buffer — see the inner service's backpressure, as
+    /// they would without retries; each retry waits for the readiness of its
+    /// own clone of the inner service.
+    ///
+    /// An error is the inner service's failure (in tower's contract, a service
+    /// whose `poll_ready` fails is done): [`Error::Transport`] with no attempt
+    /// made and [`Stop::Permanent`](crate::Stop::Permanent), never retried.
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner
+            .poll_ready(cx)
+            .map_err(|source| Error::Transport {
+                source,
+                attempts: 0,
+                stop: Stop::Permanent,
+            })
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let inner = self.inner.clone();
+        // the service `poll_ready` made ready makes the first attempt, and a
+        // fresh clone waits for the next call (tower's pattern for a service
+        // that is moved into its call's future)
+        let fresh = self.inner.clone();
+        let ready = core::mem::replace(&mut self.inner, fresh);
+        let inner = ready.clone();
+        let mut first = Some(ready);
         let policy = self.policy.clone();
         let config = Arc::clone(&self.config);
         let classify = self.classify.clone();
@@ -209,7 +229,10 @@ where
                 only_refusals,
                 move || {
                     let request = Request::from_parts(parts.clone(), body.clone());
-                    ready_call(inner.clone(), request)
+                    match first.take() {
+                        Some(ready) => attempt(ready, true, request),
+                        None => attempt(inner.clone(), false, request),
+                    }
                 },
             )
             .await
@@ -217,12 +240,16 @@ where
     }
 }
 
-/// Waits for `service` to be ready, then calls it.
-async fn ready_call<S, Req>(mut service: S, request: Req) -> Result<S::Response, S::Error>
+/// Calls `service`, once it is ready: at once if `ready` (the first attempt,
+/// on the service the caller's `poll_ready` readied), else after waiting for
+/// its readiness (a retry, on a fresh clone).
+async fn attempt<S, Req>(mut service: S, ready: bool, request: Req) -> Result<S::Response, S::Error>
 where
     S: Service<Req>,
 {
-    poll_fn(|cx| service.poll_ready(cx)).await?;
+    if !ready {
+        poll_fn(|cx| service.poll_ready(cx)).await?;
+    }
     service.call(request).await
 }
 

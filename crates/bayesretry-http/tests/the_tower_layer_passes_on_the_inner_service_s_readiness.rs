@@ -1,0 +1,125 @@
+//! `RetryLayer`'s service is ready when the service under it is, so that the
+//! layers above it see that service's backpressure: a load shedder above
+//! sheds while a concurrency limit below is full, as it would without the
+//! retry layer, instead of the calls queueing inside it. A service whose
+//! readiness fails is done: that is no attempt, and nothing to retry.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
+extern crate alloc;
+
+use alloc::sync::Arc;
+use core::future::{Ready, poll_fn, ready};
+use core::sync::atomic::{AtomicU32, Ordering};
+use core::task::{Context, Poll};
+use core::time::Duration;
+use std::io;
+
+use bayesretry_http::{Error, RetryLayer, Stop};
+use bayesretry_policy::RetryPolicy;
+use http::{Request, Response};
+use tokio::sync::Semaphore;
+use tower::{Service, ServiceBuilder, ServiceExt};
+
+fn policy() -> RetryPolicy {
+    RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(3)
+        .with_sleeper(|_| ready(()))
+        .build()
+        .unwrap()
+}
+
+fn request() -> Request<String> {
+    Request::get("http://api.example.com/v1/models")
+        .body(String::new())
+        .unwrap()
+}
+
+// on tokio's paused clock, so that a second call queued inside the layer
+// (rather than shed) fails the test at its guard instead of hanging it
+#[tokio::test(start_paused = true)]
+async fn a_load_shedder_above_sheds_while_a_concurrency_limit_below_is_full() {
+    // the inner service answers once the gate lets it
+    let gate = Arc::new(Semaphore::new(0));
+    let answered = Arc::clone(&gate);
+    let inner = tower::service_fn(move |_: Request<String>| {
+        let gate = Arc::clone(&answered);
+        async move {
+            let _permit = gate.acquire().await.unwrap();
+            Ok::<_, io::Error>(Response::new(String::from("ok")))
+        }
+    });
+    let mut service = ServiceBuilder::new()
+        .load_shed()
+        .layer(RetryLayer::new(policy()))
+        .concurrency_limit(1)
+        .service(inner);
+
+    // the first call takes the limit's one slot and waits at the gate
+    let first = service.ready().await.unwrap().call(request());
+    let first = tokio::spawn(first);
+    tokio::task::yield_now().await;
+
+    // the second finds the limit full: shed at once, not queued
+    let second = service.ready().await.unwrap().call(request());
+    let second = tokio::time::timeout(Duration::from_secs(3_600), second)
+        .await
+        .expect("the second call was queued behind the first, not shed");
+    let shed = second.expect_err("the second call should be shed");
+    assert!(shed.is::<tower::load_shed::error::Overloaded>(), "{shed:?}");
+
+    gate.add_permits(1);
+    let response = first.await.unwrap().unwrap();
+    assert_eq!(response.body(), "ok");
+}
+
+/// A service that fails its readiness, counting its calls.
+#[derive(Clone)]
+struct Failed(Arc<AtomicU32>);
+
+impl Service<Request<String>> for Failed {
+    type Response = Response<String>;
+    type Error = io::Error;
+    type Future = Ready<Result<Response<String>, io::Error>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), io::Error>> {
+        Poll::Ready(Err(io::Error::new(
+            io::ErrorKind::BrokenPipe,
+            "worker gone",
+        )))
+    }
+
+    fn call(&mut self, _request: Request<String>) -> Self::Future {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        ready(Ok(Response::new(String::new())))
+    }
+}
+
+#[tokio::test]
+async fn a_service_whose_readiness_fails_is_not_retried() {
+    let calls = Arc::new(AtomicU32::new(0));
+    let mut service = ServiceBuilder::new()
+        .layer(RetryLayer::new(policy()))
+        .service(Failed(Arc::clone(&calls)));
+
+    let failed = poll_fn(|cx| service.poll_ready(cx)).await;
+
+    match failed {
+        Err(Error::Transport {
+            source,
+            attempts,
+            stop,
+        }) => {
+            assert_eq!(source.kind(), io::ErrorKind::BrokenPipe);
+            assert_eq!((attempts, stop), (0, Stop::Permanent));
+        }
+        other => panic!("expected the inner service's failure, got {other:?}"),
+    }
+    assert_eq!(calls.load(Ordering::Relaxed), 0);
+}
