@@ -214,6 +214,12 @@ impl<E, R> fmt::Display for Error<E, R> {
     }
 }
 
+/// An `Error` is a standard error when its transport error is one. tower's
+/// `BoxError` (`Box<dyn Error + Send + Sync>`) is not one, so over an inner
+/// service that fails with a `BoxError` (a `Buffer`, a `Timeout`) the retry
+/// layer's error is not either: to use `?` on it, or to put above it a layer
+/// that needs its error `Into<BoxError>`, map the inner service's error to a
+/// type of your own below the retry layer (`ServiceBuilder::map_err`).
 impl<E, R> core::error::Error for Error<E, R>
 where
     E: core::error::Error + 'static,
