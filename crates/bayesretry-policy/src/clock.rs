@@ -22,9 +22,10 @@ pub trait Clock: Send + Sync + 'static {
 /// The real clock: milliseconds since the Unix epoch, read from the wall clock
 /// once, when the clock is made, and advanced by [`Instant`] from then on.
 ///
-/// Within a process it is monotonic: a wall clock stepped back (by NTP, or by
-/// hand) does not move it, and nothing that times a cooldown or a deadline on
-/// it jumps. Across processes it shares an origin, and that is why the origin
+/// Each clock is monotonic: a wall clock stepped back (by NTP, or by hand)
+/// does not move it, and nothing that times a cooldown or a deadline on it
+/// jumps. (Two clocks made on either side of such a step differ by it: a
+/// policy reads one clock, and its clones share it.) Across processes it shares an origin, and that is why the origin
 /// is the epoch rather than the clock's making. The store stamps evidence with
 /// this clock and decays it by the difference between two readings; evidence
 /// saved in a file or a fleet by another process — or by this program before a

@@ -108,3 +108,39 @@ fn evidence_stamped_in_the_past_merges_as_it_always_did() {
     assert_eq!(ours.evidence(&CTX, now), plain.evidence(&CTX, now));
     assert!((ours.evidence(&CTX, now).successes() - 5.0).abs() < 1e-9);
 }
+
+#[test]
+fn evidence_from_ahead_is_not_restored_once_our_clock_passes_its_stamp() {
+    let now = 1_000_000;
+    let (ours, theirs) = ours_and_theirs(now);
+    let snapshot = theirs.snapshot(now + DAY_MS);
+    ours.merge_at(&snapshot, now);
+    // a day and a minute later, the same snapshot again (a file loaded, a
+    // fleet resynced): its stamp is now in our past, and it is the same update
+    let later = now + DAY_MS + MINUTE_MS;
+    ours.merge_at(&snapshot, later);
+    let evidence = ours.evidence(&CTX, later);
+    assert!(evidence.successes() < 1e-30, "{evidence:?}");
+}
+
+#[test]
+fn copies_of_one_update_clamped_apart_merge_alike_in_either_order() {
+    let now = 1_000_000;
+    let (_, theirs) = ours_and_theirs(now);
+    let original = theirs.snapshot(now + DAY_MS);
+    // a peer took the update as arriving at `now` and passes on its copy
+    let peer = store(3);
+    peer.merge_at(&original, now);
+    let copy = peer.snapshot(now);
+
+    let (a, b) = (store(1), store(1));
+    let at = now + 10 * MINUTE_MS;
+    a.merge_at(&original, at);
+    a.merge_at(&copy, at);
+    b.merge_at(&copy, at);
+    b.merge_at(&original, at);
+    assert_eq!(a.evidence(&CTX, at), b.evidence(&CTX, at));
+    assert_eq!(a.snapshot(at), b.snapshot(at));
+    // the earliest arrival holds: ten minutes, one half-life, of fading
+    assert!((a.evidence(&CTX, at).successes() - 5.0).abs() < 1e-9);
+}

@@ -458,10 +458,19 @@ mod snapshots {
         /// stamp would become the context's, decaying this store's evidence by
         /// the difference (a day ahead, and all of it is gone), and the
         /// newcomer's would not fade until this clock caught up. Merged here,
-        /// it adds up at its full weight and fades from `now_ms`; merged again
-        /// unchanged (the same sequence number), it is not news, so a fleet
-        /// that merges every second does not restart its decay every second.
-        /// Evidence stamped up to `now_ms` merges exactly as with `merge`.
+        /// it adds up at its full weight and fades from `now_ms`.
+        ///
+        /// Copies of one update (one writer's sequence number) then circulate
+        /// with different stamps: the original, and the copies stores clamped
+        /// at different moments and passed on. Of these, the store keeps the
+        /// earliest stamp (for two entries of one sequence number, the earlier
+        /// wins, where `merge` keeps the later): merged again — clamped anew,
+        /// or, once this clock has passed its stamp, not clamped at all — the
+        /// update is not news, so a fleet that merges every second does not
+        /// restart its decay, and a day-old update is not restored at full
+        /// weight. The result does not depend on the order of the merges.
+        /// Evidence stamped up to `now_ms`, with no such copies about, merges
+        /// exactly as with `merge`.
         ///
         /// Use this wherever the store's clock is at hand: a policy's `load`
         /// and a fleet's sync do.

@@ -156,6 +156,18 @@ impl WriterEntry {
         let version = |e: &WriterEntry| (e.seq, e.stamped.at_ms(), e.stamped.evidence());
         cmp_versions(version(self), version(other)).is_gt()
     }
+
+    /// Whether `self` wins over `other` in a merge that clamps stamps
+    /// ([`MemoryStore::merge_at`](crate::MemoryStore::merge_at)): the larger
+    /// sequence number, and for one sequence number — one update of the
+    /// writer, of which copies clamped at different moments circulate — the
+    /// earlier stamp, the first moment any store took the update as arriving.
+    /// A total order, so such merges do not depend on their order; and a copy
+    /// whose stamp a store's clock has passed since is not news.
+    pub(crate) fn beats_clamped(&self, other: &WriterEntry) -> bool {
+        let version = |e: &WriterEntry| (e.seq, u64::MAX - e.stamped.at_ms(), e.stamped.evidence());
+        cmp_versions(version(self), version(other)).is_gt()
+    }
 }
 
 /// Other writers' evidence for one context, sorted by writer, with two sums
@@ -484,18 +496,22 @@ impl Shard {
         time: MergeTime,
     ) {
         let MergeTime { now_ms, clamp_ms } = time;
-        // Evidence stamped after `clamp_ms` arrives now: stamped then, and,
-        // merged again with the version already held, not news (its stamp,
-        // clamped anew, would otherwise restart its decay at every merge).
-        let ahead = entry.stamped.at_ms() > clamp_ms;
-        let entry = match ahead {
+        // Evidence stamped after `clamp_ms` arrives now: stamped then. One
+        // update keeps the earliest such stamp (`beats_clamped`), so merged
+        // again, clamped anew or not clamped at all once the clock has passed
+        // its stamp, it is not news and its decay is not restarted.
+        let clamping = clamp_ms != u64::MAX;
+        let entry = match entry.stamped.at_ms() > clamp_ms {
             true => WriterEntry {
                 seq: entry.seq,
                 stamped: Stamped::new(entry.stamped.evidence(), clamp_ms),
             },
             false => entry,
         };
-        let stale = |held: &WriterEntry| !entry.beats(held) || (ahead && entry.seq == held.seq);
+        let stale = |held: &WriterEntry| match clamping {
+            true => !entry.beats_clamped(held),
+            false => !entry.beats(held),
+        };
         let at = self.find_or_insert(key, p, board, now_ms);
         let before = self.contribution(at);
         if writer == p.writer {
