@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 use bayesretry_breaker::{Breaker, SharedBreaker, State};
+use bayesretry_store::same_name;
 
 use crate::call::Call;
 use crate::classify::{Classification, Classify};
@@ -96,36 +97,6 @@ impl Deref for Resolved<'_> {
             Resolved::Owned(state) => state,
         }
     }
-}
-
-/// Whether two endpoint names are the same, compared inline eight bytes at a
-/// time. A call by name compares its name with its slot's owner on every
-/// call, and for names of the usual few dozen bytes the comparison is less
-/// work than the call to the C library's `memcmp` that `==` on strings makes:
-/// that call was a third of the time of a call by name that succeeds at once.
-#[inline(always)]
-fn same_name(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let (mut words_a, mut words_b) = (a.chunks_exact(8), b.chunks_exact(8));
-    // bounded by the names' length
-    for (x, y) in (&mut words_a).zip(&mut words_b) {
-        if word(x) != word(y) {
-            return false;
-        }
-    }
-    let (tail_a, tail_b) = (words_a.remainder(), words_b.remainder());
-    // bounded: fewer than eight bytes
-    tail_a.iter().zip(tail_b).all(|(x, y)| x == y)
-}
-
-/// Eight bytes as one word (any other length reads as zero, which never
-/// happens: `chunks_exact(8)` gives eight).
-#[inline(always)]
-fn word(bytes: &[u8]) -> u64 {
-    <[u8; 8]>::try_from(bytes).map_or(0, u64::from_ne_bytes)
 }
 
 impl Endpoints {
@@ -368,27 +339,6 @@ mod tests {
             assert_eq!(&*table.resolve(name).name, name.as_str());
         }
         assert!(table.peek("never called").is_none());
-    }
-
-    #[test]
-    fn names_are_the_same_exactly_when_their_bytes_are() {
-        let base: String = "abcdefghijklmnopqrstuvwxyzé".into();
-        for len in 0..=base.len() {
-            let Some(a) = base.get(..len) else { continue };
-            assert!(super::same_name(a, a));
-            if let Some(shorter) = len.checked_sub(1).and_then(|end| base.get(..end)) {
-                assert!(!super::same_name(a, shorter));
-                assert!(!super::same_name(shorter, a));
-            }
-            // one byte changed, at every position
-            for at in 0..len {
-                let mut bytes = a.as_bytes().to_vec();
-                bytes[at] ^= 0x01;
-                if let Ok(b) = core::str::from_utf8(&bytes) {
-                    assert!(!super::same_name(a, b), "{a:?} against {b:?}");
-                }
-            }
-        }
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod hash;
 mod hierarchy;
 #[cfg(feature = "std")]
 mod memory;
+mod name;
 mod posterior_store;
 #[cfg(feature = "serde")]
 mod snapshot;
@@ -33,6 +34,7 @@ pub use error_class::ErrorClass;
 pub use hierarchy::borrowed_evidence;
 #[cfg(feature = "std")]
 pub use memory::MemoryStore;
+pub use name::same_name;
 pub use posterior_store::PosteriorStore;
 #[cfg(feature = "serde")]
 pub use snapshot::{Snapshot, SnapshotEntry};

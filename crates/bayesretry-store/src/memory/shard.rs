@@ -27,6 +27,7 @@ use crate::class::{ClassRef, OwnedClass};
 use crate::error_class::ErrorClass;
 use crate::hash::{hash_bytes, hash_words};
 use crate::hierarchy::borrowed_evidence;
+use crate::name::same_bytes;
 use crate::writer::WriterId;
 #[cfg(feature = "serde")]
 use crate::writer::cmp_versions;
@@ -951,35 +952,6 @@ fn same_class(slot: &ClassSlot, key: &Key<'_>) -> bool {
         }
 }
 
-/// `a == b`, compared sixteen bytes at a time in line (the last block
-/// overlapping the one before): endpoint names are a few dozen bytes, too
-/// short for a call to `memcmp` to pay.
-#[inline(always)]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    if a.len() < 16 {
-        return match (a.first_chunk::<8>(), b.first_chunk::<8>()) {
-            (Some(x), Some(y)) => x == y && a.last_chunk::<8>() == b.last_chunk::<8>(),
-            _ => a == b,
-        };
-    }
-    let (mut x, mut y) = (a, b);
-    while x.len() > 16 {
-        match (x.split_first_chunk::<16>(), y.split_first_chunk::<16>()) {
-            (Some((p, rest_x)), Some((q, rest_y))) => {
-                if p != q {
-                    return false;
-                }
-                (x, y) = (rest_x, rest_y);
-            }
-            _ => break,
-        }
-    }
-    a.last_chunk::<16>() == b.last_chunk::<16>()
-}
-
 #[inline]
 fn context_hash(name_hash: u64, class_word: u64, attempt: u32) -> u64 {
     hash_words(name_hash, class_word, u64::from(attempt))
@@ -1003,29 +975,6 @@ mod tests {
     #[test]
     fn a_context_slot_is_64_bytes() {
         assert_eq!(size_of::<ContextSlot>(), 64);
-    }
-
-    proptest::proptest! {
-        /// The in-line comparison of names agrees with `==` at every length
-        /// around the widths it compares at, for equal names and for names that
-        /// differ in any one byte.
-        #[test]
-        fn same_bytes_is_equality(
-            name in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..50),
-            at in proptest::prelude::any::<usize>(),
-            flip in 1_u8..=255,
-            cut in 0_usize..3,
-        ) {
-            use super::same_bytes;
-            proptest::prop_assert!(same_bytes(&name, &name.clone()));
-            if !name.is_empty() {
-                let mut other = name.clone();
-                other[at % name.len()] ^= flip;
-                proptest::prop_assert!(!same_bytes(&name, &other));
-            }
-            let shorter = &name[..name.len().saturating_sub(cut)];
-            proptest::prop_assert_eq!(same_bytes(&name, shorter), name.len() == shorter.len());
-        }
     }
 
     /// Observes and merges from several writers, in an order that mixes them,
