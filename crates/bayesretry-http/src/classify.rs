@@ -68,30 +68,19 @@ pub(crate) fn is_failure_to_connect(classification: &Classification) -> bool {
 /// only for this error: if the words ever change, the error is retried as any
 /// other failure to connect, never made permanent by mistake.
 fn cannot_serve_scheme(err: &(dyn core::error::Error + 'static)) -> bool {
-    let mut next = Some(err);
-    for _ in 0..MAX_SOURCE_DEPTH {
-        let Some(current) = next else {
-            return false;
-        };
-        if current.to_string().contains("scheme is not http") {
-            return true;
-        }
-        next = current.source();
-    }
-    false
+    chain(err).any(|cause| cause.to_string().contains("scheme is not http"))
 }
 
 /// The kind of the first I/O error in `err`'s source chain.
 pub(crate) fn io_kind(err: &(dyn core::error::Error + 'static)) -> Option<io::ErrorKind> {
-    let mut next = Some(err);
-    for _ in 0..MAX_SOURCE_DEPTH {
-        let current = next?;
-        if let Some(io) = current.downcast_ref::<io::Error>() {
-            return Some(io.kind());
-        }
-        next = current.source();
-    }
-    None
+    chain(err).find_map(|cause| cause.downcast_ref::<io::Error>().map(io::Error::kind))
+}
+
+/// `err` and its causes, the first [`MAX_SOURCE_DEPTH`] of them.
+fn chain<'a>(
+    err: &'a (dyn core::error::Error + 'static),
+) -> impl Iterator<Item = &'a (dyn core::error::Error + 'static)> {
+    core::iter::successors(Some(err), |cause| cause.source()).take(MAX_SOURCE_DEPTH)
 }
 
 /// The classification of an error a tower service returned (no response): as
