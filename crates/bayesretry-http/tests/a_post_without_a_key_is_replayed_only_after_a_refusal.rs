@@ -23,10 +23,15 @@ use core::time::Duration;
 use bayesretry_http::{Config, Error, NotRetried, RetryClient, RetryLayer, Stop};
 use bayesretry_policy::{ManualClock, Reason, RetryPolicy, VirtualSleeper};
 use http::Method;
-use support::{answer, serve, serve_raw, virtual_policy};
+use support::{answer, classic_at_once, closed_port, serve, serve_raw, virtual_policy};
 use tower::{Layer, Service, ServiceExt};
 
 const CHAT: &str = r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#;
+
+/// A chat call, a POST without a key, to `url` through `client`.
+async fn chat(client: &RetryClient, url: String) -> Result<reqwest::Response, Error> {
+    client.post(url).body(CHAT).send().await
+}
 
 /// A server that answers `status` first, then 200.
 async fn first(status: u16) -> support::Server {
@@ -43,10 +48,7 @@ async fn a_429_then_a_200_gives_the_200_after_two_requests() {
     let (policy, sleeper) = virtual_policy();
     let client = RetryClient::new(reqwest::Client::new(), policy);
 
-    let response = client
-        .post(server.url("/v1/chat/completions"))
-        .body(CHAT)
-        .send()
+    let response = chat(&client, server.url("/v1/chat/completions"))
         .await
         .unwrap();
 
@@ -67,12 +69,7 @@ async fn a_529_and_a_408_are_refusals_too() {
         let (policy, _) = virtual_policy();
         let client = RetryClient::new(reqwest::Client::new(), policy);
 
-        let response = client
-            .post(server.url("/v1/messages"))
-            .body(CHAT)
-            .send()
-            .await
-            .unwrap();
+        let response = chat(&client, server.url("/v1/messages")).await.unwrap();
 
         assert_eq!(response.status(), 200, "{status}");
         assert_eq!(server.requests(), 2, "{status}");
@@ -85,10 +82,7 @@ async fn a_500_is_sent_once_and_says_why() {
     let (policy, sleeper) = virtual_policy();
     let client = RetryClient::new(reqwest::Client::new(), policy);
 
-    let response = client
-        .post(server.url("/v1/chat/completions"))
-        .body(CHAT)
-        .send()
+    let response = chat(&client, server.url("/v1/chat/completions"))
         .await
         .unwrap();
 
@@ -132,10 +126,7 @@ async fn a_503_is_not_replayed_by_default_and_is_when_configured() {
     let (policy, _) = virtual_policy();
     let client = RetryClient::new(reqwest::Client::new(), policy.clone());
 
-    let once = client
-        .post(server.url("/v1/chat/completions"))
-        .body(CHAT)
-        .send()
+    let once = chat(&client, server.url("/v1/chat/completions"))
         .await
         .unwrap();
     assert_eq!(once.status(), 503);
@@ -144,10 +135,7 @@ async fn a_503_is_not_replayed_by_default_and_is_when_configured() {
     let server = first(503).await;
     let client = RetryClient::new(reqwest::Client::new(), policy)
         .with_config(Config::new().with_refusal_statuses(&[408, 429, 503, 529]));
-    let replayed = client
-        .post(server.url("/v1/chat/completions"))
-        .body(CHAT)
-        .send()
+    let replayed = chat(&client, server.url("/v1/chat/completions"))
         .await
         .unwrap();
     assert_eq!(replayed.status(), 200);
@@ -161,10 +149,7 @@ async fn without_refusal_statuses_a_429_is_sent_once() {
     let client = RetryClient::new(reqwest::Client::new(), policy)
         .with_config(Config::new().with_refusal_statuses(&[]));
 
-    let response = client
-        .post(server.url("/v1/chat/completions"))
-        .body(CHAT)
-        .send()
+    let response = chat(&client, server.url("/v1/chat/completions"))
         .await
         .unwrap();
 
@@ -174,22 +159,10 @@ async fn without_refusal_statuses_a_429_is_sent_once() {
 
 #[tokio::test]
 async fn a_post_to_a_closed_port_is_retried() {
-    let addr = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
-    let policy = RetryPolicy::builder()
-        .classic()
-        .with_max_attempts(3)
-        .with_sleeper(|_| ready(()))
-        .build()
-        .unwrap();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let addr = closed_port();
+    let client = RetryClient::new(reqwest::Client::new(), classic_at_once(3));
 
-    let err = client
-        .post(format!("http://{addr}/v1/chat/completions"))
-        .body(CHAT)
-        .send()
+    let err = chat(&client, format!("http://{addr}/v1/chat/completions"))
         .await
         .unwrap_err();
 
@@ -213,10 +186,7 @@ async fn a_connection_closed_after_the_request_went_out_is_not_replayed() {
     let (policy, sleeper) = virtual_policy();
     let client = RetryClient::new(reqwest::Client::new(), policy);
 
-    let err = client
-        .post(server.url("/v1/chat/completions"))
-        .body(CHAT)
-        .send()
+    let err = chat(&client, server.url("/v1/chat/completions"))
         .await
         .unwrap_err();
 

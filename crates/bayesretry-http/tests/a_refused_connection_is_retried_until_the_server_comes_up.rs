@@ -18,15 +18,11 @@ use std::sync::Mutex;
 
 use bayesretry_http::{Error, RetryClient, Stop};
 use bayesretry_policy::{ErrorClass, Reason, RetryPolicy};
-use support::{answer, serve_on};
+use support::{answer, classic_at_once, closed_port, serve_on};
 
 #[tokio::test]
 async fn the_retry_after_the_refusal_reaches_the_new_server() {
-    // a free port: bound, then released
-    let addr = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let addr = closed_port();
     let started: Arc<Mutex<Option<support::Server>>> = Arc::default();
     let slept: Arc<Mutex<Vec<Duration>>> = Arc::default();
     let (started_in_sleep, slept_in_sleep) = (Arc::clone(&started), Arc::clone(&slept));
@@ -67,16 +63,8 @@ async fn the_retry_after_the_refusal_reaches_the_new_server() {
 
 #[tokio::test]
 async fn a_server_that_never_comes_up_ends_in_a_transport_error() {
-    let addr = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
-    let policy = RetryPolicy::builder()
-        .classic()
-        .with_max_attempts(3)
-        .with_sleeper(|_| core::future::ready(()))
-        .build()
-        .unwrap();
+    let addr = closed_port();
+    let policy = classic_at_once(3);
     let client = RetryClient::new(reqwest::Client::new(), policy);
 
     let err = client

@@ -13,30 +13,15 @@
 
 extern crate alloc;
 
+mod support;
+
 use alloc::sync::Arc;
 use core::future::{Ready, ready};
 use core::task::{Context, Poll};
 
 use bayesretry_http::{Error, RetryClient, Stop};
-use bayesretry_policy::{Reason, RetryPolicy};
-
-/// Classic mode, three attempts, no waiting.
-fn three_attempts() -> RetryPolicy {
-    RetryPolicy::builder()
-        .classic()
-        .with_max_attempts(3)
-        .with_sleeper(|_| ready(()))
-        .build()
-        .unwrap()
-}
-
-/// A loopback address nothing listens on: bound, then released.
-fn closed_port() -> core::net::SocketAddr {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-}
+use bayesretry_policy::Reason;
+use support::{classic_at_once, closed_port};
 
 /// The attempts made and the stop of a call that ended in a transport error.
 async fn transport_failure(client: &RetryClient, url: &str) -> (u32, Stop, reqwest::Error) {
@@ -53,7 +38,7 @@ async fn transport_failure(client: &RetryClient, url: &str) -> (u32, Stop, reqwe
 #[cfg(not(feature = "rustls"))]
 #[tokio::test]
 async fn an_https_url_without_a_tls_backend_is_one_attempt() {
-    let client = RetryClient::new(reqwest::Client::new(), three_attempts());
+    let client = RetryClient::new(reqwest::Client::new(), classic_at_once(3));
     let url = format!("https://{}/v1/models", closed_port());
 
     let (attempts, stop, source) = transport_failure(&client, &url).await;
@@ -93,7 +78,7 @@ async fn through_unservable(says: &'static str) -> (u32, Stop) {
         .connector_layer(tower::layer::layer_fn(move |inner| Unservable(inner, says)))
         .build()
         .unwrap();
-    let client = RetryClient::new(reqwest, three_attempts());
+    let client = RetryClient::new(reqwest, classic_at_once(3));
     let url = format!("http://{}/v1/models", closed_port());
     let (attempts, stop, source) = transport_failure(&client, &url).await;
     assert!(source.is_connect(), "{source:?}");
@@ -115,7 +100,7 @@ async fn another_connect_failure_with_no_io_error_behind_it_is_retried() {
 
 #[tokio::test]
 async fn a_refused_connection_is_still_retried() {
-    let client = RetryClient::new(reqwest::Client::new(), three_attempts());
+    let client = RetryClient::new(reqwest::Client::new(), classic_at_once(3));
     let url = format!("http://{}/v1/models", closed_port());
 
     let (attempts, stop, source) = transport_failure(&client, &url).await;
@@ -140,7 +125,7 @@ async fn a_name_that_does_not_resolve_is_still_retried() {
         .dns_resolver(Arc::new(Unknown))
         .build()
         .unwrap();
-    let client = RetryClient::new(reqwest, three_attempts());
+    let client = RetryClient::new(reqwest, classic_at_once(3));
 
     let (attempts, stop, source) =
         transport_failure(&client, "http://api.example.invalid/v1/models").await;

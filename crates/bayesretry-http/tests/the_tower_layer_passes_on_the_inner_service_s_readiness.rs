@@ -13,6 +13,8 @@
 
 extern crate alloc;
 
+mod support;
+
 use alloc::sync::Arc;
 use core::future::{Ready, poll_fn, ready};
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -21,19 +23,10 @@ use core::time::Duration;
 use std::io;
 
 use bayesretry_http::{Error, RetryLayer, Stop};
-use bayesretry_policy::RetryPolicy;
 use http::{Request, Response};
+use support::classic_at_once;
 use tokio::sync::Semaphore;
 use tower::{Service, ServiceBuilder, ServiceExt};
-
-fn policy() -> RetryPolicy {
-    RetryPolicy::builder()
-        .classic()
-        .with_max_attempts(3)
-        .with_sleeper(|_| ready(()))
-        .build()
-        .unwrap()
-}
 
 fn request() -> Request<String> {
     Request::get("http://api.example.com/v1/models")
@@ -57,7 +50,7 @@ async fn a_load_shedder_above_sheds_while_a_concurrency_limit_below_is_full() {
     });
     let mut service = ServiceBuilder::new()
         .load_shed()
-        .layer(RetryLayer::new(policy()))
+        .layer(RetryLayer::new(classic_at_once(3)))
         .concurrency_limit(1)
         .service(inner);
 
@@ -105,7 +98,7 @@ impl Service<Request<String>> for Failed {
 async fn a_service_whose_readiness_fails_is_not_retried() {
     let calls = Arc::new(AtomicU32::new(0));
     let mut service = ServiceBuilder::new()
-        .layer(RetryLayer::new(policy()))
+        .layer(RetryLayer::new(classic_at_once(3)))
         .service(Failed(Arc::clone(&calls)));
 
     let failed = poll_fn(|cx| service.poll_ready(cx)).await;

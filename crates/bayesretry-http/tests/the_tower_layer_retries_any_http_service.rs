@@ -19,7 +19,7 @@ use http::Request;
 use http_body_util::Full;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-use support::{answer, serve, virtual_policy};
+use support::{answer, classic_at_once, closed_port, serve, virtual_policy};
 use tower::{Layer, Service};
 
 type Body = Full<Bytes>;
@@ -120,16 +120,8 @@ async fn a_hint_above_the_cap_is_a_typed_error_and_the_cap_holds() {
 
 #[tokio::test]
 async fn a_refused_connection_is_classified_by_the_callers_classifier() {
-    let addr = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
-    let policy = bayesretry_policy::RetryPolicy::builder()
-        .classic()
-        .with_max_attempts(2)
-        .with_sleeper(|_| core::future::ready(()))
-        .build()
-        .unwrap();
+    let addr = closed_port();
+    let policy = classic_at_once(2);
     let mut service = RetryLayer::new(policy)
         .with_classifier(|err: &hyper_util::client::legacy::Error| {
             bayesretry_http::classify_service_error(err)

@@ -55,7 +55,7 @@ impl Server {
         format!("http://{}{path}", self.addr)
     }
 
-    /// Requests answered so far.
+    /// Requests answered so far (by a raw server: request heads read).
     pub fn requests(&self) -> usize {
         self.requests.load(Ordering::SeqCst)
     }
@@ -167,6 +167,23 @@ pub fn virtual_policy() -> (RetryPolicy, VirtualSleeper) {
     (policy, sleeper)
 }
 
+/// Classic mode, `attempts` attempts in all, each retry sent at once.
+pub fn classic_at_once(attempts: u32) -> RetryPolicy {
+    RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(attempts)
+        .with_sleeper(|_| core::future::ready(()))
+        .build()
+        .expect("a valid policy")
+}
+
+/// A loopback address nothing listens on: bound, then released.
+pub fn closed_port() -> SocketAddr {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("bind a loopback port")
+}
+
 /// The first backoff of the default schedule is at most this (500 ms, full
 /// jitter): a recorded delay above it came from the server's hint.
 pub const FIRST_BACKOFF_CAP: Duration = Duration::from_millis(500);
@@ -178,49 +195,27 @@ pub fn answer_sized(status: u16, headers: &[(&str, &str)], len: usize) -> Respon
     response
 }
 
-/// A server that writes raw bytes: for each request, in order on any
-/// connection, the answer `script` gives for its number (0-based). A
-/// connection stays open after its answer, so an answer that declares more
-/// body than it sends leaves the client waiting for the rest; an empty answer
-/// closes the connection instead, the request read and not answered.
-#[derive(Clone, Debug)]
-pub struct RawServer {
-    pub addr: SocketAddr,
-    requests: Arc<AtomicUsize>,
-    connections: Arc<AtomicUsize>,
-}
-
-impl RawServer {
-    /// `http://127.0.0.1:PORT` + `path`.
-    pub fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    /// Request heads read so far.
-    pub fn requests(&self) -> usize {
-        self.requests.load(Ordering::SeqCst)
-    }
-
-    /// Connections accepted so far.
-    pub fn connections(&self) -> usize {
-        self.connections.load(Ordering::SeqCst)
-    }
-}
-
-/// Starts a [`RawServer`] on a fresh loopback port. A request's body, if any,
-/// must arrive with its head and is not read.
-pub async fn serve_raw(script: impl Fn(usize) -> Vec<u8> + Send + Sync + 'static) -> RawServer {
+/// Starts a server that writes raw bytes on a fresh loopback port: for each
+/// request, in order on any connection, the answer `script` gives for its
+/// number (0-based). A connection stays open after its answer, so an answer
+/// that declares more body than it sends leaves the client waiting for the
+/// rest; an empty answer closes the connection instead, the request read and
+/// not answered. It counts request heads and connections; it records no
+/// [`Seen`]. A request's body, if any, must arrive with its head and is not
+/// read.
+pub async fn serve_raw(script: impl Fn(usize) -> Vec<u8> + Send + Sync + 'static) -> Server {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
     let listener = TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind a loopback port");
-    let server = RawServer {
+    let server = Server {
         addr: listener
             .local_addr()
             .expect("a bound listener has an address"),
         requests: Arc::default(),
         connections: Arc::default(),
+        seen: Arc::default(),
     };
     let script: Arc<dyn Fn(usize) -> Vec<u8> + Send + Sync> = Arc::new(script);
     let state = server.clone();
