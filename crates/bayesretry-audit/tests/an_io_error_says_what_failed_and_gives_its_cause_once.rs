@@ -2,10 +2,13 @@
 //! one); the operating system's error is its `source()` only, so that a report
 //! printing the chain of causes (anyhow, eyre, the CLI) shows it once.
 
+mod common;
+
 use core::error::Error as _;
 use std::io;
 
-use bayesretry_audit::{Durable, Error, Event, Fsync, JsonlWriter, Record, Verifier};
+use bayesretry_audit::{Error, Event, Fsync, JsonlWriter, Record, Verifier};
+use common::Full;
 
 /// The messages of `error` and of each of its causes, in order.
 fn chain(error: &Error) -> Vec<String> {
@@ -30,24 +33,6 @@ fn says_its_cause_once(error: &Error, cause: &str) {
     let chain = chain(error);
     let times = chain.iter().filter(|m| m.contains(cause)).count();
     assert_eq!(times, 1, "{chain:?}");
-}
-
-/// A destination whose writes fail.
-struct Full;
-
-impl io::Write for Full {
-    fn write(&mut self, _: &[u8]) -> io::Result<usize> {
-        Err(io::Error::other("disk full"))
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Durable for Full {
-    fn sync(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 /// A source whose reads fail.

@@ -10,19 +10,20 @@
     reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
 )]
 
+mod common;
+
 use core::num::NonZeroUsize;
-use std::io;
 use std::sync::mpsc;
 
 use bayesretry_audit::{
-    AuditLog, AuditTrail, Durable, Error, Event, Fsync, JsonlWriter, Record, Seal, Sink,
-    reason_name,
+    AuditLog, AuditTrail, Error, Event, Fsync, JsonlWriter, Record, Seal, Sink, reason_name,
 };
 use bayesretry_decision::{Decision, Reason};
 use bayesretry_policy::{
     HttpStatus, ManualClock, Observer, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
 };
 use bayesretry_store::{Context, ErrorClass};
+use common::Full;
 
 fn capacity(n: usize) -> NonZeroUsize {
     NonZeroUsize::new(n).unwrap()
@@ -186,24 +187,6 @@ fn records_offered_after_finish_are_counted_as_dropped() {
     observer.on_observe(&ctx, false);
     observer.on_decision(&Decision::stop(Reason::Deadline), &ctx);
     assert_eq!(observer.dropped(), 2);
-}
-
-/// A destination whose writes fail.
-struct Full;
-
-impl io::Write for Full {
-    fn write(&mut self, _: &[u8]) -> io::Result<usize> {
-        Err(io::Error::other("disk full"))
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Durable for Full {
-    fn sync(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 #[test]

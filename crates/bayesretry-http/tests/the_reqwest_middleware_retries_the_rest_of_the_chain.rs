@@ -14,7 +14,15 @@ mod support;
 use core::time::Duration;
 
 use bayesretry_http::{Idempotent, MiddlewareError, RetryMiddleware};
+use bayesretry_policy::RetryPolicy;
 use support::{answer, serve, virtual_policy};
+
+/// A reqwest client whose middleware chain is `RetryMiddleware` under `policy`.
+fn retried(policy: RetryPolicy) -> reqwest_middleware::ClientWithMiddleware {
+    reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+        .with(RetryMiddleware::new(policy))
+        .build()
+}
 
 #[tokio::test]
 async fn a_503_with_a_hint_then_a_200_through_the_middleware() {
@@ -24,9 +32,7 @@ async fn a_503_with_a_hint_then_a_200_through_the_middleware() {
     })
     .await;
     let (policy, sleeper) = virtual_policy();
-    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
-        .with(RetryMiddleware::new(policy))
-        .build();
+    let client = retried(policy);
 
     let response = client.get(server.url("/")).send().await.unwrap();
 
@@ -43,9 +49,7 @@ async fn a_post_is_replayed_only_with_the_idempotent_extension() {
     })
     .await;
     let (policy, _) = virtual_policy();
-    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
-        .with(RetryMiddleware::new(policy))
-        .build();
+    let client = retried(policy);
 
     let once = client
         .post(server.url("/"))
@@ -75,9 +79,7 @@ async fn a_post_without_a_key_is_replayed_after_a_429() {
     })
     .await;
     let (policy, _) = virtual_policy();
-    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
-        .with(RetryMiddleware::new(policy))
-        .build();
+    let client = retried(policy);
 
     let response = client
         .post(server.url("/v1/chat/completions"))
@@ -94,9 +96,7 @@ async fn a_post_without_a_key_is_replayed_after_a_429() {
 async fn a_hint_above_the_cap_arrives_as_this_crates_error() {
     let server = serve(|_| answer(429, &[("retry-after", "7200")])).await;
     let (policy, sleeper) = virtual_policy();
-    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
-        .with(RetryMiddleware::new(policy))
-        .build();
+    let client = retried(policy);
 
     let err = client.get(server.url("/")).send().await.unwrap_err();
 

@@ -9,7 +9,9 @@
     reason = "test helpers: a failure must fail the test"
 )]
 
-use bayesretry_audit::{AuditLog, Event, Fsync, JsonlWriter, Record};
+use std::io;
+
+use bayesretry_audit::{AuditLog, Durable, Event, Fsync, JsonlWriter, Record};
 
 /// A record of each kind in turn: mostly decisions, every 5th an outcome, every
 /// 97th a `dropped` entry; fields vary with `i`.
@@ -70,4 +72,22 @@ pub(crate) fn file_lines(n: u64) -> Vec<Vec<u8>> {
 /// The lines joined back into a file.
 pub(crate) fn join(lines: &[Vec<u8>]) -> Vec<u8> {
     lines.concat()
+}
+
+/// A destination whose writes fail.
+pub(crate) struct Full;
+
+impl io::Write for Full {
+    fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+        Err(io::Error::other("disk full"))
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Durable for Full {
+    fn sync(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
