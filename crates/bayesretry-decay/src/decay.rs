@@ -76,6 +76,46 @@ impl Decay {
         self.factor(to_ms.saturating_sub(from_ms))
     }
 
+    /// How many half-lives old evidence is when stores forget it: 64, at which
+    /// it is worth 2⁻⁶⁴ (about 5·10⁻²⁰) of itself, less than the rounding of
+    /// any count it could be added to.
+    pub const FORGET_AFTER_HALF_LIVES: u32 = 64;
+
+    /// The stamp before which evidence is forgotten at `now_ms`: evidence
+    /// stamped before it is more than
+    /// [`FORGET_AFTER_HALF_LIVES`](Decay::FORGET_AFTER_HALF_LIVES) half-lives
+    /// old. `None` without decay (nothing is ever forgotten), and while no
+    /// stamp is that old.
+    ///
+    /// Stores drop such evidence from their snapshots and files, and a writer's
+    /// forgotten entry no longer stands in the way of its newer ones: without
+    /// that, a file shared by processes that restart under new writer ids would
+    /// grow by an entry per context at every restart, for good.
+    ///
+    /// ```
+    /// use core::num::NonZeroU64;
+    /// use bayesretry_decay::{Decay, HalfLife};
+    ///
+    /// let decay = Decay::new(HalfLife::from_ms(NonZeroU64::new(1_000).unwrap()));
+    /// assert_eq!(decay.forgotten_before(64_000), None);
+    /// assert_eq!(decay.forgotten_before(64_001), Some(1));
+    /// assert_eq!(decay.forgotten_before(100_000), Some(36_000));
+    /// assert_eq!(Decay::never().forgotten_before(u64::MAX), None);
+    /// ```
+    #[must_use]
+    pub fn forgotten_before(&self, now_ms: u64) -> Option<u64> {
+        let horizon = self.half_life.raw_ms() * f64::from(Decay::FORGET_AFTER_HALF_LIVES);
+        if !horizon.is_finite() {
+            return None;
+        }
+        // Ages are whole milliseconds, so `age > horizon` is `age > ⌊horizon⌋`:
+        // the cast truncates (and saturates past 2^64 ms, forgetting nothing).
+        match now_ms.checked_sub(horizon as u64) {
+            Some(cutoff) if cutoff > 0 => Some(cutoff),
+            _ => None,
+        }
+    }
+
     /// `stamped` brought up to `now_ms`: its evidence decayed, its stamp moved to
     /// `now_ms`. A `now_ms` before the stamp changes nothing.
     #[inline]

@@ -77,6 +77,16 @@ use crate::target::Target;
 /// and drop its new evidence: `save_merged` refuses such a snapshot with
 /// [`Error::WriterBehind`], writing nothing, rather than lose it silently.
 ///
+/// A store with a half-life (the policy's default store has one) leaves out
+/// of its snapshots the evidence it has forgotten, 64 half-lives old
+/// ([`Snapshot::forgotten_before`]), and `save_merged` drops the file's
+/// entries of that age before merging: the entries of processes long gone, and
+/// of a writer id's earlier life. So a file shared by processes that restart
+/// under new random ids holds about one entry per context for each process
+/// that wrote in the last 64 half-lives, not one for every process that ever
+/// did. Stores sharing a file should share a half-life: the saver's decides
+/// what the file forgets.
+///
 /// ```
 /// use bayesretry_fs::{FileStore, Source};
 /// use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore};
@@ -268,7 +278,8 @@ impl FileStore {
     /// run (see [several processes](FileStore#several-processes)). If the file is missing or bad (empty, truncated,
     /// not JSON, the wrong schema) the backup is merged instead (and the bad
     /// file is not rotated into the backup); the returned [`Merged::origin`]
-    /// says so.
+    /// says so. Entries of the file updated before the snapshot's
+    /// [`forgotten_before`](Snapshot::forgotten_before) are dropped first.
     ///
     /// # Errors
     ///
@@ -297,6 +308,11 @@ impl FileStore {
             if let Some(error) = origin.primary_error.take() {
                 return Err(error);
             }
+        }
+        // What the saving store has forgotten, the file forgets too, before
+        // the merge: a forgotten entry must not win over its writer's new one.
+        if let Some(cutoff) = snapshot.forgotten_before() {
+            on_disk.forget_before(cutoff);
         }
         if let Some(writer) = snapshot.taken_by() {
             if let Some(error) = writer_behind(&on_disk, snapshot, writer, &origin.path) {

@@ -84,6 +84,10 @@ pub struct Snapshot {
     /// The writer of the store that took the snapshot; not written to JSON.
     #[serde(skip)]
     taken_by: Option<WriterId>,
+    /// Entries updated before this were dropped as forgotten; not written to
+    /// JSON.
+    #[serde(skip)]
+    forgotten_before: Option<u64>,
 }
 
 /// Snapshots are equal when their entries and times are: who took them is not
@@ -123,6 +127,7 @@ impl Snapshot {
             taken_at_ms: 0,
             entries: Vec::new(),
             taken_by: None,
+            forgotten_before: None,
         }
     }
 
@@ -148,6 +153,7 @@ impl Snapshot {
             taken_at_ms,
             entries,
             taken_by: None,
+            forgotten_before: None,
         };
         snapshot.normalise();
         snapshot
@@ -182,6 +188,50 @@ impl Snapshot {
     pub(crate) fn taken_by_writer(mut self, writer: WriterId) -> Snapshot {
         self.taken_by = Some(writer);
         self
+    }
+
+    /// Drops every entry last updated before `cutoff_ms`, and records the
+    /// cutoff as [`forgotten_before`](Snapshot::forgotten_before) (the later
+    /// of it and one recorded before).
+    ///
+    /// A store with a half-life does this to the snapshots it takes, with the
+    /// cutoff of [`Decay::forgotten_before`](bayesretry_decay::Decay::forgotten_before):
+    /// evidence 64 half-lives old counts for nothing, and keeping it would
+    /// grow a shared file by an entry per context at each restart of a
+    /// process under a new writer id.
+    ///
+    /// ```
+    /// use bayesretry_store::{Evidence, Snapshot, SnapshotEntry, WriterId};
+    ///
+    /// let entry = |writer, at| {
+    ///     let evidence = Evidence::new(1.0, 0.0).unwrap();
+    ///     SnapshotEntry::new("db", 1, "timeout", WriterId::new(writer), 1, evidence, at).unwrap()
+    /// };
+    /// let mut snapshot = Snapshot::from_entries(9_000, vec![entry(1, 100), entry(2, 5_000)]);
+    /// snapshot.forget_before(5_000);
+    /// assert_eq!(snapshot.len(), 1);
+    /// assert_eq!(snapshot.entries()[0].writer(), WriterId::new(2));
+    /// assert_eq!(snapshot.forgotten_before(), Some(5_000));
+    /// ```
+    pub fn forget_before(&mut self, cutoff_ms: u64) {
+        self.entries.retain(|e| e.updated_at_ms >= cutoff_ms);
+        self.forgotten_before = Some(
+            self.forgotten_before
+                .map_or(cutoff_ms, |c| c.max(cutoff_ms)),
+        );
+    }
+
+    /// The cutoff of the last [`forget_before`](Snapshot::forget_before): the
+    /// snapshot holds no entry updated before it. `None` if nothing was
+    /// forgotten: a snapshot read from JSON, built from entries, or taken by a
+    /// store without decay. A merge keeps the receiving snapshot's. It is not
+    /// written to JSON and not compared by `==`.
+    ///
+    /// A file store forgets the entries of its file before this cutoff when
+    /// it merges the snapshot into it (`FileStore::save_merged` in
+    /// `bayesretry-fs`), so the file sheds what no store would count any more.
+    pub const fn forgotten_before(&self) -> Option<u64> {
+        self.forgotten_before
     }
 
     /// The entries, sorted by endpoint, attempt, class and writer.
@@ -450,6 +500,7 @@ impl TryFrom<RawSnapshot> for Snapshot {
             taken_at_ms: raw.taken_at_ms,
             entries: raw.entries,
             taken_by: None,
+            forgotten_before: None,
         };
         snapshot.normalise();
         Ok(snapshot)

@@ -403,6 +403,14 @@ mod snapshots {
         /// entry keeps its own last-update time), so snapshots merge exactly.
         /// The snapshot records this store's writer as
         /// [`taken_by`](Snapshot::taken_by).
+        ///
+        /// With a half-life, entries last updated more than 64 half-lives
+        /// before `now_ms` are left out, forgotten
+        /// ([`Snapshot::forget_before`], at
+        /// [`Decay::forgotten_before`](bayesretry_decay::Decay::forgotten_before)):
+        /// each is worth less than 2⁻⁶⁴ of itself. So the snapshots (and the
+        /// files) of processes restarted under new writer ids shed their dead
+        /// writers' entries instead of growing by them at every restart.
         pub fn snapshot(&self, now_ms: u64) -> Snapshot {
             let mut entries = Vec::new();
             for shard in self.shards.iter() {
@@ -418,7 +426,12 @@ mod snapshots {
                     ));
                 });
             }
-            Snapshot::from_entries(now_ms, entries).taken_by_writer(self.params.writer)
+            let mut snapshot =
+                Snapshot::from_entries(now_ms, entries).taken_by_writer(self.params.writer);
+            if let Some(cutoff) = self.params.decay.forgotten_before(now_ms) {
+                snapshot.forget_before(cutoff);
+            }
+            snapshot
         }
 
         /// Replaces everything the store holds by the snapshot's contents:
@@ -444,7 +457,12 @@ mod snapshots {
         /// With a half-life, prefer [`merge_at`](MemoryStore::merge_at), which
         /// also guards against evidence stamped by a clock ahead of this one.
         pub fn merge(&self, snapshot: &Snapshot) {
-            self.merge_entries(snapshot, snapshot.taken_at_ms(), u64::MAX);
+            let time = MergeTime {
+                now_ms: snapshot.taken_at_ms(),
+                clamp_ms: u64::MAX,
+                forget_before: 0,
+            };
+            self.merge_entries(snapshot, time);
         }
 
         /// [`merge`](MemoryStore::merge) at `now_ms` on this store's clock:
@@ -472,15 +490,31 @@ mod snapshots {
         /// Evidence stamped up to `now_ms`, with no such copies about, merges
         /// exactly as with `merge`.
         ///
+        /// With a half-life, it also forgets, as
+        /// [`snapshot`](MemoryStore::snapshot) does, evidence more than 64
+        /// half-lives old at `now_ms`: an incoming entry that old is not
+        /// merged; a held one gives way to any live entry of its writer, lower
+        /// sequence numbers included, but a copy of the same update (a writer
+        /// restarted under a fixed id after its entries were forgotten numbers
+        /// them from 1 again); and a context's other writers that old are dropped when it
+        /// merges. One limit follows: a copy clamped more than 64 half-lives
+        /// ago may be dropped so, and an update stamped that far ahead of this
+        /// clock is then taken as news once more when this clock passes its
+        /// stamp, fading from there.
+        ///
         /// Use this wherever the store's clock is at hand: a policy's `load`
         /// and a fleet's sync do.
         pub fn merge_at(&self, snapshot: &Snapshot, now_ms: u64) {
-            self.merge_entries(snapshot, now_ms, now_ms);
+            let time = MergeTime {
+                now_ms,
+                clamp_ms: now_ms,
+                forget_before: self.params.decay.forgotten_before(now_ms).unwrap_or(0),
+            };
+            self.merge_entries(snapshot, time);
         }
 
-        /// Merges the entries of `snapshot`, stamping those after `clamp_ms`
-        /// at `clamp_ms`; `now_ms` dates the contexts it makes.
-        fn merge_entries(&self, snapshot: &Snapshot, now_ms: u64, clamp_ms: u64) {
+        /// Merges the entries of `snapshot` at `time`.
+        fn merge_entries(&self, snapshot: &Snapshot, time: MergeTime) {
             for entry in snapshot.entries() {
                 let Some(class) = entry.class_ref() else {
                     continue;
@@ -497,7 +531,7 @@ mod snapshots {
                     writer_entry,
                     &self.params,
                     &self.board,
-                    MergeTime { now_ms, clamp_ms },
+                    time,
                 );
             }
         }

@@ -212,6 +212,10 @@ impl RemoteSet {
 pub(crate) struct MergeTime {
     pub(crate) now_ms: u64,
     pub(crate) clamp_ms: u64,
+    /// Evidence stamped before this is forgotten (0: none is): an incoming
+    /// entry that old is not merged, and a held one no longer stands in the
+    /// way of its writer's newer entry, whatever their sequence numbers.
+    pub(crate) forget_before: u64,
 }
 
 /// One (context, writer) entry, as a shard lists it for a snapshot.
@@ -496,7 +500,11 @@ impl Shard {
         board: &Mutex<Board>,
         time: MergeTime,
     ) {
-        let MergeTime { now_ms, clamp_ms } = time;
+        let MergeTime {
+            now_ms,
+            clamp_ms,
+            forget_before,
+        } = time;
         // Evidence stamped after `clamp_ms` arrives now: stamped then. One
         // update keeps the earliest such stamp (`beats_clamped`), so merged
         // again, clamped anew or not clamped at all once the clock has passed
@@ -509,9 +517,24 @@ impl Shard {
             },
             false => entry,
         };
-        let stale = |held: &WriterEntry| match clamping {
-            true => !entry.beats_clamped(held),
-            false => !entry.beats(held),
+        let live = |e: &WriterEntry| e.stamped.at_ms() >= forget_before;
+        if !live(&entry) {
+            return;
+        }
+        // A forgotten entry loses to any live one but a copy of itself (the
+        // same update, stamped otherwise: the earliest stamp still holds, so
+        // an update from a clock ahead is not news again): a writer restarted
+        // under a fixed id after its entries were forgotten numbers from 1
+        // again.
+        let same_update = |held: &WriterEntry| {
+            held.seq == entry.seq && held.stamped.evidence() == entry.stamped.evidence()
+        };
+        let stale = |held: &WriterEntry| {
+            (live(held) || same_update(held))
+                && match clamping {
+                    true => !entry.beats_clamped(held),
+                    false => !entry.beats(held),
+                }
         };
         let at = self.find_or_insert(key, p, board, now_ms);
         let before = self.contribution(at);
@@ -543,6 +566,11 @@ impl Shard {
                     set.writers[i].1 = entry;
                 }
                 Err(i) => set.writers.insert(i, (writer, entry)),
+            }
+            // The context's forgotten writers go too, so that a long-lived
+            // store merging from peers that come and go stays bounded.
+            if forget_before > 0 {
+                set.writers.retain(|(_, e)| live(e));
             }
             set.resum(&p.decay);
             set.recombine(local, &p.decay);
@@ -977,6 +1005,61 @@ mod tests {
         assert_eq!(size_of::<ContextSlot>(), 64);
     }
 
+    /// A merge that forgets drops the context's forgotten writers from its
+    /// set, so that peers restarted under new ids do not pile up in memory,
+    /// and keeps the set's sums those of the writers left.
+    #[cfg(feature = "serde")]
+    #[test]
+    fn a_merge_that_forgets_drops_the_contexts_forgotten_writers() {
+        use std::sync::Mutex;
+
+        use bayesretry_beta::Beta;
+        use bayesretry_decay::{Decay, Evidence, Stamped};
+
+        use super::{Board, Key, MergeTime, Params, Shard, WriterEntry};
+        use crate::class::ClassRef;
+        use crate::error_class::ErrorClass;
+        use crate::writer::WriterId;
+
+        let p = Params {
+            seed: 3,
+            decay: Decay::never(),
+            prior: Beta::uniform(),
+            hierarchical: false,
+            max_borrowed: 10.0,
+            refresh_ms: 0,
+            writer: WriterId::new(1),
+        };
+        let board = Board::new(1);
+        let mut shard = Shard::new(0, 5, board.len_counter());
+        let board = Mutex::new(board);
+        let key = || Key::new(p.seed, "api", 1, ClassRef::Builtin(ErrorClass::Timeout));
+        let merge = |shard: &mut Shard, writer: u64, at_ms: u64, forget_before: u64| {
+            let entry = WriterEntry {
+                seq: 1,
+                stamped: Stamped::new(Evidence::outcome(false), at_ms),
+            };
+            let time = MergeTime {
+                now_ms: at_ms,
+                clamp_ms: at_ms,
+                forget_before,
+            };
+            shard.merge(key(), WriterId::new(writer), entry, &p, &board, time);
+        };
+        for writer in 2..12 {
+            merge(&mut shard, writer, writer * 100, 0);
+        }
+        fn set(shard: &Shard) -> &super::RemoteSet {
+            &shard.remotes[shard.slots[0].remote as usize]
+        }
+        assert_eq!(set(&shard).writers.len(), 10);
+        // writers 2..=6 were last heard of before 700
+        merge(&mut shard, 20, 2_000, 700);
+        let left: alloc::vec::Vec<u64> = set(&shard).writers.iter().map(|(w, _)| w.get()).collect();
+        assert_eq!(left, [7, 8, 9, 10, 11, 20]);
+        assert_eq!(set(&shard).sum.evidence(), Evidence::new(0.0, 6.0).unwrap());
+    }
+
     /// Observes and merges from several writers, in an order that mixes them,
     /// on a shard small enough to evict: after every step each live context's
     /// remote set holds the writer-order sum of its writers and that sum
@@ -1042,6 +1125,8 @@ mod tests {
                     MergeTime {
                         now_ms,
                         clamp_ms: u64::MAX,
+                        // every other merge forgets what is 200 ms old
+                        forget_before: (step % 2) * now_ms.saturating_sub(200),
                     },
                 );
             }
