@@ -81,11 +81,17 @@ use crate::target::Target;
 /// of its snapshots the evidence it has forgotten, 64 half-lives old
 /// ([`Snapshot::forgotten_before`]), and `save_merged` drops the file's
 /// entries of that age before merging: the entries of processes long gone, and
-/// of a writer id's earlier life. So a file shared by processes that restart
-/// under new random ids holds about one entry per context for each process
-/// that wrote in the last 64 half-lives, not one for every process that ever
-/// did. Stores sharing a file should share a half-life: the saver's decides
-/// what the file forgets.
+/// of a writer id's earlier life. Other writers' entries go only once they are
+/// also 64 half-lives older than the newest other writer's, so a saver whose
+/// clock runs hours ahead does not erase the others' evidence. (Not if it
+/// restarts under new ids: its earlier lives are then other writers, as far
+/// ahead as it is, and a save may drop entries of the others that no live
+/// store holds any more; a live store that holds them writes them back at its
+/// next save.) So a file shared
+/// by processes that restart under new random ids holds about one entry per
+/// context for each process that wrote in the last 64 half-lives or so, not
+/// one for every process that ever did. Stores sharing a file should share a
+/// half-life: the saver's decides what the file forgets.
 ///
 /// ```
 /// use bayesretry_fs::{FileStore, Source};
@@ -278,8 +284,12 @@ impl FileStore {
     /// run (see [several processes](FileStore#several-processes)). If the file is missing or bad (empty, truncated,
     /// not JSON, the wrong schema) the backup is merged instead (and the bad
     /// file is not rotated into the backup); the returned [`Merged::origin`]
-    /// says so. Entries of the file updated before the snapshot's
-    /// [`forgotten_before`](Snapshot::forgotten_before) are dropped first.
+    /// says so. Entries of the file that the saving store has forgotten
+    /// (updated before the snapshot's
+    /// [`forgotten_before`](Snapshot::forgotten_before)) are dropped first;
+    /// other writers' entries only when they are also 64 half-lives older
+    /// than the newest other writer's, so that a saver whose clock runs hours
+    /// ahead does not erase everyone else's evidence.
     ///
     /// # Errors
     ///
@@ -312,7 +322,7 @@ impl FileStore {
         // What the saving store has forgotten, the file forgets too, before
         // the merge: a forgotten entry must not win over its writer's new one.
         if let Some(cutoff) = snapshot.forgotten_before() {
-            on_disk.forget_before(cutoff);
+            forget_in_file(&mut on_disk, snapshot, cutoff);
         }
         if let Some(writer) = snapshot.taken_by() {
             if let Some(error) = writer_behind(&on_disk, snapshot, writer, &origin.path) {
@@ -427,6 +437,35 @@ impl FileStore {
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(id);
     }
+}
+
+/// Drops the entries of `on_disk` that the store which took `snapshot` has
+/// forgotten, at `cutoff` on its clock: its own entries before `cutoff`, and
+/// other writers' entries before `cutoff` too, but never within one horizon
+/// (64 half-lives) of the newest other writer's entry. The saver's clock may
+/// run ahead of the others': hours fast, it would take every other writer's
+/// evidence for forgotten and erase it from the file for good, where a reader
+/// that merges it takes it as it is (`MemoryStore::merge_at` clamps the stamps
+/// from a clock ahead of its own, it does not drop the others).
+fn forget_in_file(on_disk: &mut Snapshot, snapshot: &Snapshot, cutoff: u64) {
+    // `taken_at` is the saver's `now` (or later, after a merge), so the
+    // horizon comes out at least as long as the saver's: never forgets more.
+    let horizon = snapshot.taken_at_ms().saturating_sub(cutoff);
+    let saver = snapshot.taken_by();
+    let newest_other = on_disk
+        .entries()
+        .iter()
+        .filter(|e| Some(e.writer()) != saver)
+        .map(SnapshotEntry::updated_at_ms)
+        .max();
+    let others_cutoff = newest_other.map_or(cutoff, |t| cutoff.min(t.saturating_sub(horizon)));
+    on_disk.retain(|e| {
+        let cutoff = match Some(e.writer()) == saver {
+            true => cutoff,
+            false => others_cutoff,
+        };
+        e.updated_at_ms() >= cutoff
+    });
 }
 
 /// The error to return if `on_disk` holds an entry of `writer` that would win

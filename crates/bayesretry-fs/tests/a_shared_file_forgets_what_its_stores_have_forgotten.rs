@@ -50,11 +50,39 @@ fn a_file_saved_by_a_process_restarted_every_hour_for_a_week_stays_small() -> Te
         }
         file.save_merged(&run.snapshot(now))?;
     }
-    // 64 ten-minute half-lives are 10 h 40 min: the last 11 lives' entries
+    // 64 ten-minute half-lives are 10 h 40 min. The saver's own entries and
+    // those of the 11 lives before it: others' entries go once they are that
+    // much older than the newest other writer's, the life an hour before.
     let saved = file.load()?;
-    assert_eq!(saved.len(), 3 * 11, "{} entries", saved.len());
+    assert_eq!(saved.len(), 3 * 12, "{} entries", saved.len());
     let oldest = saved.entries().iter().map(|e| e.updated_at_ms()).min();
-    assert_eq!(oldest, Some(T0 + (7 * 24 - 11) * HOUR_MS));
+    assert_eq!(oldest, Some(T0 + (7 * 24 - 12) * HOUR_MS));
+    Ok(())
+}
+
+/// A host whose clock runs 12 hours fast saves into the file, twice: by its
+/// clock, everyone else's evidence is 64 half-lives old. The file keeps it
+/// all the same, for the readers whose clocks are right.
+#[test]
+fn a_saver_whose_clock_runs_hours_ahead_does_not_erase_the_others_evidence() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let file = FileStore::open(dir.path().join("evidence.json"))?;
+    let honest = store(Some(1))?;
+    for _ in 0..50 {
+        honest.observe(&ctx(1), false, T0);
+    }
+    file.save_merged(&honest.snapshot(T0))?;
+    let skewed = store(Some(2))?;
+    for hour in 0..2 {
+        let ahead = T0 + (12 + hour) * HOUR_MS;
+        skewed.merge_at(&file.load()?, ahead);
+        skewed.observe(&ctx(1), true, ahead);
+        file.save_merged(&skewed.snapshot(ahead))?;
+    }
+    let reader = store(Some(9))?;
+    reader.merge_at(&file.load()?, T0 + 60_000);
+    let evidence = reader.evidence(&ctx(1), T0 + 60_000);
+    assert!(evidence.failures() > 40.0, "{evidence:?}");
     Ok(())
 }
 

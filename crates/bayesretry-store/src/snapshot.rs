@@ -221,15 +221,22 @@ impl Snapshot {
         );
     }
 
+    /// Keeps only the entries for which `keep` returns `true`, in their order:
+    /// for a merger with a rule of its own about what to drop.
+    pub fn retain(&mut self, keep: impl FnMut(&SnapshotEntry) -> bool) {
+        self.entries.retain(keep);
+    }
+
     /// The cutoff of the last [`forget_before`](Snapshot::forget_before): the
     /// snapshot holds no entry updated before it. `None` if nothing was
     /// forgotten: a snapshot read from JSON, built from entries, or taken by a
     /// store without decay. A merge keeps the receiving snapshot's. It is not
     /// written to JSON and not compared by `==`.
     ///
-    /// A file store forgets the entries of its file before this cutoff when
-    /// it merges the snapshot into it (`FileStore::save_merged` in
-    /// `bayesretry-fs`), so the file sheds what no store would count any more.
+    /// A file store forgets the entries of its file that the saving store has
+    /// forgotten when it merges the snapshot into it (`FileStore::save_merged`
+    /// in `bayesretry-fs`), so the file sheds what no store would count any
+    /// more.
     pub const fn forgotten_before(&self) -> Option<u64> {
         self.forgotten_before
     }

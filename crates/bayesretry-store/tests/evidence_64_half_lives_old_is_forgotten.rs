@@ -153,6 +153,31 @@ fn a_restarted_writer_at_its_old_sequence_number_is_heard_too() {
     assert!((evidence.successes() - 3.0).abs() < 1e-12, "{evidence:?}");
 }
 
+/// The one update a peer cannot tell from a copy of the forgotten entry: the
+/// same sequence number and the same counts. It is heard with the writer's
+/// next update of the context, which carries all of its evidence.
+#[test]
+fn a_restarted_update_that_matches_the_forgotten_one_is_heard_with_the_next() {
+    let other = Context::new("api", 2, ErrorClass::Http(429));
+    let life = |at| {
+        let s = store(7);
+        for _ in 0..39 {
+            s.observe(&other, true, at);
+        }
+        s.observe(&CTX, false, at);
+        s
+    };
+    let peer = store(1);
+    peer.merge_at(&life(T0).snapshot(T0), T0);
+    let back = T0 + HORIZON_MS + 10;
+    let second_life = life(back);
+    peer.merge_at(&second_life.snapshot(back), back);
+    second_life.observe(&CTX, false, back + 1);
+    peer.merge_at(&second_life.snapshot(back + 1), back + 1);
+    let evidence = peer.evidence(&CTX, back + 1);
+    assert!((evidence.failures() - 2.0).abs() < 1e-3, "{evidence:?}");
+}
+
 /// While the old entry is live, sequence numbers decide as ever.
 #[test]
 fn a_live_entry_with_a_higher_sequence_number_still_wins() {

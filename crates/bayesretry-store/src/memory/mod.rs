@@ -497,10 +497,13 @@ mod snapshots {
         /// sequence numbers included, but a copy of the same update (a writer
         /// restarted under a fixed id after its entries were forgotten numbers
         /// them from 1 again); and a context's other writers that old are dropped when it
-        /// merges. One limit follows: a copy clamped more than 64 half-lives
+        /// merges. Two limits follow. A copy clamped more than 64 half-lives
         /// ago may be dropped so, and an update stamped that far ahead of this
         /// clock is then taken as news once more when this clock passes its
-        /// stamp, fading from there.
+        /// stamp, fading from there. And a restarted writer's update that
+        /// matches its forgotten entry in sequence number and counts is taken
+        /// for a copy of it, and heard only with the writer's next update of
+        /// the context (which carries all of its evidence).
         ///
         /// Use this wherever the store's clock is at hand: a policy's `load`
         /// and a fleet's sync do.
