@@ -178,6 +178,29 @@ fn a_restarted_update_that_matches_the_forgotten_one_is_heard_with_the_next() {
     assert!((evidence.failures() - 2.0).abs() < 1e-3, "{evidence:?}");
 }
 
+/// A writer restarted under its id that loads a file still holding its
+/// forgotten entries does not take them in, but numbers its updates on from
+/// them: its peers then hear its very first update, whatever it holds.
+#[test]
+fn a_restarted_writer_numbers_on_from_its_forgotten_entries() {
+    let first_life = store(7);
+    first_life.observe(&CTX, false, T0);
+    let saved = first_life.snapshot(T0);
+    let peer = store(1);
+    peer.merge_at(&saved, T0);
+
+    let back = T0 + HORIZON_MS + 10;
+    let second_life = store(7);
+    second_life.merge_at(&saved, back);
+    assert_eq!(second_life.len(), 0, "the forgotten entry is not taken in");
+    second_life.observe(&CTX, false, back);
+    let entries = second_life.snapshot(back).entries().to_vec();
+    assert_eq!(entries[0].seq(), 2);
+    peer.merge_at(&second_life.snapshot(back), back);
+    let evidence = peer.evidence(&CTX, back);
+    assert!((evidence.failures() - 1.0).abs() < 1e-12, "{evidence:?}");
+}
+
 /// While the old entry is live, sequence numbers decide as ever.
 #[test]
 fn a_live_entry_with_a_higher_sequence_number_still_wins() {

@@ -519,6 +519,12 @@ impl Shard {
         };
         let live = |e: &WriterEntry| e.stamped.at_ms() >= forget_before;
         if !live(&entry) {
+            // Not taken in; but this store's own entry, from an earlier life
+            // under its id, still tells it where to number on from, so that
+            // its new updates do not reuse the forgotten ones' numbers.
+            if writer == p.writer {
+                self.seq = self.seq.max(entry.seq);
+            }
             return;
         }
         // A forgotten entry loses to any live one but a copy of itself (the
