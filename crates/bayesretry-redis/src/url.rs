@@ -14,6 +14,8 @@ use core::fmt;
 /// assert!(!format!("{url:?}").contains("hunter2"));
 /// assert_eq!(RedisUrl::new("redis://:hunter2@h").to_string(), "redis://:***@h");
 /// assert_eq!(RedisUrl::new("redis://127.0.0.1:6379").to_string(), "redis://127.0.0.1:6379");
+/// // everything before the last `@` is user info, unencoded `/`, `?` or `#` too
+/// assert_eq!(RedisUrl::new("redis://app:to/k?en@h/1").to_string(), "redis://app:***@h/1");
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct RedisUrl(String);
@@ -43,20 +45,30 @@ impl RedisUrl {
 
 /// `url` with the password of its authority and its query replaced by `***`. A URL that
 /// cannot be split is replaced whole by its scheme, so nothing unparsed leaks.
+///
+/// Everything between `://` and the last `@` is taken for the user info, even
+/// a `/`, `?` or `#`: a password is often a token with such characters left
+/// unencoded, and cutting the authority at the first of them would print the
+/// rest of it. An `@` further on (in a socket path, say) hides a little more
+/// than the password, never less.
 fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return String::from("<unparsable redis url>");
     };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(authority_end);
+    let (userinfo, rest) = match rest.rsplit_once('@') {
+        Some((userinfo, rest)) => (Some(userinfo), rest),
+        None => (None, rest),
+    };
+    let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (host, path) = rest.split_at(host_end);
     // the query is dropped: it is no place for a secret, but one may be there
     let path = match path.split_once('?') {
         Some((path, _query)) => format!("{path}?***"),
         None => path.to_owned(),
     };
-    match authority.rsplit_once('@') {
-        None => format!("{scheme}://{authority}{path}"),
-        Some((userinfo, host)) => match userinfo.split_once(':') {
+    match userinfo {
+        None => format!("{scheme}://{host}{path}"),
+        Some(userinfo) => match userinfo.split_once(':') {
             Some((user, _password)) => format!("{scheme}://{user}:***@{host}{path}"),
             // a lone user part is a password for Redis URLs of the form
             // redis://secret@host, so it is hidden too
@@ -103,5 +115,44 @@ mod tests {
         ] {
             assert_eq!(redact(url), want, "{url}");
         }
+    }
+
+    #[test]
+    fn passwords_with_unencoded_reserved_characters_never_survive_redaction() {
+        for (url, want) in [
+            (
+                "redis://app:s3cr/etTOKEN@cache:6379/0",
+                "redis://app:***@cache:6379/0",
+            ),
+            (
+                "redis://app:s3cr#etTOKEN@cache:6379",
+                "redis://app:***@cache:6379",
+            ),
+            (
+                "redis://app:s3cr?etTOKEN@cache:6379",
+                "redis://app:***@cache:6379",
+            ),
+            ("redis://:s3cr/etTOKEN@cache", "redis://:***@cache"),
+            ("redis://s3cr/et@cache/1?x=y", "redis://***@cache/1?***"),
+            (
+                "redis://app:s3cr/et@cache/1?password=p",
+                "redis://app:***@cache/1?***",
+            ),
+        ] {
+            assert_eq!(redact(url), want, "{url}");
+        }
+    }
+
+    #[test]
+    fn a_fleet_config_and_its_url_error_never_show_such_a_password() {
+        // `/` ends the authority for the URL parser: "app" is read as the
+        // host and "s3cr" as its port, which fails to parse
+        let config = crate::FleetConfig::new("redis://app:s3cr/etTOKEN@cache:6379/0");
+        assert!(!format!("{config:?}").contains("s3cr"), "{config:?}");
+        let Err(e) = config.client() else {
+            panic!("the URL parses");
+        };
+        assert!(!e.to_string().contains("s3cr"), "{e}");
+        assert!(!format!("{e:?}").contains("s3cr"), "{e:?}");
     }
 }
