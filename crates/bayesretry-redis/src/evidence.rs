@@ -59,6 +59,10 @@ pub(crate) struct EvidenceSync {
     /// Writers whose entries came from Redis before this process pushed any
     /// of theirs: not this process's own.
     pulled_writers: HashSet<WriterId>,
+    /// The writer the replica records its own outcomes under, once a
+    /// snapshot has named it (`Snapshot::taken_by`): always authored, never
+    /// pulled, even when Redis still holds its entries from before a restart.
+    own: Option<WriterId>,
     /// Whether the next collect must look at every entry, other writers'
     /// too: set when Redis lost its data, so that everything this process
     /// knows is pushed again.
@@ -86,6 +90,7 @@ impl EvidenceSync {
             since: 0,
             epoch: None,
             pulled_writers: HashSet::new(),
+            own: None,
             full: false,
             offers: 0,
             prefix,
@@ -107,8 +112,16 @@ impl EvidenceSync {
     ///
     /// The writers of new versions that never came from Redis are added to
     /// `authored`: this process writes for them, and renews their time to
-    /// live.
+    /// live. So is the writer that took the snapshot, the replica's own,
+    /// whatever Redis held of it before: a process started again under a
+    /// fixed id reads its previous life's entries back, and must still push
+    /// its new ones.
     pub(crate) fn collect(&mut self, snapshot: &Snapshot, authored: &mut HashSet<WriterId>) -> u64 {
+        if let Some(own) = snapshot.taken_by() {
+            self.own = Some(own);
+            self.pulled_writers.remove(&own);
+            authored.insert(own);
+        }
         let mut deferred = 0;
         let full = core::mem::take(&mut self.full);
         for entry in snapshot.entries() {
@@ -298,7 +311,9 @@ impl EvidenceSync {
                 let writer = entry.writer();
                 let known = self.known.entry(key).or_insert(0);
                 if *known < entry.seq() {
-                    self.pulled_writers.insert(writer);
+                    if self.own != Some(writer) {
+                        self.pulled_writers.insert(writer);
+                    }
                     *known = entry.seq();
                     entries.push(entry);
                     progress.pulled += 1;

@@ -15,6 +15,13 @@ use bayesretry_store::{MemoryStore, Snapshot};
 pub trait Replica: Send + Sync + 'static {
     /// Every writer's evidence the replica holds, as of `now_ms` on the
     /// fleet's clock (a policy uses its own clock instead).
+    ///
+    /// A store's snapshot names the store's writer
+    /// ([`Snapshot::taken_by`]): the fleet pushes that writer's entries as
+    /// this process's own and renews their time to live, even those Redis
+    /// already held from an earlier process under the same id. In a
+    /// snapshot that names none, a writer is this process's own only if its
+    /// entries were not read from Redis first.
     fn snapshot(&self, now_ms: u64) -> Snapshot;
 
     /// Merges the fleet's evidence in at `now_ms` on the fleet's clock (a
