@@ -174,7 +174,10 @@ struct Lease {
 /// under a local lock. When the lease runs low the sync task asks for more at
 /// once, not at the next interval, and when it is empty a spend is denied
 /// until more arrive — the fleet errs toward too few retries, never too many.
-/// Units are void when their window ends (on the server's clock, read back
+/// A spend costing more than the lease holds is denied as one finding it
+/// empty, and the lease asked for then covers its cost, however much larger
+/// than a lease (one costing more than a fixed window's whole allowance is
+/// refused without asking: no window grants it). Units are void when their window ends (on the server's clock, read back
 /// into the fleet's clock with the round trip taken off), so a window never
 /// spends units of another.
 ///
@@ -209,6 +212,9 @@ pub struct FleetBudget {
     lease: Mutex<Lease>,
     deposits: AtomicU64,
     want: AtomicBool,
+    /// The largest cost refused for want of leased units since the last
+    /// lease was asked for: the next lease asks for at least that much.
+    need: AtomicU64,
     spent: AtomicU64,
     fallback: Arc<dyn Budget + Send + Sync>,
     shared: Arc<Shared>,
@@ -242,6 +248,7 @@ impl FleetBudget {
             deposits: AtomicU64::new(0),
             // ask for a first lease at once
             want: AtomicBool::new(true),
+            need: AtomicU64::new(0),
             spent: AtomicU64::new(0),
             fallback,
             shared,
@@ -303,7 +310,9 @@ impl FleetBudget {
                 0
             }
         };
-        let want = u64::from(self.lease_size).saturating_sub(held);
+        // enough for the largest spend refused meanwhile, even above a lease
+        let need = self.need.swap(0, Ordering::AcqRel);
+        let want = u64::from(self.lease_size).max(need).saturating_sub(held);
         let deposits = self.deposits.swap(0, Ordering::AcqRel);
         let (mode, base, ratio) = match self.rule {
             Rule::FixedWindow { max_cost } => ("w", max_cost, 0.0),
@@ -327,6 +336,7 @@ impl FleetBudget {
             Err(e) => {
                 // not counted yet: they go with the next lease
                 self.deposits.fetch_add(deposits, Ordering::AcqRel);
+                self.need.fetch_max(need, Ordering::AcqRel);
                 self.want.store(true, Ordering::Release);
                 return Err(e.into());
             }
@@ -386,6 +396,14 @@ impl Budget for FleetBudget {
             // on the interval by the sync task)
             return Err(Denied::exhausted(until));
         }
+        if let Rule::FixedWindow { max_cost } = self.rule {
+            if cost > max_cost {
+                // no window of the fleet's ever grants it: asking would only
+                // take units from the other processes
+                return Err(Denied::exhausted(now.saturating_add(self.window_ms)));
+            }
+        }
+        self.need.fetch_max(u64::from(cost), Ordering::AcqRel);
         self.ask();
         let interval = u64::try_from(self.shared.interval.as_millis()).unwrap_or(u64::MAX);
         Err(Denied::exhausted(now.saturating_add(interval)))
