@@ -52,6 +52,11 @@ pub struct FleetConfig {
 }
 
 impl FleetConfig {
+    /// The longest [`ttl`](FleetConfig::with_ttl): 2⁴⁰ ms, about 34 years.
+    /// Redis refuses a time to live that, added to its clock, passes
+    /// `i64::MAX` ms, so a longer one would fail every round.
+    pub const MAX_TTL: Duration = Duration::from_millis(1 << 40);
+
     /// The defaults above, for the Redis at `url`.
     pub fn new(url: impl Into<String>) -> FleetConfig {
         FleetConfig {
@@ -100,7 +105,7 @@ impl FleetConfig {
 
     /// How long a writer's evidence stays in Redis after its last sync round:
     /// a process that dies ages out of the fleet's evidence after this long.
-    /// At least two intervals.
+    /// At least two intervals, at most [`MAX_TTL`](FleetConfig::MAX_TTL).
     pub fn with_ttl(mut self, ttl: Duration) -> FleetConfig {
         self.ttl = ttl;
         self
@@ -175,7 +180,7 @@ impl FleetConfig {
         if self.interval.is_zero() {
             return Err(Error::InvalidInterval(self.interval));
         }
-        if self.ttl < self.interval.saturating_mul(2) {
+        if self.ttl < self.interval.saturating_mul(2) || self.ttl > FleetConfig::MAX_TTL {
             return Err(Error::InvalidTtl {
                 ttl: self.ttl,
                 interval: self.interval,

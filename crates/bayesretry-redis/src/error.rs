@@ -42,8 +42,11 @@ pub enum Error {
     /// The sync interval was zero.
     #[error("sync interval must be at least 1 ms, got {0:?}")]
     InvalidInterval(core::time::Duration),
-    /// The time to live of a writer's evidence was shorter than two intervals.
-    #[error("ttl must be at least two sync intervals ({interval:?}), got {ttl:?}")]
+    /// The time to live of a writer's evidence was shorter than two intervals,
+    /// or longer than [`FleetConfig::MAX_TTL`](crate::FleetConfig::MAX_TTL).
+    #[error(
+        "ttl must be at least two sync intervals ({interval:?}) and at most 2^40 ms, got {ttl:?}"
+    )]
     InvalidTtl {
         /// The time to live asked for.
         ttl: core::time::Duration,

@@ -1,11 +1,15 @@
 //! Settings out of range are refused when a fleet, budget or breaker is made,
-//! with a message that names the value; credentials never show in one.
+//! with a message that names the value; credentials never show in one. A
+//! setting accepted is one Redis takes.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
+
+mod common;
 
 use core::time::Duration;
 
 use bayesretry_redis::{Error, Fleet, FleetBudgetConfig, FleetConfig};
+use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore};
 
 fn url() -> &'static str {
     "redis://app:hunter2@127.0.0.1:1/0"
@@ -25,6 +29,15 @@ async fn settings_out_of_range_are_rejected_by_name() {
     );
     let e = start(FleetConfig::new(url()).with_ttl(Duration::from_millis(1_500)));
     assert!(matches!(e, Error::InvalidTtl { .. }), "{e}");
+    // Redis would refuse it in every round's PEXPIRE
+    for ttl in [
+        Duration::MAX,
+        FleetConfig::MAX_TTL + Duration::from_millis(1),
+    ] {
+        let e = start(FleetConfig::new(url()).with_ttl(ttl));
+        assert!(matches!(e, Error::InvalidTtl { .. }), "{e}");
+        assert!(e.to_string().contains("at most 2^40 ms"), "{e}");
+    }
     let e = start(FleetConfig::new(url()).with_max_buffered(0));
     assert_eq!(e.to_string(), "max_buffered must be at least 1, got 0");
     let e = start(FleetConfig::new("http://app:hunter2@h/"));
@@ -61,6 +74,21 @@ async fn settings_out_of_range_are_rejected_by_name() {
         .breaker(bayesretry_breaker::Config::new().with_confidence(2.0))
         .unwrap_err();
     assert!(matches!(e, Error::InvalidBreaker(_)), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_longest_ttl_accepted_is_one_redis_takes() {
+    let Some(url) = common::server_url("the_longest_ttl_accepted_is_one_redis_takes") else {
+        return;
+    };
+    let config = FleetConfig::new(url)
+        .with_namespace(common::namespace("longest-ttl"))
+        .with_ttl(FleetConfig::MAX_TTL);
+    let store = MemoryStore::new();
+    store.observe(&Context::new("db", 1, ErrorClass::Timeout), false, 1);
+    let fleet = Fleet::start(config, store).unwrap();
+    fleet.sync_now().await.unwrap();
+    assert_eq!(fleet.stats().pushed, 1);
 }
 
 #[test]
