@@ -1,5 +1,6 @@
 //! [`FleetBreaker`]: a breaker per endpoint whose open state is the fleet's.
 
+use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use core::fmt;
 use core::num::NonZeroUsize;
@@ -22,6 +23,9 @@ const MAX_ENDPOINTS: usize = 4_096;
 /// The most publications waiting for the sync task; beyond, the oldest wait
 /// is not extended (a newer one of the same kind follows).
 const MAX_OUTBOX: usize = 4_096;
+/// The most probes of an endpoint handed out and awaiting their outcome;
+/// beyond, the oldest is given up on (its outcome would be of a past round).
+const MAX_PROBES_OUT: usize = 64;
 
 /// The fleet's view of one endpoint, as last pulled (or as this process just
 /// made it).
@@ -32,12 +36,14 @@ struct Fleetwide {
     open_until: Option<u64>,
     /// Cooldown over, not yet closed: calls need a probe claimed from Redis.
     probing: bool,
-    /// Probes claimed and not yet handed out.
-    permits: u32,
+    /// Probes claimed and not yet handed out, each by the round it was
+    /// claimed in.
+    permits: Vec<String>,
     /// A call found no permit: claim one at once.
     want_permit: bool,
-    /// Probes handed out whose outcome has not been recorded.
-    probes_out: u32,
+    /// Probes handed out whose outcome has not been recorded, by round,
+    /// oldest first: an outcome is taken for the oldest's.
+    probes_out: VecDeque<String>,
 }
 
 impl Fleetwide {
@@ -46,9 +52,9 @@ impl Fleetwide {
             name: name.to_owned(),
             open_until: None,
             probing: false,
-            permits: 0,
+            permits: Vec::new(),
             want_permit: false,
-            probes_out: 0,
+            probes_out: VecDeque::new(),
         }
     }
 }
@@ -56,8 +62,17 @@ impl Fleetwide {
 /// A change waiting to be published.
 #[derive(Debug, Clone, PartialEq)]
 enum Message {
-    Open { endpoint: String, cooldown_ms: u64 },
-    ProbeResult { endpoint: String, success: bool },
+    Open {
+        endpoint: String,
+        cooldown_ms: u64,
+    },
+    ProbeResult {
+        endpoint: String,
+        success: bool,
+        /// The round the probe was claimed in: the fleet ignores the outcome
+        /// of a probe of a round that has ended.
+        round: String,
+    },
 }
 
 impl Message {
@@ -85,7 +100,9 @@ impl Message {
 /// Probe outcomes go to Redis: a failure reopens the endpoint for everyone
 /// with the cooldown backed off, `probes_to_close` successes close it for
 /// everyone — and each process then resets its local breaker, as a local
-/// close would.
+/// close would. An outcome counts only in the round its probe was claimed
+/// in: a success reported after another probe's failure reopened the
+/// endpoint does not close it.
 ///
 /// [`check`](FleetBreaker::check) and [`record`](FleetBreaker::record) never
 /// wait for Redis. While it cannot be reached, each process runs its local
@@ -173,9 +190,11 @@ impl FleetBreaker {
                     }
                 }
                 if state.probing && connected {
-                    if state.permits > 0 {
-                        state.permits -= 1;
-                        state.probes_out = state.probes_out.saturating_add(1);
+                    if let Some(round) = state.permits.pop() {
+                        if state.probes_out.len() >= MAX_PROBES_OUT {
+                            state.probes_out.pop_front();
+                        }
+                        state.probes_out.push_back(round);
                         return Admission::Probe { half_opened: false };
                     }
                     if !state.want_permit {
@@ -208,11 +227,11 @@ impl FleetBreaker {
         {
             let mut fleet = lock(&self.fleet);
             if let Some(state) = fleet.get_mut(&key) {
-                if state.probes_out > 0 {
-                    state.probes_out -= 1;
+                if let Some(round) = state.probes_out.pop_front() {
                     messages.push(Message::ProbeResult {
                         endpoint: endpoint.to_owned(),
                         success,
+                        round,
                     });
                 }
             }
@@ -223,7 +242,7 @@ impl FleetBreaker {
                     let state = fleet.entry(key).or_insert_with(|| Fleetwide::new(endpoint));
                     state.open_until = Some(until_ms);
                     state.probing = false;
-                    state.permits = 0;
+                    state.permits.clear();
                 }
                 messages.push(Message::Open {
                     endpoint: endpoint.to_owned(),
@@ -286,7 +305,11 @@ impl FleetBreaker {
                         .invoke_async::<i64>(conn)
                         .await
                 }
-                Message::ProbeResult { endpoint, success } => scripts
+                Message::ProbeResult {
+                    endpoint,
+                    success,
+                    round,
+                } => scripts
                     .breaker_result
                     .prepare_invoke()
                     .arg(prefix)
@@ -295,6 +318,7 @@ impl FleetBreaker {
                     .arg(config.probes_to_close())
                     .arg(config.cooldown_factor())
                     .arg(config.max_cooldown_ms())
+                    .arg(round)
                     .invoke_async::<String>(conn)
                     .await
                     .map(|_| 0),
@@ -327,7 +351,7 @@ impl FleetBreaker {
             })
             .collect();
         for (key, endpoint) in wanted {
-            let claimed: i64 = scripts
+            let claimed: Vec<String> = scripts
                 .breaker_claim
                 .prepare_invoke()
                 .arg(prefix)
@@ -336,18 +360,19 @@ impl FleetBreaker {
                 .invoke_async(conn)
                 .await?;
             let mut fleet = lock(&self.fleet);
-            match claimed {
-                1 => {
+            match claimed.as_slice() {
+                [one, round] if one == "1" => {
                     if let Some(state) = fleet.get_mut(&key) {
-                        state.permits = state.permits.saturating_add(1);
+                        state.permits.push(round.clone());
                     }
                 }
-                -1 => {
+                [closed] if closed == "-1" => {
                     fleet.remove(&key);
                     drop(fleet);
                     self.local.remove(&key);
                 }
-                _ => {}
+                [none] if none == "0" => {}
+                _ => return Err(Error::Reply(format!("probe claim returned {claimed:?}"))),
             }
         }
         Ok(())
@@ -378,7 +403,7 @@ impl FleetBreaker {
                 if left > 0 {
                     state.open_until = Some(now.saturating_add(left.unsigned_abs()));
                     state.probing = false;
-                    state.permits = 0;
+                    state.permits.clear();
                 } else {
                     state.open_until = None;
                     state.probing = true;

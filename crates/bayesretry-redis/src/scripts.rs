@@ -207,20 +207,26 @@ return {string.format('%.0f', grant), string.format('%.0f', (index + 1) * window
 /// Opens an endpoint's breaker for the whole fleet.
 ///
 /// ARGV: prefix, endpoint, cooldown ms. The hash `{ns}:br` maps an endpoint
-/// to `{open until (server ms)} {cooldown} {probe successes}`; opening keeps
-/// the later of two cooldown ends and starts a new probe round.
+/// to `{open until (server ms)} {cooldown} {probe successes} {round}`;
+/// opening keeps the later of two cooldown ends and starts a new probe
+/// round. A round is named by the server's time when it began (one more than
+/// the last, if that is not later), so a round's name is never reused while
+/// the endpoint is open, nor soon after it closes.
 const BREAKER_OPEN: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local key = ARGV[1] .. ':br'
 local cooldown = tonumber(ARGV[3])
 local till = now + cooldown
+local round = now
 local old = redis.call('HGET', key, ARGV[2])
 if old then
-  local held = tonumber(string.match(old, '^(%S+)'))
+  local held, held_round = string.match(old, '^(%S+) %S+ %S+ ?(%S*)$')
+  held, held_round = tonumber(held), tonumber(held_round)
   if held and held > till then till = held end
+  if held_round and held_round >= round then round = held_round + 1 end
 end
-redis.call('HSET', key, ARGV[2], string.format('%.0f %.0f 0', till, cooldown))
+redis.call('HSET', key, ARGV[2], string.format('%.0f %.0f 0 %.0f', till, cooldown, round))
 redis.call('DEL', key .. ':p:' .. ARGV[2])
 return 1
 ";
@@ -228,9 +234,12 @@ return 1
 /// Reports a probe's outcome.
 ///
 /// ARGV: prefix, endpoint, `1` for a success, probes to close, cooldown
-/// factor, max cooldown. A failure opens the endpoint again with the cooldown
-/// backed off; enough successes close it for the fleet. Returns `closed`,
-/// `probing` or `open`.
+/// factor, max cooldown, the round the probe was claimed in. A failure opens
+/// the endpoint again with the cooldown backed off (a new round); enough
+/// successes close it for the fleet. The outcome of a probe of another round
+/// than the current one is ignored: a late success of a round that a failure
+/// already ended does not close the endpoint. Returns `closed`, `probing`,
+/// `open` or `stale`.
 const BREAKER_RESULT: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -238,12 +247,14 @@ local key = ARGV[1] .. ':br'
 local ep = ARGV[2]
 local old = redis.call('HGET', key, ep)
 if not old then return 'closed' end
-local till, cooldown, successes = string.match(old, '^(%S+) (%S+) (%S+)$')
+local till, cooldown, successes, round = string.match(old, '^(%S+) (%S+) (%S+) ?(%S*)$')
 till, cooldown, successes = tonumber(till), tonumber(cooldown), tonumber(successes)
 if not (till and cooldown and successes) then
   redis.call('HDEL', key, ep)
   return 'closed'
 end
+if round == '' then round = '0' end
+if ARGV[7] ~= round then return 'stale' end
 if ARGV[3] == '1' then
   successes = successes + 1
   if successes >= tonumber(ARGV[4]) then
@@ -251,36 +262,42 @@ if ARGV[3] == '1' then
     redis.call('DEL', key .. ':p:' .. ep)
     return 'closed'
   end
-  redis.call('HSET', key, ep, string.format('%.0f %.0f %.0f', till, cooldown, successes))
+  redis.call('HSET', key, ep, string.format('%.0f %.0f %.0f %s', till, cooldown, successes, round))
   return 'probing'
 end
+local next_round = now
+if tonumber(round) >= next_round then next_round = tonumber(round) + 1 end
 cooldown = math.min(cooldown * tonumber(ARGV[5]), tonumber(ARGV[6]))
-redis.call('HSET', key, ep, string.format('%.0f %.0f 0', now + cooldown, cooldown))
+redis.call('HSET', key, ep, string.format('%.0f %.0f 0 %.0f', now + cooldown, cooldown, next_round))
 redis.call('DEL', key .. ':p:' .. ep)
 return 'open'
 ";
 
 /// Claims one of an endpoint's half-open probes for the fleet.
 ///
-/// ARGV: prefix, endpoint, max probes. Returns 1 for a probe, 0 for none
-/// (still open, or every probe of this round taken), -1 when the endpoint is
-/// closed. A round lasts one cooldown: probes that never report back are
-/// given up on, as the local breaker does.
+/// ARGV: prefix, endpoint, max probes. Returns `{1, round}` for a probe of
+/// that round (its outcome is reported with it), `{0}` for none (still open,
+/// or every probe of this round taken), `{-1}` when the endpoint is closed.
+/// A round lasts one cooldown: probes that never report back are given up
+/// on, as the local breaker does.
 const BREAKER_CLAIM: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local key = ARGV[1] .. ':br'
 local old = redis.call('HGET', key, ARGV[2])
-if not old then return -1 end
-local till, cooldown = string.match(old, '^(%S+) (%S+)')
+if not old then return {'-1'} end
+local till, cooldown, round = string.match(old, '^(%S+) (%S+) %S+ ?(%S*)$')
 till, cooldown = tonumber(till), tonumber(cooldown)
-if not (till and cooldown) then return -1 end
-if till > now then return 0 end
+if not (till and cooldown) then return {'-1'} end
+if till > now then return {'0'} end
 local probes = key .. ':p:' .. ARGV[2]
 local n = redis.call('INCR', probes)
 if n == 1 then redis.call('PEXPIRE', probes, string.format('%.0f', math.max(cooldown, 1))) end
-if n <= tonumber(ARGV[3]) then return 1 end
-return 0
+if n <= tonumber(ARGV[3]) then
+  if round == '' then round = '0' end
+  return {'1', round}
+end
+return {'0'}
 ";
 
 /// Lists the endpoints open or half-open fleet-wide.
