@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::hash::RandomState;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use bayesretry_breaker::{Admission, Breaker, KeyedBreaker, Transition};
+use bayesretry_breaker::{Admission, Breaker, KeyedBreaker, State, Transition};
 use bayesretry_policy::Clock;
 use core::hash::BuildHasher;
 use core::sync::atomic::Ordering;
@@ -62,10 +62,9 @@ impl Fleetwide {
 /// A change waiting to be published.
 #[derive(Debug, Clone, PartialEq)]
 enum Message {
-    Open {
-        endpoint: String,
-        cooldown_ms: u64,
-    },
+    /// The local breaker opened until `until_ms` on the fleet clock: sent
+    /// as the time left then, if the endpoint is still open here.
+    Open { endpoint: String, until_ms: u64 },
     ProbeResult {
         endpoint: String,
         success: bool,
@@ -107,7 +106,9 @@ impl Message {
 /// [`check`](FleetBreaker::check) and [`record`](FleetBreaker::record) never
 /// wait for Redis. While it cannot be reached, each process runs its local
 /// breakers alone, with their own half-open probes (still refusing an
-/// endpoint the fleet was last known to hold open).
+/// endpoint the fleet was last known to hold open). An opening made then is
+/// published when Redis is back, for the time its cooldown has left, unless
+/// it has ended or the local breaker has closed meanwhile.
 ///
 /// A `RetryPolicy` keeps a breaker of its own; put a fleet breaker around its
 /// calls — check before, record after:
@@ -246,7 +247,7 @@ impl FleetBreaker {
                 }
                 messages.push(Message::Open {
                     endpoint: endpoint.to_owned(),
-                    cooldown_ms: until_ms.saturating_sub(now),
+                    until_ms,
                 });
             }
         }
@@ -292,16 +293,24 @@ impl FleetBreaker {
         let outbox: Vec<Message> = core::mem::take(&mut *lock(&self.outbox));
         for (i, message) in outbox.iter().enumerate() {
             let sent = match message {
-                Message::Open {
-                    endpoint,
-                    cooldown_ms,
-                } => {
+                Message::Open { endpoint, until_ms } => {
+                    // Queued while Redis was away, an opening may have
+                    // ended, or the local breaker probed the endpoint and
+                    // closed: published late, it would open a healthy
+                    // endpoint for the fleet. Otherwise it goes up for the
+                    // time it has left, not a fresh cooldown.
+                    let now = self.clock.now_ms();
+                    let key = self.keys.hash_one(endpoint.as_str());
+                    let open_here = matches!(self.local.state(&key), Some(State::Open { .. }));
+                    if !open_here || *until_ms <= now {
+                        continue;
+                    }
                     scripts
                         .breaker_open
                         .prepare_invoke()
                         .arg(prefix)
                         .arg(endpoint)
-                        .arg(*cooldown_ms)
+                        .arg(until_ms - now)
                         .invoke_async::<i64>(conn)
                         .await
                 }
