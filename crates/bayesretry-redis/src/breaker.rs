@@ -108,7 +108,9 @@ impl Message {
 /// breakers alone, with their own half-open probes (still refusing an
 /// endpoint the fleet was last known to hold open). An opening made then is
 /// published when Redis is back, for the time its cooldown has left, unless
-/// it has ended or the local breaker has closed meanwhile.
+/// it has ended or the local breaker has closed meanwhile. An endpoint that
+/// Redis lost (a restart without persistence) stays open in each process
+/// whose own breaker opened it, and is published again.
 ///
 /// A `RetryPolicy` keeps a breaker of its own; put a fleet breaker around its
 /// calls — check before, record after:
@@ -396,6 +398,7 @@ impl FleetBreaker {
             .collect();
         let mut listed = HashSet::new();
         let mut closed = Vec::new();
+        let mut lost = Vec::new();
         {
             let mut fleet = lock(&self.fleet);
             for pair in reply.chunks_exact(2) {
@@ -419,16 +422,42 @@ impl FleetBreaker {
                 }
             }
             fleet.retain(|key, state| {
-                let keep = listed.contains(key) || pending.contains(&state.name);
-                if !keep {
-                    closed.push(*key);
+                if listed.contains(key) || pending.contains(&state.name) {
+                    return true;
                 }
-                keep
+                // Unlisted while this process's own breaker is open with
+                // cooldown to go: not closed by a probe (the fleet's cooldown
+                // runs at least as long), but lost by Redis (a restart
+                // without persistence, a flush). Kept, and published again.
+                if let Some(State::Open { until_ms }) = self.local.state(key) {
+                    if until_ms > now {
+                        state.open_until = Some(until_ms);
+                        state.probing = false;
+                        state.permits.clear();
+                        lost.push(Message::Open {
+                            endpoint: state.name.clone(),
+                            until_ms,
+                        });
+                        return true;
+                    }
+                }
+                closed.push(*key);
+                false
             });
         }
         // closed fleet-wide: the local evidence described the outage
         for key in closed {
             self.local.remove(&key);
+        }
+        if !lost.is_empty() {
+            let mut outbox = lock(&self.outbox);
+            for message in lost {
+                if outbox.len() < MAX_OUTBOX {
+                    outbox.push(message);
+                }
+            }
+            drop(outbox);
+            self.shared.wake.notify_one();
         }
     }
 }
