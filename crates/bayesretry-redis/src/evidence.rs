@@ -35,6 +35,10 @@ pub(crate) struct Progress {
     pub(crate) pulled: u64,
     /// Whether Redis was found to have lost the fleet's data.
     pub(crate) resynced: bool,
+    /// Whether Redis was found to have lost the entries of a writer this
+    /// process writes for (expired while it was cut off), the rest of the
+    /// fleet's data intact: that writer's entries are to be pushed again.
+    pub(crate) lost: bool,
 }
 
 /// The sync state of one fleet's evidence, owned by its sync task.
@@ -59,6 +63,10 @@ pub(crate) struct EvidenceSync {
     /// Writers whose entries came from Redis before this process pushed any
     /// of theirs: not this process's own.
     pulled_writers: HashSet<WriterId>,
+    /// Writers with entries known to be in Redis (pushed, or pulled): an
+    /// authored one whose hash the push script finds missing has expired,
+    /// and its entries are forgotten from `known`, to be pushed again.
+    in_redis: HashSet<WriterId>,
     /// The writer the replica records its own outcomes under, once a
     /// snapshot has named it (`Snapshot::taken_by`): always authored, never
     /// pulled, even when Redis still holds its entries from before a restart.
@@ -90,6 +98,7 @@ impl EvidenceSync {
             since: 0,
             epoch: None,
             pulled_writers: HashSet::new(),
+            in_redis: HashSet::new(),
             own: None,
             full: false,
             offers: 0,
@@ -165,8 +174,9 @@ impl EvidenceSync {
     ) -> Result<Progress, Error> {
         let mut progress = Progress::default();
         if self.buffer.is_empty() {
-            let (resynced, _) = self.push_batch(conn, scripts, authored, &[]).await?;
+            let (resynced, lost, _) = self.push_batch(conn, scripts, authored, &[]).await?;
             progress.resynced |= resynced;
+            progress.lost |= lost;
             return Ok(progress);
         }
         // Taken out, not copied; whatever is not acknowledged goes back.
@@ -177,8 +187,9 @@ impl EvidenceSync {
         let mut failure = None;
         for chunk in pending.chunks(self.batch) {
             match self.push_batch(conn, scripts, authored, chunk).await {
-                Ok((resynced, applied)) => {
+                Ok((resynced, lost, applied)) => {
                     progress.resynced |= resynced;
+                    progress.lost |= lost;
                     progress.applied += applied;
                     sent += chunk.len();
                 }
@@ -190,6 +201,7 @@ impl EvidenceSync {
         }
         let unsent = pending.split_off(sent.min(pending.len()));
         for (key, entry) in pending {
+            self.in_redis.insert(key.0);
             let seq = self.known.entry(key).or_insert(0);
             *seq = (*seq).max(entry.seq());
             progress.pushed += 1;
@@ -202,14 +214,16 @@ impl EvidenceSync {
     }
 
     /// One push call: whether it found Redis's data lost (and reset for a
-    /// full resync), and how many entries changed what Redis held.
+    /// full resync), whether it found an authored writer's entries lost (and
+    /// forgot them, to be pushed again), and how many entries changed what
+    /// Redis held.
     async fn push_batch(
         &mut self,
         conn: &mut MultiplexedConnection,
         scripts: &Scripts,
         authored: &HashSet<WriterId>,
         entries: &[(Key, SnapshotEntry)],
-    ) -> Result<(bool, u64), Error> {
+    ) -> Result<(bool, bool, u64), Error> {
         let mut invocation = scripts.push.prepare_invoke();
         invocation
             .arg(&self.prefix)
@@ -234,13 +248,30 @@ impl EvidenceSync {
             }
         }
         let reply: Vec<String> = invocation.invoke_async(conn).await?;
-        let [epoch, applied] = reply.as_slice() else {
+        let [epoch, applied, missing @ ..] = reply.as_slice() else {
             return Err(Error::Reply(format!("push returned {reply:?}")));
         };
         let applied = applied
             .parse()
             .map_err(|_| Error::Reply(format!("push returned {applied:?} as a count")))?;
-        Ok((self.see_epoch(epoch), applied))
+        let mut expired = Vec::new();
+        for name in missing {
+            let id = u64::from_str_radix(name, 16)
+                .map_err(|_| Error::Reply(format!("push returned {name:?} as a writer")))?;
+            expired.push(WriterId::new(id));
+        }
+        if self.see_epoch(epoch) {
+            // everything is pushed again anyway
+            return Ok((true, false, applied));
+        }
+        let mut lost = false;
+        for writer in expired {
+            if self.in_redis.remove(&writer) {
+                self.known.retain(|(held, _), _| *held != writer);
+                lost = true;
+            }
+        }
+        Ok((false, lost, applied))
     }
 
     /// A new epoch to offer: random, and never offered before by this sync.
@@ -259,6 +290,7 @@ impl EvidenceSync {
             Some(_) => {
                 self.epoch = Some(epoch.to_owned());
                 self.known.clear();
+                self.in_redis.clear();
                 self.since = 0;
                 self.full = true;
                 true
@@ -310,6 +342,7 @@ impl EvidenceSync {
                 let key = (entry.writer(), codec::field(&entry));
                 let writer = entry.writer();
                 let known = self.known.entry(key).or_insert(0);
+                self.in_redis.insert(writer);
                 if *known < entry.seq() {
                     if self.own != Some(writer) {
                         self.pulled_writers.insert(writer);

@@ -473,9 +473,12 @@ impl Task {
         };
         let s = &self.shared;
         let mut progress = sync.push(conn, &self.scripts, &self.authored).await?;
-        if progress.resynced {
-            // Redis lost the fleet's data: push everything held, at once
-            s.resyncs.fetch_add(1, Ordering::AcqRel);
+        if progress.resynced || progress.lost {
+            // Redis lost the fleet's data, or this process's own entries
+            // expired while it was cut off: push everything held, at once
+            if progress.resynced {
+                s.resyncs.fetch_add(1, Ordering::AcqRel);
+            }
             let snapshot = replica.snapshot(self.clock.now_ms());
             let deferred = sync.collect(&snapshot, &mut self.authored);
             s.deferred.fetch_add(deferred, Ordering::AcqRel);

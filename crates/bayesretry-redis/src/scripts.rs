@@ -56,7 +56,10 @@ impl Scripts {
 /// (every round is a push, empty or not: the heartbeat), so a writer that
 /// stops syncing ages out `ttl` later. Another writer's hash that a push
 /// recreates (re-pushed after Redis lost its data) gets a time to live but
-/// no renewal.
+/// no renewal. Those of the pusher's writers whose hash is missing before
+/// the push are reported: a process cut off from Redis for longer than the
+/// ttl finds its evidence expired, though the fleet's data (and its epoch)
+/// lived on, and pushes all of it again.
 ///
 /// `{ns}:epoch` names this incarnation of the fleet's data: created by the
 /// first push that finds it missing, with the pusher's candidate. A client
@@ -64,7 +67,7 @@ impl Scripts {
 /// persistence, a flush, a fleet idle past the ttl) and pushes all it knows
 /// again.
 ///
-/// Returns `{epoch, applied}`.
+/// Returns `{epoch, applied, missing writer, ...}`.
 const PUSH: &str = r"
 local ns = ARGV[1]
 local ttl = ARGV[2]
@@ -74,6 +77,10 @@ if not epoch then
   redis.call('SET', ns .. ':epoch', epoch)
 end
 local own = tonumber(ARGV[4])
+local out = {epoch, '0'}
+for i = 5, 4 + own do
+  if redis.call('EXISTS', ns .. ':w:' .. ARGV[i]) == 0 then out[#out + 1] = ARGV[i] end
+end
 -- the entries, grouped by writer: each writer's hash is read and written in
 -- chunks, a few commands per chunk rather than per entry
 local groups, order = {}, {}
@@ -141,7 +148,8 @@ end
 redis.call('PEXPIRE', ns .. ':epoch', ttl)
 redis.call('PEXPIRE', ns .. ':ver', ttl)
 redis.call('PEXPIRE', ns .. ':log', ttl)
-return {epoch, tostring(applied)}
+out[2] = tostring(applied)
+return out
 ";
 
 /// Reads what changed since version `since`, at most `max` log entries.
