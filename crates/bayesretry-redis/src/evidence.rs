@@ -35,9 +35,11 @@ pub(crate) struct Progress {
     pub(crate) pulled: u64,
     /// Whether Redis was found to have lost the fleet's data.
     pub(crate) resynced: bool,
-    /// Whether Redis was found to have lost the entries of a writer this
-    /// process writes for (expired while it was cut off), the rest of the
-    /// fleet's data intact: that writer's entries are to be pushed again.
+    /// Whether Redis was found to have lost some of the fleet's entries, the
+    /// rest of its data (and its epoch) intact: entries of a writer this
+    /// process writes for, which are to be pushed again (its hash expired
+    /// while the process was cut off, a failover lost its last writes), or
+    /// changes the process had already read past (a failover).
     pub(crate) lost: bool,
 }
 
@@ -63,10 +65,12 @@ pub(crate) struct EvidenceSync {
     /// Writers whose entries came from Redis before this process pushed any
     /// of theirs: not this process's own.
     pulled_writers: HashSet<WriterId>,
-    /// Writers with entries known to be in Redis (pushed, or pulled): an
-    /// authored one whose hash the push script finds missing has expired,
-    /// and its entries are forgotten from `known`, to be pushed again.
-    in_redis: HashSet<WriterId>,
+    /// Per writer, the sum of the sequence numbers in `known`. Redis keeps
+    /// the same sum per writer; when it holds less for an authored writer
+    /// than this (its hash expired while this process was cut off, a
+    /// failover lost its last writes), its entries are forgotten from
+    /// `known`, to be pushed again.
+    known_sums: HashMap<WriterId, u64>,
     /// The writer the replica records its own outcomes under, once a
     /// snapshot has named it (`Snapshot::taken_by`): always authored, never
     /// pulled, even when Redis still holds its entries from before a restart.
@@ -98,7 +102,7 @@ impl EvidenceSync {
             since: 0,
             epoch: None,
             pulled_writers: HashSet::new(),
-            in_redis: HashSet::new(),
+            known_sums: HashMap::new(),
             own: None,
             full: false,
             offers: 0,
@@ -201,9 +205,7 @@ impl EvidenceSync {
         }
         let unsent = pending.split_off(sent.min(pending.len()));
         for (key, entry) in pending {
-            self.in_redis.insert(key.0);
-            let seq = self.known.entry(key).or_insert(0);
-            *seq = (*seq).max(entry.seq());
+            self.note_known(key, entry.seq());
             progress.pushed += 1;
         }
         self.buffer.extend(unsent);
@@ -224,13 +226,14 @@ impl EvidenceSync {
         authored: &HashSet<WriterId>,
         entries: &[(Key, SnapshotEntry)],
     ) -> Result<(bool, bool, u64), Error> {
+        let writers: Vec<WriterId> = authored.iter().copied().collect();
         let mut invocation = scripts.push.prepare_invoke();
         invocation
             .arg(&self.prefix)
             .arg(self.ttl_ms)
             .arg(self.candidate())
-            .arg(authored.len());
-        for writer in authored {
+            .arg(writers.len());
+        for writer in &writers {
             invocation.arg(codec::writer(*writer));
         }
         let mut hex: Option<(WriterId, String)> = None;
@@ -248,30 +251,52 @@ impl EvidenceSync {
             }
         }
         let reply: Vec<String> = invocation.invoke_async(conn).await?;
-        let [epoch, applied, missing @ ..] = reply.as_slice() else {
+        let [epoch, applied, sums @ ..] = reply.as_slice() else {
             return Err(Error::Reply(format!("push returned {reply:?}")));
         };
         let applied = applied
             .parse()
             .map_err(|_| Error::Reply(format!("push returned {applied:?} as a count")))?;
-        let mut expired = Vec::new();
-        for name in missing {
-            let id = u64::from_str_radix(name, 16)
-                .map_err(|_| Error::Reply(format!("push returned {name:?} as a writer")))?;
-            expired.push(WriterId::new(id));
+        if sums.len() != writers.len() {
+            return Err(Error::Reply(format!("push returned {reply:?}")));
+        }
+        let mut held = Vec::with_capacity(sums.len());
+        for sum in sums {
+            let sum: u64 = sum
+                .parse()
+                .map_err(|_| Error::Reply(format!("push returned {sum:?} as a sum")))?;
+            held.push(sum);
         }
         if self.see_epoch(epoch) {
             // everything is pushed again anyway
             return Ok((true, false, applied));
         }
         let mut lost = false;
-        for writer in expired {
-            if self.in_redis.remove(&writer) {
-                self.known.retain(|(held, _), _| *held != writer);
+        for (writer, held) in writers.into_iter().zip(held) {
+            if self
+                .known_sums
+                .get(&writer)
+                .is_some_and(|&known| known > held)
+            {
+                // Redis lost some of this writer's entries: forget them all,
+                // and the next collect takes every one again
+                self.known.retain(|(of, _), _| *of != writer);
+                self.known_sums.remove(&writer);
                 lost = true;
             }
         }
         Ok((false, lost, applied))
+    }
+
+    /// Notes that Redis holds version `seq` of the entry `key` (or a newer).
+    fn note_known(&mut self, key: Key, seq: u64) {
+        let writer = key.0;
+        let known = self.known.entry(key).or_insert(0);
+        if *known < seq {
+            let sum = self.known_sums.entry(writer).or_insert(0);
+            *sum = sum.saturating_add(seq - *known);
+            *known = seq;
+        }
     }
 
     /// A new epoch to offer: random, and never offered before by this sync.
@@ -290,7 +315,7 @@ impl EvidenceSync {
             Some(_) => {
                 self.epoch = Some(epoch.to_owned());
                 self.known.clear();
-                self.in_redis.clear();
+                self.known_sums.clear();
                 self.since = 0;
                 self.full = true;
                 true
@@ -334,6 +359,16 @@ impl EvidenceSync {
                     .map_err(|_| Error::Reply(format!("pull returned {s:?} for a number")))
             };
             let scanned = number(scanned)?;
+            if number(version)? < self.since {
+                // The change log went back past what this process read: a
+                // failover lost the last writes. Read it again from the
+                // start (what is already here is skipped); the writers of
+                // the lost entries push them again, as their pushes find
+                // Redis holding less of theirs than they know they pushed.
+                self.since = 0;
+                progress.lost = true;
+                continue;
+            }
             for pair in rest.chunks_exact(2) {
                 let [member, value] = pair else { continue };
                 let Some(entry) = codec::decode(member, value) else {
@@ -341,13 +376,15 @@ impl EvidenceSync {
                 };
                 let key = (entry.writer(), codec::field(&entry));
                 let writer = entry.writer();
-                let known = self.known.entry(key).or_insert(0);
-                self.in_redis.insert(writer);
-                if *known < entry.seq() {
+                if self
+                    .known
+                    .get(&key)
+                    .is_none_or(|&known| known < entry.seq())
+                {
                     if self.own != Some(writer) {
                         self.pulled_writers.insert(writer);
                     }
-                    *known = entry.seq();
+                    self.note_known(key, entry.seq());
                     entries.push(entry);
                     progress.pulled += 1;
                 }

@@ -66,7 +66,10 @@ pub struct Stats {
     /// holds, or Redis was away while they did.
     pub deferred: u64,
     /// Times Redis was found to have lost the fleet's data (a restart without
-    /// persistence, a flush) and everything was pushed again.
+    /// persistence, a flush) and everything was pushed again, or to have lost
+    /// part of it (a failover that missed the last writes, this process's
+    /// evidence expired while it was cut off) and what was lost was pushed,
+    /// or read, again.
     pub resyncs: u64,
 }
 
@@ -474,11 +477,10 @@ impl Task {
         let s = &self.shared;
         let mut progress = sync.push(conn, &self.scripts, &self.authored).await?;
         if progress.resynced || progress.lost {
-            // Redis lost the fleet's data, or this process's own entries
-            // expired while it was cut off: push everything held, at once
-            if progress.resynced {
-                s.resyncs.fetch_add(1, Ordering::AcqRel);
-            }
+            // Redis lost the fleet's data, or some of this process's own
+            // entries (expired while it was cut off, lost in a failover):
+            // push everything held, at once
+            s.resyncs.fetch_add(1, Ordering::AcqRel);
             let snapshot = replica.snapshot(self.clock.now_ms());
             let deferred = sync.collect(&snapshot, &mut self.authored);
             s.deferred.fetch_add(deferred, Ordering::AcqRel);
@@ -487,7 +489,7 @@ impl Task {
         s.pushed.fetch_add(progress.pushed, Ordering::AcqRel);
         let now_ms = self.clock.now_ms();
         let (snapshot, pulled) = sync.pull(conn, &self.scripts, now_ms).await?;
-        if pulled.resynced {
+        if pulled.resynced || pulled.lost {
             s.resyncs.fetch_add(1, Ordering::AcqRel);
         }
         if !snapshot.is_empty() {

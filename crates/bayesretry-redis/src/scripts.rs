@@ -52,14 +52,26 @@ impl Scripts {
 /// Entries are handled per writer in chunks of 500 (one `HMGET`, `HSET` and
 /// `ZADD` each), which keeps a batch of thousands to a few commands.
 ///
+/// The counter never runs behind the server's clock in microseconds: a
+/// failover to a replica that missed the last writes (replication is
+/// asynchronous) takes the counter back, and numbers counted on from there
+/// would be ones readers have already read past. Counted from the clock,
+/// they are past those (unless more than a million entries a second ran the
+/// counter ahead of it, or the new primary's clock is behind).
+///
+/// The hash's field `#sum` (no context's field starts with `#`) holds the sum
+/// of its entries' sequence numbers, kept up to date here; it is computed
+/// once for a hash written before it existed.
+///
 /// The pusher's writers' hashes get their time to live renewed on every push
 /// (every round is a push, empty or not: the heartbeat), so a writer that
 /// stops syncing ages out `ttl` later. Another writer's hash that a push
 /// recreates (re-pushed after Redis lost its data) gets a time to live but
-/// no renewal. Those of the pusher's writers whose hash is missing before
-/// the push are reported: a process cut off from Redis for longer than the
-/// ttl finds its evidence expired, though the fleet's data (and its epoch)
-/// lived on, and pushes all of it again.
+/// no renewal. For each of the pusher's writers the push returns its `#sum`
+/// (0 for a missing hash): a process that counts more than that in what it
+/// knows Redis holds knows Redis lost some of it, though the fleet's data
+/// (and its epoch) lived on — its hash expired while the process was cut
+/// off, or a failover lost its last writes — and pushes all of it again.
 ///
 /// `{ns}:epoch` names this incarnation of the fleet's data: created by the
 /// first push that finds it missing, with the pusher's candidate. A client
@@ -67,7 +79,7 @@ impl Scripts {
 /// persistence, a flush, a fleet idle past the ttl) and pushes all it knows
 /// again.
 ///
-/// Returns `{epoch, applied, missing writer, ...}`.
+/// Returns `{epoch, applied, sum of the 1st writer, ..., of the k-th}`.
 const PUSH: &str = r"
 local ns = ARGV[1]
 local ttl = ARGV[2]
@@ -77,9 +89,15 @@ if not epoch then
   redis.call('SET', ns .. ':epoch', epoch)
 end
 local own = tonumber(ARGV[4])
-local out = {epoch, '0'}
-for i = 5, 4 + own do
-  if redis.call('EXISTS', ns .. ':w:' .. ARGV[i]) == 0 then out[#out + 1] = ARGV[i] end
+-- the sum of a hash's sequence numbers, for a hash without `#sum`
+local function total(key)
+  local all = redis.call('HGETALL', key)
+  local sum = 0
+  for j = 1, #all, 2 do
+    if all[j] ~= '#sum' then sum = sum + (tonumber(string.match(all[j + 1], '^%d+')) or 0) end
+  end
+  redis.call('HSET', key, '#sum', string.format('%.0f', sum))
+  return sum
 end
 -- the entries, grouped by writer: each writer's hash is read and written in
 -- chunks, a few commands per chunk rather than per entry
@@ -109,31 +127,39 @@ local function newer(i, old)
   return false
 end
 local CHUNK = 500
-local version = tonumber(redis.call('GET', ns .. ':ver') or '0')
+local t = redis.call('TIME')
+local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local version = tonumber(redis.call('GET', ns .. ':ver') or '0') or 0
+if version < clock then version = clock end
 local applied = 0
 for _, w in ipairs(order) do
   local key = ns .. ':w:' .. w
   local group = groups[w]
   local fresh = redis.call('EXISTS', key) == 0
+  if not fresh and redis.call('HEXISTS', key, '#sum') == 0 then total(key) end
   local wrote = false
   for start = 1, #group, CHUNK do
     local stop = math.min(start + CHUNK - 1, #group)
     local fields = {}
     for g = start, stop do fields[#fields + 1] = ARGV[group[g] + 1] end
     local held = redis.call('HMGET', key, unpack(fields))
-    local writes, log = {}, {}
+    local writes, log, added = {}, {}, 0
     for g = start, stop do
       local i = group[g]
-      if newer(i, held[g - start + 1]) then
+      local old = held[g - start + 1]
+      if newer(i, old) then
         writes[#writes + 1] = ARGV[i + 1]
         writes[#writes + 1] = ARGV[i + 2] .. ' ' .. ARGV[i + 3] .. ' ' .. ARGV[i + 4] .. ' ' .. ARGV[i + 5]
+        added = added + (tonumber(ARGV[i + 2]) or 0)
+        if old then added = added - (tonumber(string.match(old, '^%d+')) or 0) end
         version = version + 1
-        log[#log + 1] = version
+        log[#log + 1] = string.format('%.0f', version)
         log[#log + 1] = w .. '\t' .. ARGV[i + 1]
       end
     end
     if #writes > 0 then
       redis.call('HSET', key, unpack(writes))
+      redis.call('HINCRBY', key, '#sum', string.format('%.0f', added))
       redis.call('ZADD', ns .. ':log', unpack(log))
       applied = applied + #writes / 2
       wrote = true
@@ -142,13 +168,19 @@ for _, w in ipairs(order) do
   if wrote and fresh then redis.call('PEXPIRE', key, ttl) end
 end
 if applied > 0 then redis.call('SET', ns .. ':ver', string.format('%.0f', version)) end
+local out = {epoch, tostring(applied)}
 for i = 5, 4 + own do
-  redis.call('PEXPIRE', ns .. ':w:' .. ARGV[i], ttl)
+  local key = ns .. ':w:' .. ARGV[i]
+  local sum = redis.call('HGET', key, '#sum')
+  if not sum then
+    if redis.call('EXISTS', key) == 1 then sum = string.format('%.0f', total(key)) else sum = '0' end
+  end
+  out[#out + 1] = sum
+  redis.call('PEXPIRE', key, ttl)
 end
 redis.call('PEXPIRE', ns .. ':epoch', ttl)
 redis.call('PEXPIRE', ns .. ':ver', ttl)
 redis.call('PEXPIRE', ns .. ':log', ttl)
-out[2] = tostring(applied)
 return out
 ";
 
