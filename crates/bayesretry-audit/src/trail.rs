@@ -6,8 +6,9 @@ use core::fmt;
 use core::num::NonZeroUsize;
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
+use std::sync::OnceLock;
 use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError, TrySendError};
-use std::thread::{self, JoinHandle};
+use std::thread::{self, JoinHandle, Thread};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use bayesretry_decision::Decision;
@@ -152,18 +153,36 @@ enum Message {
 /// Each record an observer offers ends up counted once, in `dropped`,
 /// `written` or `failed`; `written` and `failed` also count the `dropped`
 /// entries the writer appends.
+///
+/// That holds while the trail finishes too, through `offers` and `finished`:
+/// the writer closes the trail by setting [`CLOSED`] in `offers`, which tells
+/// it how many offers began before, and waits until `finished` says they have
+/// all ended, each with its message in the queue or counted as dropped; then
+/// it drains the queue. An offer that begins after finds [`CLOSED`] and counts
+/// its record as dropped without sending it (see [`AuditObserver::offer`] and
+/// [`Writer::close`]).
 #[derive(Debug, Default)]
 struct Counters {
-    /// Records lost: the queue was full, the writer had stopped, or the sink
+    /// Records lost: the queue was full, the writer had closed, or the sink
     /// refused the record and was left as it was. Each is recorded in a
-    /// `dropped` entry.
+    /// `dropped` entry, but for those offered after the writer's last one.
     dropped: AtomicU64,
     /// Records the sink appended.
     written: AtomicU64,
     /// Records the sink failed to append with an error that may have damaged
     /// it (an I/O error, or any append after one).
     failed: AtomicU64,
+    /// Offers begun, and [`CLOSED`] once the writer has closed.
+    offers: AtomicU64,
+    /// Offers begun before the writer closed that have ended.
+    finished: AtomicU64,
+    /// The writer's thread, which an offer ending after it closed wakes.
+    writer: OnceLock<Thread>,
 }
+
+/// The bit of [`Counters::offers`] the writer sets when it closes: beyond any
+/// count of offers (2⁶³ of them would take centuries).
+const CLOSED: u64 = 1 << 63;
 
 /// The [`Observer`] of an [`AuditTrail`]: hand it to
 /// `RetryPolicy::builder().with_observer(..)`.
@@ -198,11 +217,41 @@ impl AuditObserver {
         self.counters.dropped.load(Ordering::Relaxed)
     }
 
+    /// Sends `message` to the writer, or counts it as dropped.
+    ///
+    /// The writer must not stop between the moment an offer decides to send
+    /// and the moment the message is in the queue: a message queued after the
+    /// writer's last look at the queue would be neither written nor counted.
+    /// So an offer first adds itself to `offers` and reads [`CLOSED`] from it
+    /// in the same step. Found set, the writer is closing or gone: the record
+    /// is dropped. Otherwise the writer, when it closes, counts this offer
+    /// among those to wait for, and this offer says it has ended by adding to
+    /// `finished` — then wakes the writer if it has closed in the meantime.
+    /// The operations on `offers` and `finished`, here and in the writer, are
+    /// sequentially consistent: an offer that does not see [`CLOSED`] when it
+    /// ends added to `finished` before the writer set it, so the writer sees
+    /// that addition when it first looks; one that does see it wakes the
+    /// writer.
+    ///
+    /// While the trail runs this costs two atomic additions and a load beside
+    /// `try_send`, and no system call; the wake-up (an `unpark`) happens only
+    /// while the trail finishes.
     fn offer(&self, message: Message) {
+        let counters = &*self.counters;
+        if counters.offers.fetch_add(1, Ordering::SeqCst) & CLOSED != 0 {
+            counters.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
         match self.sender.try_send(message) {
             Ok(()) => {}
             Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
-                self.counters.dropped.fetch_add(1, Ordering::Relaxed);
+                counters.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        counters.finished.fetch_add(1, Ordering::SeqCst);
+        if counters.offers.load(Ordering::SeqCst) & CLOSED != 0 {
+            if let Some(writer) = counters.writer.get() {
+                writer.unpark();
             }
         }
     }
@@ -243,9 +292,9 @@ impl Observer for AuditObserver {
 /// # Losses and errors
 ///
 /// A record is lost without damage to the log when the queue is full, when the
-/// writer has stopped, or when the sink refuses it and is left as it was (a
-/// [`JsonlWriter`] refuses a record whose line would be longer than a log line
-/// may be: [`Error::RecordTooLong`]). Each such loss is counted
+/// writer has closed (the trail is finishing or gone), or when the sink refuses
+/// it and is left as it was (a [`JsonlWriter`] refuses a record whose line
+/// would be longer than a log line may be: [`Error::RecordTooLong`]). Each such loss is counted
 /// ([`dropped`](AuditTrail::dropped)) and recorded in the log as a
 /// [`Event::Dropped`] entry, so that a log without one lost nothing; the
 /// records after it are written as usual. A refusal is also reported once, by
@@ -360,9 +409,10 @@ impl<S: Sink> AuditTrail<S> {
     }
 
     /// Records dropped so far: offered while the queue was full or after the
-    /// writer stopped, or refused by the sink with the log left intact (a line
+    /// writer closed, or refused by the sink with the log left intact (a line
     /// too long). Each is also counted in a [`Event::Dropped`] entry of the
-    /// log, once the writer gets to it.
+    /// log, once the writer gets to it: all but those offered after the
+    /// writer's last entry, when the trail has finished.
     pub fn dropped(&self) -> u64 {
         self.counters.dropped.load(Ordering::Relaxed)
     }
@@ -406,8 +456,16 @@ impl<S: Sink> AuditTrail<S> {
     /// Appends what is queued, flushes, stops the writer and gives the sink back
     /// — or the first error that may have damaged the sink. Refused records,
     /// recorded in the log as lost, do not make it fail (they are counted in
-    /// [`dropped`](AuditTrail::dropped)). Records offered after this are
-    /// dropped (and counted).
+    /// [`dropped`](AuditTrail::dropped)).
+    ///
+    /// Observers may go on offering records meanwhile, from other threads:
+    /// each is written or counted as dropped, never lost unseen. The writer
+    /// closes the trail once it reaches the stop, waits for the offers already
+    /// under way, appends what they queued, and then writes its last `dropped`
+    /// entry, which counts every drop until then. A record offered after the
+    /// writer closed is dropped and counted in
+    /// [`AuditObserver::dropped`], and in the log only if the writer has not
+    /// written its last entry yet. Dropping the trail does the same.
     pub fn finish(mut self) -> Result<S, Error> {
         self.stop().unwrap_or(Err(Error::WriterGone))
     }
@@ -424,6 +482,12 @@ impl<S: Sink> Drop for AuditTrail<S> {
     fn drop(&mut self) {
         let _ = self.stop();
     }
+}
+
+/// Whether the writer goes on after a message.
+enum Flow {
+    Go,
+    Stop,
 }
 
 /// The writer's first wait on an empty queue.
@@ -455,8 +519,11 @@ struct Writer<S> {
 }
 
 impl<S: Sink> Writer<S> {
-    /// Appends until told to stop, or until every sender is gone.
+    /// Appends until told to stop, or until every sender is gone; then closes
+    /// the trail, appends what is left in the queue, records the drops not yet
+    /// in the log and flushes.
     fn run(mut self, receiver: &Receiver<Message>) -> Result<S, Error> {
+        let _ = self.counters.writer.set(thread::current());
         let mut idle = MIN_IDLE;
         let mut drained = true;
         // each turn takes one message or waits; the loop ends when the channel
@@ -483,71 +550,15 @@ impl<S: Sink> Writer<S> {
                 }
                 Err(TryRecvError::Disconnected) => break,
             };
-            let record = match message {
-                Message::Decision {
-                    time_ms,
-                    endpoint,
-                    attempt,
-                    class,
-                    decision,
-                } => Record::new(
-                    time_ms,
-                    Event::Decision {
-                        endpoint: endpoint.into_string(),
-                        attempt,
-                        error_class: class_name(class),
-                        retry: decision.retry(),
-                        probability: decision.probability(),
-                        expected_value: decision.expected_value(),
-                        reason: reason_name(decision.reason()).to_owned(),
-                    },
-                ),
-                Message::Outcome {
-                    time_ms,
-                    endpoint,
-                    attempt,
-                    class,
-                    success,
-                } => Record::new(
-                    time_ms,
-                    Event::Outcome {
-                        endpoint: endpoint.into_string(),
-                        attempt,
-                        error_class: class_name(class),
-                        success,
-                    },
-                ),
-                Message::Sync(reply) => {
-                    self.log_drops();
-                    let flushed = self.sink.flush();
-                    self.note(flushed);
-                    let refusal = self.refusal.take();
-                    let answer = match (&self.damage, refusal) {
-                        (Some(err), _) => Err(Error::Writer(with_causes(err))),
-                        (None, Some(err)) => Err(err),
-                        (None, None) => Ok(self.sink.seal()),
-                    };
-                    let _ = reply.send(answer);
-                    continue;
-                }
-                Message::Stop => break,
-            };
-            self.log_drops();
-            match self.sink.append(&record) {
-                Ok(()) => {
-                    self.counters.written.fetch_add(1, Ordering::Relaxed);
-                }
-                Err(err @ Error::RecordTooLong { .. }) => {
-                    // nothing was written: the next `dropped` entry records
-                    // the loss
-                    self.counters.dropped.fetch_add(1, Ordering::Relaxed);
-                    self.refusal.get_or_insert(err);
-                }
-                Err(err) => {
-                    self.counters.failed.fetch_add(1, Ordering::Relaxed);
-                    self.note(Err(err));
-                }
+            if let Flow::Stop = self.take(message) {
+                break;
             }
+        }
+        self.close();
+        // No message enters the queue from here on (the trail, the only other
+        // sender, is stopping), so this ends.
+        while let Ok(message) = receiver.try_recv() {
+            let _ = self.take(message);
         }
         self.log_drops();
         let flushed = self.sink.flush();
@@ -556,6 +567,94 @@ impl<S: Sink> Writer<S> {
             None => Ok(self.sink),
             Some(err) => Err(err),
         }
+    }
+
+    /// Closes the trail: from now on an offer counts its record as dropped
+    /// instead of sending it. Returns once every offer begun before has ended,
+    /// its message in the queue or counted as dropped.
+    ///
+    /// Those offers are at most a few steps from their end, none of which
+    /// blocks (`try_send` does not), and each wakes this thread when it ends;
+    /// so the thread parks until the last has, rather than spinning. A wake-up
+    /// given before it parks is kept, and one with nothing to wait for any more
+    /// only costs a look at the count.
+    fn close(&self) {
+        let counters = &*self.counters;
+        let opened = counters.offers.fetch_or(CLOSED, Ordering::SeqCst) & !CLOSED;
+        while counters.finished.load(Ordering::SeqCst) < opened {
+            thread::park();
+        }
+    }
+
+    /// Handles one message: appends its record, or answers a sync. Says
+    /// whether the message asks the writer to stop.
+    fn take(&mut self, message: Message) -> Flow {
+        let record = match message {
+            Message::Decision {
+                time_ms,
+                endpoint,
+                attempt,
+                class,
+                decision,
+            } => Record::new(
+                time_ms,
+                Event::Decision {
+                    endpoint: endpoint.into_string(),
+                    attempt,
+                    error_class: class_name(class),
+                    retry: decision.retry(),
+                    probability: decision.probability(),
+                    expected_value: decision.expected_value(),
+                    reason: reason_name(decision.reason()).to_owned(),
+                },
+            ),
+            Message::Outcome {
+                time_ms,
+                endpoint,
+                attempt,
+                class,
+                success,
+            } => Record::new(
+                time_ms,
+                Event::Outcome {
+                    endpoint: endpoint.into_string(),
+                    attempt,
+                    error_class: class_name(class),
+                    success,
+                },
+            ),
+            Message::Sync(reply) => {
+                self.log_drops();
+                let flushed = self.sink.flush();
+                self.note(flushed);
+                let refusal = self.refusal.take();
+                let answer = match (&self.damage, refusal) {
+                    (Some(err), _) => Err(Error::Writer(with_causes(err))),
+                    (None, Some(err)) => Err(err),
+                    (None, None) => Ok(self.sink.seal()),
+                };
+                let _ = reply.send(answer);
+                return Flow::Go;
+            }
+            Message::Stop => return Flow::Stop,
+        };
+        self.log_drops();
+        match self.sink.append(&record) {
+            Ok(()) => {
+                self.counters.written.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(err @ Error::RecordTooLong { .. }) => {
+                // nothing was written: the next `dropped` entry records
+                // the loss
+                self.counters.dropped.fetch_add(1, Ordering::Relaxed);
+                self.refusal.get_or_insert(err);
+            }
+            Err(err) => {
+                self.counters.failed.fetch_add(1, Ordering::Relaxed);
+                self.note(Err(err));
+            }
+        }
+        Flow::Go
     }
 
     /// Appends a `dropped` entry for the drops not yet in the log.
