@@ -24,8 +24,8 @@ use bayesretry_policy::Clock;
 /// for what was written before it, at the price of a disk round trip (from tens
 /// of microseconds on an NVMe drive to milliseconds on a spinning disk or a
 /// network volume). Whatever is lost is lost from the end: the chain of what
-/// remains still verifies, and a seal taken later than the last fsync shows the
-/// loss as a truncation.
+/// remains still verifies, and a seal taken right after an fsync still holds
+/// (see [`JsonlWriter::seal`]).
 ///
 /// # Default
 ///
@@ -92,6 +92,7 @@ impl Durable for io::Sink {
 /// let mut writer = JsonlWriter::new(Vec::new(), Fsync::Never);
 /// writer.append(&Record::new(1, Event::Dropped { count: 2 }))?;
 /// writer.append(&Record::new(2, Event::Dropped { count: 5 }))?;
+/// writer.sync()?; // both lines written out (and, to a file, synced)
 /// let seal = writer.seal();
 /// let bytes = writer.into_inner()?;
 ///
@@ -107,6 +108,9 @@ pub struct JsonlWriter<W: Durable = File> {
     fsync: Fsync,
     next_seq: u64,
     head: Hash,
+    /// The seal of the entries whose lines have left the buffer: handed to
+    /// the destination by a flush or a sync, or found there when resumed.
+    handed: Seal,
     /// Entries appended since the last sync.
     unsynced: u32,
     /// A write failed: the destination may end in a partial line.
@@ -143,9 +147,15 @@ impl JsonlWriter<File> {
     /// one still lost nothing. Returns the writer and the number of bytes cut
     /// (0, and no entry added, for a file that ends with a whole line).
     ///
-    /// Only a line that was never finished is cut: no entry a seal can vouch
-    /// for is lost, since a seal is taken only after whole lines. A file with
-    /// any other damage — a broken chain, a malformed whole line — is refused
+    /// Only a line that was never finished is cut. No entry a seal taken after
+    /// a [`sync`](JsonlWriter::sync) vouches for is lost, since such a seal
+    /// covers only lines that were on disk: the file still verifies against
+    /// it. A seal taken after lines were written out but before they were
+    /// synced may cover lines the crash lost, and the entries written after
+    /// the crash take their places: the file reads as rewritten at the seal's
+    /// last entry ([`Break::Seal`](crate::Break::Seal)), or, while it is
+    /// shorter, as cut ([`Break::Truncated`](crate::Break::Truncated)). A
+    /// file with any other damage — a broken chain, a malformed whole line — is refused
     /// as [`open`](JsonlWriter::open) refuses it, and left as it is.
     ///
     /// ```
@@ -233,6 +243,7 @@ impl<W: Durable> JsonlWriter<W> {
             fsync,
             next_seq: seal.entries(),
             head: seal.head(),
+            handed: seal,
             unsynced: 0,
             poisoned: false,
             line: Vec::with_capacity(512),
@@ -245,9 +256,10 @@ impl<W: Durable> JsonlWriter<W> {
     /// refused with [`Error::RecordTooLong`], and the log is left as it was. After
     /// an I/O error the writer is poisoned: every later call fails with
     /// [`Error::Poisoned`], since the file may end in a partial line. An error
-    /// while syncing the entry just appended (or while writing out buffered
-    /// ones) leaves those entries in the writer's [`seal`](JsonlWriter::seal)
-    /// without saying whether they reached the file: reopen it to find out.
+    /// while writing out buffered entries leaves them out of the writer's
+    /// [`seal`](JsonlWriter::seal), and one while syncing them leaves them in
+    /// it, in neither case saying whether they reached the file or the disk:
+    /// reopen it to find out.
     pub fn append(&mut self, record: &Record) -> Result<Hash, Error> {
         if self.poisoned {
             return Err(Error::Poisoned);
@@ -285,7 +297,9 @@ impl<W: Durable> JsonlWriter<W> {
         Ok(hash)
     }
 
-    /// Hands every buffered line to the operating system (no fsync).
+    /// Hands every buffered line to the operating system (no fsync): a crash
+    /// of the process no longer loses them, a crash of the machine still may.
+    /// The [`seal`](JsonlWriter::seal) then covers them.
     pub fn flush(&mut self) -> Result<(), Error> {
         if self.poisoned {
             return Err(Error::Poisoned);
@@ -293,7 +307,9 @@ impl<W: Durable> JsonlWriter<W> {
         self.out.flush().map_err(|err| {
             self.poisoned = true;
             self.io("write", err)
-        })
+        })?;
+        self.handed = Seal::new(self.next_seq, self.head);
+        Ok(())
     }
 
     /// Writes every buffered line and makes the file durable (fsync), whatever
@@ -308,9 +324,22 @@ impl<W: Durable> JsonlWriter<W> {
         Ok(())
     }
 
-    /// The seal of what was appended so far: entries and head hash.
+    /// The seal of the entries whose lines have left the writer's buffer:
+    /// those written out by the last [`flush`](JsonlWriter::flush) or
+    /// [`sync`](JsonlWriter::sync) (which an [`Fsync`] policy makes at every
+    /// entry or every `n`), and those the file held when opened. Entries
+    /// appended since are left out: a crash of the process loses them.
+    ///
+    /// **A seal is durable only after a sync.** Lines handed to the operating
+    /// system but not synced survive a crash of the process, not a crash of
+    /// the machine or a power cut; a seal that covers lines such a crash loses
+    /// no longer holds for the file that is left. A seal taken right after
+    /// [`sync`](JsonlWriter::sync) covers only lines on disk: a crash can then
+    /// lose only entries after it, and the file still verifies against it,
+    /// however the log goes on once reopened
+    /// ([`open_after_crash`](JsonlWriter::open_after_crash)).
     pub const fn seal(&self) -> Seal {
-        Seal::new(self.next_seq, self.head)
+        self.handed
     }
 
     /// The fsync policy.

@@ -36,7 +36,19 @@ pub trait Sink: Send + 'static {
     /// synced as its [`Fsync`](crate::Fsync) policy says).
     fn flush(&mut self) -> Result<(), Error>;
 
-    /// The seal of what was appended so far.
+    /// Hands what was appended to its destination and makes it durable (for
+    /// a file: written and synced, whatever its [`Fsync`](crate::Fsync)
+    /// policy), so that a crash of the machine after it loses none of it.
+    /// [`AuditTrail::sync`] calls it before taking the seal.
+    ///
+    /// By default, [`flush`](Sink::flush): for a sink with nothing durable
+    /// to make, such as an [`AuditLog`] in memory.
+    fn sync(&mut self) -> Result<(), Error> {
+        self.flush()
+    }
+
+    /// The seal of what was appended so far and handed to the destination
+    /// (see [`JsonlWriter::seal`]).
     fn seal(&self) -> Seal;
 }
 
@@ -62,6 +74,10 @@ impl<W: Durable + Send + 'static> Sink for JsonlWriter<W> {
 
     fn flush(&mut self) -> Result<(), Error> {
         JsonlWriter::flush(self)
+    }
+
+    fn sync(&mut self) -> Result<(), Error> {
+        JsonlWriter::sync(self)
     }
 
     fn seal(&self) -> Seal {
@@ -142,7 +158,8 @@ enum Message {
         class: ErrorClass,
         success: bool,
     },
-    /// Flush, and answer with the seal, or an error (see [`AuditTrail::sync`]).
+    /// Sync the sink, and answer with the seal, or an error (see
+    /// [`AuditTrail::sync`]).
     Sync(SyncSender<Result<Seal, Error>>),
     /// Flush and stop.
     Stop,
@@ -432,8 +449,17 @@ impl<S: Sink> AuditTrail<S> {
     }
 
     /// Waits until the writer has appended every record queued before this
-    /// call (and a `dropped` entry for the losses not yet in the log), flushes
-    /// the sink, and returns its seal. Blocks: not for the call path.
+    /// call (and a `dropped` entry for the losses not yet in the log), makes
+    /// the sink durable ([`Sink::sync`]: a [`JsonlWriter`] writes its lines
+    /// out and syncs the file, whatever its [`Fsync`](crate::Fsync) policy),
+    /// and returns its seal. Blocks, for a disk round trip among other
+    /// things: not for the call path.
+    ///
+    /// The seal covers only what is durable: a crash of the machine or a
+    /// power cut after it can lose only later entries, and the file still
+    /// verifies against it, however the log goes on once reopened
+    /// ([`JsonlWriter::open_after_crash`]). Keep this seal rather than one
+    /// taken between syncs, which is durable only once a sync has followed.
     ///
     /// An error:
     ///
@@ -625,8 +651,8 @@ impl<S: Sink> Writer<S> {
             ),
             Message::Sync(reply) => {
                 self.log_drops();
-                let flushed = self.sink.flush();
-                self.note(flushed);
+                let synced = self.sink.sync();
+                self.note(synced);
                 let refusal = self.refusal.take();
                 let answer = match (&self.damage, refusal) {
                     (Some(err), _) => Err(Error::Writer(with_causes(err))),

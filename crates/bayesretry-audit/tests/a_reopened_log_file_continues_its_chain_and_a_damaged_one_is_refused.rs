@@ -124,6 +124,7 @@ fn the_fsync_policy_decides_when_lines_are_synced() {
 fn a_record_too_long_to_verify_is_refused_and_the_log_is_unchanged() {
     let mut writer = JsonlWriter::new(Vec::new(), Fsync::Never);
     writer.append(&record(0)).unwrap();
+    writer.flush().unwrap();
     let before = writer.seal();
     let huge = Record::new(
         1,
@@ -138,8 +139,10 @@ fn a_record_too_long_to_verify_is_refused_and_the_log_is_unchanged() {
         writer.append(&huge),
         Err(Error::RecordTooLong { limit: 65536, .. })
     ));
+    writer.flush().unwrap();
     assert_eq!(writer.seal(), before);
     writer.append(&record(1)).unwrap();
+    writer.flush().unwrap();
     let seal = writer.seal();
     let bytes = writer.into_inner().unwrap();
     assert_eq!(

@@ -136,6 +136,7 @@ fn the_writer_produces_the_vector_file_byte_for_byte() {
     for (_, record, _, _, _) in &cases {
         writer.append(record).unwrap();
     }
+    writer.flush().unwrap();
     assert_eq!(writer.seal(), seal);
     assert_eq!(
         String::from_utf8(writer.into_inner().unwrap()).unwrap(),

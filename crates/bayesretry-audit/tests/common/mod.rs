@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests: a log of varied records.
+//! Helpers shared by the integration tests: a log of varied records, a
+//! destination whose writes fail and a disk that a crash can cut.
 
 #![allow(
     dead_code,
@@ -9,7 +10,11 @@
     reason = "test helpers: a failure must fail the test"
 )]
 
+extern crate alloc;
+
+use alloc::sync::Arc;
 use std::io;
+use std::sync::Mutex;
 
 use bayesretry_audit::{AuditLog, Durable, Event, Fsync, JsonlWriter, Record};
 
@@ -88,6 +93,59 @@ impl io::Write for Full {
 
 impl Durable for Full {
     fn sync(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A disk as a crash sees it: what is written stays in the operating system's
+/// memory until a sync puts it on disk. Clones share one disk, so a test keeps
+/// one to look at what a writer left on it.
+#[derive(Clone, Default)]
+pub(crate) struct Disk(Arc<Mutex<Platters>>);
+
+#[derive(Default)]
+pub(crate) struct Platters {
+    /// Every byte written, in order.
+    written: Vec<u8>,
+    /// How many of them a sync made durable.
+    durable: usize,
+}
+
+impl Disk {
+    /// The bytes written to it so far: what a crash of the process leaves.
+    pub(crate) fn written(&self) -> Vec<u8> {
+        self.0.lock().unwrap().written.clone()
+    }
+
+    /// How many bytes are durable.
+    pub(crate) fn durable(&self) -> usize {
+        self.0.lock().unwrap().durable
+    }
+
+    /// What a power cut leaves: the durable bytes, and the first `torn` bytes
+    /// of the rest (at most all of them), as a disk that was writing them
+    /// when the power went.
+    pub(crate) fn after_power_cut(&self, torn: usize) -> Vec<u8> {
+        let platters = self.0.lock().unwrap();
+        let end = (platters.durable + torn).min(platters.written.len());
+        platters.written[..end].to_vec()
+    }
+}
+
+impl io::Write for Disk {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().written.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Durable for Disk {
+    fn sync(&mut self) -> io::Result<()> {
+        let mut platters = self.0.lock().unwrap();
+        platters.durable = platters.written.len();
         Ok(())
     }
 }
