@@ -15,32 +15,54 @@ use crate::trail::UnixClock;
 use crate::verify::{MAX_LINE_LEN, Verifier};
 use bayesretry_policy::Clock;
 
-/// When a [`JsonlWriter`] asks the operating system to put its lines on disk
-/// (`fsync`, as `File::sync_data`).
+/// When a [`JsonlWriter`] writes its lines out and asks the operating system to
+/// put them on disk (`fsync`, as `File::sync_data`).
 ///
-/// Writing a line hands it to the operating system, which keeps it in memory for
-/// a while: a crash of the process loses nothing that was written, a crash of the
-/// machine or a power cut may lose the last seconds. An fsync closes that window
-/// for what was written before it, at the price of a disk round trip (from tens
-/// of microseconds on an NVMe drive to milliseconds on a spinning disk or a
-/// network volume). Whatever is lost is lost from the end: the chain of what
-/// remains still verifies, and a seal taken right after an fsync still holds
-/// (see [`JsonlWriter::seal`]).
+/// A line waits in two places on its way to the disk, and a crash loses what
+/// waits there: in the writer's buffer (64 KiB, in the process), which a
+/// killed process loses, and in the operating system's memory, which a crash
+/// of the machine or a power cut loses. A sync ([`JsonlWriter::sync`]) empties
+/// both, at the price of a disk round trip (from tens of microseconds on an
+/// NVMe drive to milliseconds on a spinning disk or a network volume).
+///
+/// What a crash loses is lost from the end and without a trace: the chain of
+/// what remains still verifies, nothing in the log says entries are missing,
+/// and only a seal taken when they were there shows it (a seal taken right
+/// after a sync still holds: see [`JsonlWriter::seal`]). Only a line left
+/// unfinished shows, and [`open_after_crash`](JsonlWriter::open_after_crash)
+/// records it as one lost record, however many went with it. So the counts of
+/// a log's `dropped` entries are a lower bound of what it lost, and what a
+/// crash can lose unseen is this policy's choice. Counting the entries whose
+/// [`append`](JsonlWriter::append) returned:
+///
+/// | policy | a killed process loses | a crash of the machine or a power cut loses |
+/// |--------|------------------------|---------------------------------------------|
+/// | [`EveryEntry`](Fsync::EveryEntry) | none | none |
+/// | [`Every(n)`](Fsync::Every) | at most the last `n − 1` | at most the last `n − 1` |
+/// | [`Never`](Fsync::Never) | those still in the buffer (at most 64 KiB of lines) | every one the operating system had not yet written to disk |
+///
+/// "None" assumes a disk that keeps what an fsync reported written. An
+/// [`AuditTrail`](crate::AuditTrail) also loses the records still in its
+/// queue; it writes the buffer out each time its queue runs dry.
 ///
 /// # Default
 ///
-/// [`Fsync::Every`] 64 entries: at most 64 entries at risk, one fsync per 64.
+/// [`Fsync::Every`] 64 entries: at most the last 63 entries lost in a crash,
+/// one fsync per 64.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Fsync {
     /// Lines are buffered in the process and written when the buffer fills, on
     /// [`flush`](JsonlWriter::flush), [`sync`](JsonlWriter::sync) and drop; the
-    /// operating system decides when they reach the disk. The fastest.
+    /// operating system decides when they reach the disk. The fastest; a crash
+    /// loses an unbounded number of entries.
     Never,
     /// Each line is written and synced before [`append`](JsonlWriter::append)
-    /// returns. Nothing acknowledged is ever lost; one disk round trip per entry.
+    /// returns. Nothing acknowledged is ever lost (only the line being
+    /// appended, if a crash cuts it); one disk round trip per entry.
     EveryEntry,
-    /// Lines are buffered; every `n`-th entry, they are written and synced.
+    /// Lines are buffered; every `n`-th entry, they are written and synced. A
+    /// crash loses at most the `n − 1` entries appended since.
     Every(NonZeroU32),
 }
 
@@ -143,9 +165,11 @@ impl JsonlWriter<File> {
     /// [`open`](JsonlWriter::open) for a log that a crash may have cut inside
     /// its last line: the bytes after the last newline, a line that was never
     /// whole, are cut off, and the loss is recorded in the log as a `dropped`
-    /// entry of one record (timed by the system clock), so that a log without
-    /// one still lost nothing. Returns the writer and the number of bytes cut
-    /// (0, and no entry added, for a file that ends with a whole line).
+    /// entry of one record (timed by the system clock). That is a lower bound:
+    /// whole lines the crash lost with it leave no trace, and how many there
+    /// can be depends on the [`Fsync`] policy the file was written with.
+    /// Returns the writer and the number of bytes cut (0, and no entry added,
+    /// for a file that ends with a whole line).
     ///
     /// Only a line that was never finished is cut. No entry a seal taken after
     /// a [`sync`](JsonlWriter::sync) vouches for is lost, since such a seal

@@ -209,8 +209,8 @@ const CLOSED: u64 = 1 << 63;
 /// blocks, never hashes and never touches a file. When the queue is full the
 /// record is dropped and counted ([`AuditTrail::dropped`]), and the writer
 /// records the loss in the log itself as a [`Event::Dropped`] entry: a call is
-/// never slowed down to keep its audit, and the log never hides that it is
-/// incomplete.
+/// never slowed down to keep its audit, and the log never hides a record the
+/// trail dropped.
 #[derive(Clone)]
 pub struct AuditObserver {
     sender: SyncSender<Message>,
@@ -313,8 +313,11 @@ impl Observer for AuditObserver {
 /// it and is left as it was (a [`JsonlWriter`] refuses a record whose line
 /// would be longer than a log line may be: [`Error::RecordTooLong`]). Each such loss is counted
 /// ([`dropped`](AuditTrail::dropped)) and recorded in the log as a
-/// [`Event::Dropped`] entry, so that a log without one lost nothing; the
-/// records after it are written as usual. A refusal is also reported once, by
+/// [`Event::Dropped`] entry, so that a log without one lost nothing while the
+/// trail ran; the records after it are written as usual. A crash is another
+/// matter: the records still queued, and the entries the sink had not made
+/// durable (see [`Fsync`](crate::Fsync)), are lost without a trace, so the
+/// counts of the `dropped` entries are a lower bound of what a log lost. A refusal is also reported once, by
 /// the next [`sync`](AuditTrail::sync).
 ///
 /// Any other error of the sink (an I/O error) may have damaged it — a file may
