@@ -42,11 +42,7 @@ pub(crate) enum EventView<'a> {
 
 /// Appends the canonical form of `view` as entry `seq` to `out`.
 pub(crate) fn write(seq: u64, view: &View<'_>, out: &mut Vec<u8>) {
-    out.extend_from_slice(b"{\"v\":");
-    push_u64(out, VERSION);
-    out.extend_from_slice(b",\"seq\":");
-    push_u64(out, seq);
-    out.extend_from_slice(b",\"time_ms\":");
+    write_start(seq, out);
     push_u64(out, view.time_ms);
     match view.event {
         EventView::Decision {
@@ -100,6 +96,16 @@ fn push_call(out: &mut Vec<u8>, endpoint: &str, attempt: u32, class: &str) {
 
 fn push_bool(out: &mut Vec<u8>, value: bool) {
     out.extend_from_slice(if value { b"true" } else { b"false" });
+}
+
+/// Appends what every entry numbered `seq` begins with, whatever it holds:
+/// `{"v":1,"seq":<seq>,"time_ms":`.
+pub(crate) fn write_start(seq: u64, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"v\":");
+    push_u64(out, VERSION);
+    out.extend_from_slice(b",\"seq\":");
+    push_u64(out, seq);
+    out.extend_from_slice(b",\"time_ms\":");
 }
 
 /// An unsigned integer in decimal: no sign, no leading zero (zero is `0`).

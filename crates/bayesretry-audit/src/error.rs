@@ -190,6 +190,18 @@ pub enum Error {
         /// Its `v`.
         version: u64,
     },
+    /// The file ends, after its last whole line, in bytes that no crash of a
+    /// writer leaves: more than a line holds, or not the beginning of the entry
+    /// that was due. [`JsonlWriter::open_after_crash`](crate::JsonlWriter::open_after_crash)
+    /// refuses to cut them and leaves the file as it is.
+    StrayTail {
+        /// The line they stand on: the one after the last whole line.
+        line: u64,
+        /// How many bytes follow the last whole line.
+        len: u64,
+        /// What a crash would not have left.
+        problem: String,
+    },
     /// The entries parse but the chain is broken.
     Broken {
         /// The line of the broken entry (for a truncation: the first missing line).
@@ -242,6 +254,10 @@ impl fmt::Display for Error {
             Error::UnsupportedVersion { line, version } => {
                 write!(f, "line {line} has version {version}; only 1 is known")
             }
+            Error::StrayTail { line, len, problem } => write!(
+                f,
+                "line {line} is unfinished but not as a crash leaves a line ({len} bytes): {problem}"
+            ),
             Error::Broken { line, broken } => write!(f, "line {line}: {broken}"),
             Error::RecordTooLong { len, limit } => {
                 write!(f, "record line of {len} bytes is longer than {limit}")

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::canonical;
 use crate::error::Error;
-use crate::hash::Hash;
+use crate::hash::{Hash, hex_digit};
 use crate::record::{Event, Record};
 use crate::seal::Seal;
 use crate::trail::UnixClock;
@@ -178,9 +178,19 @@ impl JsonlWriter<File> {
     /// synced may cover lines the crash lost, and the entries written after
     /// the crash take their places: the file reads as rewritten at the seal's
     /// last entry ([`Break::Seal`](crate::Break::Seal)), or, while it is
-    /// shorter, as cut ([`Break::Truncated`](crate::Break::Truncated)). A
-    /// file with any other damage — a broken chain, a malformed whole line — is refused
-    /// as [`open`](JsonlWriter::open) refuses it, and left as it is.
+    /// shorter, as cut ([`Break::Truncated`](crate::Break::Truncated)).
+    ///
+    /// What is cut must be what a crash of a writer leaves: the beginning of
+    /// the entry that was due (`{"v":1,"seq":<n>,...` for a log of `n`
+    /// entries), at most a line's worth ([`MAX_LINE_LEN`] bytes) and nothing
+    /// past that entry's end, possibly followed by NUL bytes; or NUL bytes
+    /// alone, of any number (a machine that lost power after the file grew but
+    /// before its data reached the disk leaves zeros). Any other tail — text
+    /// that does not begin as that entry would, more than a line of it — is
+    /// [`Error::StrayTail`]. It and a
+    /// file with any other damage — a broken chain, a malformed whole line —
+    /// are refused as [`open`](JsonlWriter::open) refuses a damaged file, and
+    /// left as they are.
     ///
     /// ```
     /// use bayesretry_audit::{Event, Fsync, JsonlWriter, Record, Verifier};
@@ -211,8 +221,8 @@ impl JsonlWriter<File> {
             .metadata()
             .map_err(|err| Error::io_at("read", path, err))?
             .len();
-        let keep =
-            after_last_newline(&mut file, len).map_err(|err| Error::io_at("read", path, err))?;
+        let tail = find_tail(&mut file, len).map_err(|err| Error::io_at("read", path, err))?;
+        let keep = tail.start;
         // the whole lines verify before anything is cut
         file.seek(SeekFrom::Start(0))
             .map_err(|err| Error::io_at("read", path, err))?;
@@ -221,6 +231,13 @@ impl JsonlWriter<File> {
             .map_err(|err| err.in_file(path))?;
         let cut = len - keep;
         if cut > 0 {
+            check_crash_tail(&mut file, &tail, seal.entries())
+                .map_err(|err| err.in_file(path))?
+                .map_err(|problem| Error::StrayTail {
+                    line: seal.entries().saturating_add(1),
+                    len: cut,
+                    problem,
+                })?;
             file.set_len(keep)
                 .map_err(|err| Error::io_at("cut the unfinished line of", path, err))?;
             file.sync_all()
@@ -403,12 +420,21 @@ fn open_for_append(path: &Path) -> Result<File, Error> {
         .map_err(|err| Error::io_at("open", path, err))
 }
 
-/// The position just after the last newline in the first `len` bytes of
-/// `file` (0 if there is none). Looks from the end, a block at a time: at most
-/// the file's length.
-fn after_last_newline(file: &mut File, len: u64) -> io::Result<u64> {
+/// Where the last whole line of a file ends, and what follows it.
+struct Tail {
+    /// Just after the last newline (0 if there is none): where the tail begins.
+    start: u64,
+    /// Just after the tail's last byte that is not NUL (`start` if the tail is
+    /// empty or all NUL).
+    text_end: u64,
+}
+
+/// The [`Tail`] of the first `len` bytes of `file`. Looks from the end, a block
+/// at a time: at most the file's length.
+fn find_tail(file: &mut File, len: u64) -> io::Result<Tail> {
     let mut block = vec![0_u8; 64 * 1024];
     let mut end = len;
+    let mut text_end = None;
     while end > 0 {
         let start = end.saturating_sub(block.len() as u64);
         let read = usize::try_from(end - start)
@@ -419,10 +445,84 @@ fn after_last_newline(file: &mut File, len: u64) -> io::Result<u64> {
         };
         file.seek(SeekFrom::Start(start))?;
         file.read_exact(chunk)?;
-        if let Some(newline) = chunk.iter().rposition(|&b| b == b'\n') {
-            return Ok(start + newline as u64 + 1);
+        let newline = chunk.iter().rposition(|&b| b == b'\n');
+        if text_end.is_none() {
+            let after = newline.map_or(0, |at| at + 1);
+            let last_text = chunk
+                .get(after..)
+                .and_then(|tail| tail.iter().rposition(|&b| b != 0));
+            if let Some(at) = last_text {
+                text_end = Some(start + (after + at) as u64 + 1);
+            }
+        }
+        if let Some(at) = newline {
+            let start = start + at as u64 + 1;
+            return Ok(Tail {
+                start,
+                text_end: text_end.unwrap_or(start),
+            });
         }
         end = start;
     }
-    Ok(0)
+    Ok(Tail {
+        start: 0,
+        text_end: text_end.unwrap_or(0),
+    })
+}
+
+/// Whether `tail`, after the last whole line of a log of `entries` entries, is
+/// what a crash of its writer can leave: at most a line of the beginning of
+/// entry `entries`, then only NUL bytes (or NUL bytes alone). The inner error
+/// says what it is not.
+fn check_crash_tail(
+    file: &mut File,
+    tail: &Tail,
+    entries: u64,
+) -> Result<Result<(), String>, Error> {
+    let text_len = tail.text_end - tail.start;
+    let Some(text_len) = usize::try_from(text_len)
+        .ok()
+        .filter(|&n| n <= MAX_LINE_LEN)
+    else {
+        return Ok(Err(format!(
+            "{text_len} bytes of text, more than a line holds ({MAX_LINE_LEN})"
+        )));
+    };
+    let mut text = vec![0_u8; text_len];
+    file.seek(SeekFrom::Start(tail.start))
+        .and_then(|_| file.read_exact(&mut text))
+        .map_err(|err| Error::io("read", err))?;
+    if text.contains(&0) {
+        return Ok(Err(
+            "a NUL byte before its last other byte, where a line has none".to_owned(),
+        ));
+    }
+    let mut due = Vec::with_capacity(48);
+    canonical::write_start(entries, &mut due);
+    let common = text.len().min(due.len());
+    if text.get(..common) != due.get(..common) {
+        return Ok(Err(format!(
+            "it does not begin as entry {entries}, due next, would: `{}`",
+            String::from_utf8_lossy(&due)
+        )));
+    }
+    // `,"hash":"` cannot stand inside a string of the line, where every quote
+    // is escaped: what follows its first occurrence ends the line
+    let hash_field = b",\"hash\":\"";
+    let after_hash = text
+        .windows(hash_field.len())
+        .position(|window| window == hash_field)
+        .and_then(|at| text.get(at + hash_field.len()..));
+    if let Some(rest) = after_hash {
+        let (digits, end) = rest.split_at(rest.len().min(64));
+        let ends_the_line = digits.iter().all(|&b| hex_digit(b).is_some())
+            && end.len() <= 2
+            && b"\"}".starts_with(end);
+        if !ends_the_line {
+            return Ok(Err(
+                "more text after the end of the entry it holds".to_owned()
+            ));
+        }
+    }
+    Ok(Ok(()))
 }
