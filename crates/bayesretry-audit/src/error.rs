@@ -228,6 +228,14 @@ pub enum Error {
     Writer(String),
     /// The background writer has stopped: its thread ended or panicked.
     WriterGone,
+    /// Another writer has the log file open: it holds the lock beside it
+    /// (see [`JsonlWriter::open`](crate::JsonlWriter::open)).
+    Locked {
+        /// The log file, as given.
+        path: PathBuf,
+        /// The lock file, beside the file the path finally names.
+        lock: PathBuf,
+    },
 }
 
 impl fmt::Display for Error {
@@ -265,6 +273,12 @@ impl fmt::Display for Error {
             Error::Poisoned => f.write_str("an earlier write failed; the writer refuses more"),
             Error::Writer(message) => write!(f, "the audit writer failed earlier: {message}"),
             Error::WriterGone => f.write_str("the audit writer has stopped"),
+            Error::Locked { path, lock } => write!(
+                f,
+                "audit log {} has another writer, which holds {}",
+                path.display(),
+                lock.display()
+            ),
         }
     }
 }

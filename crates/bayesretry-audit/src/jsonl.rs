@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::canonical;
 use crate::error::Error;
 use crate::hash::{Hash, hex_digit};
+use crate::lock::WriterLock;
 use crate::record::{Event, Record};
 use crate::seal::Seal;
 use crate::trail::UnixClock;
@@ -106,7 +107,15 @@ impl Durable for io::Sink {
 /// before appending to it, so that a new entry never extends a broken chain.
 ///
 /// One writer per file: two writers appending to the same file would interleave
-/// two chains, which the verifier reports as broken.
+/// two chains, which the verifier reports as broken. [`open`](JsonlWriter::open)
+/// and [`open_after_crash`](JsonlWriter::open_after_crash) see to it: each
+/// takes an exclusive advisory lock on `<file>.lock`, beside the file the path
+/// finally names (after symbolic links), and holds it for as long as the
+/// writer lives. A second writer, of this process or another, is refused with
+/// [`Error::Locked`], which names the file; a writer whose process died holds
+/// nothing. The lock is advisory: it keeps out writers that take it (this
+/// crate's), not a program that writes to the file regardless. Readers take
+/// none.
 ///
 /// ```
 /// use bayesretry_audit::{Event, Fsync, JsonlWriter, Record, Verifier};
@@ -126,6 +135,9 @@ impl Durable for io::Sink {
 #[derive(Debug)]
 pub struct JsonlWriter<W: Durable = File> {
     out: BufWriter<W>,
+    /// The lock of a file opened by path. Dropped after `out`, which flushes
+    /// the buffer when dropped: the next writer finds every line written.
+    lock: Option<WriterLock>,
     path: Option<PathBuf>,
     fsync: Fsync,
     next_seq: u64,
@@ -152,14 +164,19 @@ impl JsonlWriter<File> {
     /// A machine that crashes or loses power while a line is being written can
     /// leave the file ending inside that line; such a file is opened with
     /// [`open_after_crash`](JsonlWriter::open_after_crash).
+    ///
+    /// The writer holds the file's lock, `<file>.lock`, until it is dropped or
+    /// given up ([`into_inner`](JsonlWriter::into_inner)); while another writer
+    /// holds it, this fails with [`Error::Locked`] and reads nothing.
     pub fn open(path: impl AsRef<Path>, fsync: Fsync) -> Result<JsonlWriter<File>, Error> {
         let path = path.as_ref();
         let file = open_for_append(path)?;
+        let lock = WriterLock::try_acquire(path)?;
         // reads start at the beginning even in append mode; writes go to the end
         let seal = Verifier::new()
             .verify_reader(BufReader::new(&file))
             .map_err(|err| err.in_file(path))?;
-        Ok(JsonlWriter::resume_file(file, path, seal, fsync))
+        Ok(JsonlWriter::resume_file(file, lock, path, seal, fsync))
     }
 
     /// [`open`](JsonlWriter::open) for a log that a crash may have cut inside
@@ -217,6 +234,7 @@ impl JsonlWriter<File> {
     ) -> Result<(JsonlWriter<File>, u64), Error> {
         let path = path.as_ref();
         let mut file = open_for_append(path)?;
+        let lock = WriterLock::try_acquire(path)?;
         let len = file
             .metadata()
             .map_err(|err| Error::io_at("read", path, err))?
@@ -243,7 +261,7 @@ impl JsonlWriter<File> {
             file.sync_all()
                 .map_err(|err| Error::io_at("sync", path, err))?;
         }
-        let mut writer = JsonlWriter::resume_file(file, path, seal, fsync);
+        let mut writer = JsonlWriter::resume_file(file, lock, path, seal, fsync);
         if cut > 0 {
             writer.append(&Record::new(
                 UnixClock.now_ms(),
@@ -256,8 +274,15 @@ impl JsonlWriter<File> {
 
     /// A writer that continues, in `file` at `path`, the log whose verified
     /// end is `seal`.
-    fn resume_file(file: File, path: &Path, seal: Seal, fsync: Fsync) -> JsonlWriter<File> {
+    fn resume_file(
+        file: File,
+        lock: WriterLock,
+        path: &Path,
+        seal: Seal,
+        fsync: Fsync,
+    ) -> JsonlWriter<File> {
         let mut writer = JsonlWriter::resume(file, seal, fsync);
+        writer.lock = Some(lock);
         writer.path = Some(path.to_owned());
         writer
     }
@@ -280,6 +305,7 @@ impl<W: Durable> JsonlWriter<W> {
     pub fn resume(out: W, seal: Seal, fsync: Fsync) -> JsonlWriter<W> {
         JsonlWriter {
             out: BufWriter::with_capacity(64 * 1024, out),
+            lock: None,
             path: None,
             fsync,
             next_seq: seal.entries(),
@@ -388,7 +414,8 @@ impl<W: Durable> JsonlWriter<W> {
         self.fsync
     }
 
-    /// Flushes and gives back the destination.
+    /// Flushes and gives back the destination. The lock of a file opened by
+    /// path is released: another writer may open it.
     pub fn into_inner(mut self) -> Result<W, Error> {
         self.flush()?;
         let path = self.path.take();

@@ -8,6 +8,7 @@ mod chain;
 mod error;
 mod hash;
 mod jsonl;
+mod lock;
 mod log;
 mod record;
 mod scan;
