@@ -7,18 +7,23 @@
 //! 2. `clippy`: every target of every crate, all features, warnings denied.
 //! 3. `clippy no_std`: each crate of [`NO_STD_CRATES`](crate::nostd::NO_STD_CRATES)
 //!    again without its default features, where `std`-only code is cfg'd out.
-//! 4. `test`: `cargo test --workspace --all-features`, left out by `--skip-tests`.
+//! 4. `spec reference verifier`: the Python test of the audit log's reference
+//!    verifier in `docs/SPEC.md` (section 11.4), [`SPEC_VERIFIER_TEST`], run
+//!    with `python3`. It is the one test not in Rust, so `cargo test` does not
+//!    run it, and `--skip-tests` does not leave it out; a machine without
+//!    `python3` fails here.
+//! 5. `test`: `cargo test --workspace --all-features`, left out by `--skip-tests`.
 //!    It runs the doctests of every library too, so there is no separate `--doc`
 //!    run. It also runs the `tidy` test of this package, which holds the house rules.
-//! 5. `nostd`: the no_std builds of [`crate::nostd`].
-//! 6. `wasm`: the core built for wasm32 for size and run in Node ([`crate::wasm`]).
-//! 7. `fuzz`: every cargo-fuzz target for a short smoke run ([`crate::fuzz`]).
-//! 8. `msrv`: libraries and binaries checked on the `rust-version` ([`crate::msrv`]).
-//! 9. `doc`: rustdoc with warnings and broken intra-doc links denied.
-//! 10. `package`: `cargo package --workspace`, which builds every crate from the
+//! 6. `nostd`: the no_std builds of [`crate::nostd`].
+//! 7. `wasm`: the core built for wasm32 for size and run in Node ([`crate::wasm`]).
+//! 8. `fuzz`: every cargo-fuzz target for a short smoke run ([`crate::fuzz`]).
+//! 9. `msrv`: libraries and binaries checked on the `rust-version` ([`crate::msrv`]).
+//! 10. `doc`: rustdoc with warnings and broken intra-doc links denied.
+//! 11. `package`: `cargo package --workspace`, which builds every crate from the
 //!     tarball crates.io would receive, so a missing file or an internal
 //!     dependency without a version fails here and not at release time.
-//! 11. `deny`: `cargo deny check licenses bans sources`, against `deny.toml`.
+//! 12. `deny`: `cargo deny check licenses bans sources`, against `deny.toml`.
 //!
 //! `cargo deny check advisories` is not run: it downloads the RustSec advisory
 //! database from the internet, and the CI machines reach package registries only.
@@ -28,6 +33,11 @@ use crate::nostd;
 use crate::step::{Step, workspace_root};
 use crate::wasm;
 use crate::{fuzz, msrv};
+
+/// The Python test of `docs/SPEC.md`'s reference verifier of audit logs,
+/// relative to the workspace root.
+pub(crate) const SPEC_VERIFIER_TEST: &str =
+    "crates/bayesretry-audit/tests/data/test_spec_reference_verifier.py";
 
 /// What `cargo xtask ci` was asked to do.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -56,6 +66,14 @@ pub(crate) fn steps(options: Options) -> Result<Vec<Step>, String> {
         .hint("if cargo has no `clippy`, `rustup component add clippy`"),
     ];
     steps.extend(nostd::clippy_steps());
+    steps.push(
+        Step::program(
+            "spec reference verifier (python3)",
+            "python3",
+            [SPEC_VERIFIER_TEST],
+        )
+        .hint("Python 3 is required: `apt-get install python3`"),
+    );
     if !options.skip_tests {
         steps.push(Step::cargo(
             "test",
@@ -184,6 +202,22 @@ mod tests {
     fn the_msrv_is_read_from_the_workspace_manifest() {
         let all = names(Options::default());
         assert!(all.iter().any(|name| name.starts_with("msrv (rust 1.")));
+    }
+
+    #[test]
+    fn the_spec_s_python_reference_verifier_is_tested_even_with_skip_tests() {
+        for options in [Options { skip_tests: false }, Options { skip_tests: true }] {
+            let runs_it = steps(options).unwrap_or_default().iter().any(|step| {
+                step.name().contains("python3")
+                    && step
+                        .args()
+                        .iter()
+                        .any(|arg| arg == super::SPEC_VERIFIER_TEST)
+            });
+            assert!(runs_it, "{options:?}");
+        }
+        let script = crate::step::workspace_root().join(super::SPEC_VERIFIER_TEST);
+        assert!(script.is_file(), "{}", script.display());
     }
 
     #[test]

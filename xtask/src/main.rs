@@ -22,9 +22,10 @@ const USAGE: &str = "\
 usage: cargo xtask <task> [options]
 
 tasks:
-  ci [--skip-tests]  every check CI makes: fmt, clippy, tests, no_std builds,
-                     docs, licences and sources; --skip-tests leaves out
-                     `cargo test` for a caller that has just run it
+  ci [--skip-tests]  every check CI makes: fmt, clippy, tests (and the
+                     spec's Python reference verifier, with python3),
+                     no_std builds, docs, licences and sources; --skip-tests
+                     leaves out `cargo test` for a caller that has just run it
   nostd              build every no_std crate for the embedded and wasm targets
   msrv               check libraries and binaries with the workspace's
                      rust-version (the toolchain must be installed)

@@ -59,6 +59,18 @@ fn lines_that_are_not_entries_are_malformed() {
         good.replacen("\"p\":\"3f", "\"p\":\"3F", 1),
         good.replacen("\"p\":\"3f", "\"p\":\"3", 1),
         good.replacen("\"p\":\"", "\"p\":0.5,\"q\":\"", 1),
+        // out of range, or of another JSON type (the lines the reference
+        // verifier of docs/SPEC.md rejects too)
+        good.replacen("\"attempt\":4", "\"attempt\":4294967296", 1),
+        good.replacen(
+            "\"time_ms\":1764460800750",
+            "\"time_ms\":18446744073709551616",
+            1,
+        ),
+        good.replacen("\"attempt\":4", "\"attempt\":true", 1),
+        good.replacen("\"retry\":false", "\"retry\":0", 1),
+        good.replacen("\"endpoint\":\"svc-3\"", "\"endpoint\":7", 1),
+        good.replacen("\"v\":1", "\"v\":true", 1),
     ];
     for (k, case) in cases.iter().enumerate() {
         assert_ne!(case, &good, "case {k} changes nothing");
