@@ -61,6 +61,10 @@ pub enum Admission {
     Probe {
         /// Whether this check ended the cooldown.
         half_opened: bool,
+        /// The round of probes this one belongs to: what
+        /// [`release_probe`](Breaker::release_probe) takes, if the probe ends
+        /// without an outcome.
+        round: ProbeRound,
     },
     /// Fail fast: the endpoint is believed down. `until_ms` is when the breaker will
     /// next admit a call of its own accord — the end of the cooldown, or, when
@@ -76,6 +80,29 @@ impl Admission {
     /// Whether the call may be made (closed, or admitted as a probe).
     pub const fn is_allowed(&self) -> bool {
         !matches!(self, Admission::Rejected { .. })
+    }
+}
+
+/// Which round of half-open probes a probe belongs to, from
+/// [`Admission::Probe`]: the breaker numbers its rounds, and
+/// [`release_probe`](Breaker::release_probe) hands a slot back only to the
+/// round that gave it out.
+///
+/// A type of its own, so that it cannot be passed where a time or a count is
+/// expected. The default, [`ProbeRound::NONE`], is no breaker's round:
+/// releasing it does nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ProbeRound(u64);
+
+impl ProbeRound {
+    /// No round: a breaker never hands it out, and releasing it does nothing.
+    /// What a caller keeps for an attempt that is not a probe.
+    pub const NONE: ProbeRound = ProbeRound(0);
+
+    /// The round's number: rounds are numbered from 1, in the order they
+    /// began (0 is [`NONE`](ProbeRound::NONE)).
+    pub const fn get(self) -> u64 {
+        self.0
     }
 }
 
@@ -149,7 +176,7 @@ pub enum Transition {
 /// assert!(!breaker.check(now).is_allowed());
 ///
 /// now += 1_000;
-/// assert_eq!(breaker.check(now), Admission::Probe { half_opened: true });
+/// assert!(matches!(breaker.check(now), Admission::Probe { half_opened: true, .. }));
 /// assert!(!breaker.check(now).is_allowed()); // one probe at a time
 /// assert_eq!(breaker.record(now, true), Some(Transition::Closed));
 /// assert_eq!(breaker.state(), State::Closed);
@@ -182,6 +209,9 @@ pub struct Breaker {
     /// change point (`u32::MAX` when the run is not read): shorter runs skip
     /// the rule's incomplete beta functions.
     min_run: u32,
+    /// The number of the current (or latest) round of half-open probes; 0
+    /// before the first.
+    round: u64,
 }
 
 impl Breaker {
@@ -202,6 +232,7 @@ impl Breaker {
             counting_since_ms: None,
             closed_at_ms: None,
             min_run,
+            round: ProbeRound::NONE.0,
         }
     }
 
@@ -318,7 +349,10 @@ impl Breaker {
                     Admission::Rejected { until_ms }
                 } else {
                     self.start_probing(now_ms);
-                    Admission::Probe { half_opened: true }
+                    Admission::Probe {
+                        half_opened: true,
+                        round: ProbeRound(self.round),
+                    }
                 }
             }
             State::HalfOpen {
@@ -332,13 +366,19 @@ impl Breaker {
                         probes: probes + 1,
                         successes,
                     };
-                    return Admission::Probe { half_opened: false };
+                    return Admission::Probe {
+                        half_opened: false,
+                        round: ProbeRound(self.round),
+                    };
                 }
                 let given_up_ms = since_ms.saturating_add(self.cooldown_ms);
                 if now_ms >= given_up_ms {
                     // The probes out never reported back: start a new round.
                     self.start_probing(now_ms);
-                    Admission::Probe { half_opened: false }
+                    Admission::Probe {
+                        half_opened: false,
+                        round: ProbeRound(self.round),
+                    }
                 } else {
                     Admission::Rejected {
                         until_ms: given_up_ms,
@@ -512,45 +552,85 @@ impl Breaker {
         counting_since
     }
 
-    /// Hands back the slot of a probe that ended without an outcome about the
-    /// endpoint — a permanent error such as a 404, which says nothing on
-    /// whether the endpoint is back, or a call given up before it was made.
+    /// Hands back the slot of a probe of `round` that ended without an outcome
+    /// about the endpoint — a permanent error such as a 404, which says nothing
+    /// on whether the endpoint is back, or a call given up before it was made
+    /// or dropped while it was in flight.
     ///
     /// Half-open, the breaker hands out at most
     /// [`max_probes`](crate::Config::max_probes) probes per round and waits
     /// for their results; a probe that never reports would hold its slot until
     /// the round is given up, a cooldown later, and every call meanwhile is
-    /// refused. Releasing it lets the next call probe at once. Closed or open,
-    /// this does nothing.
+    /// refused. Releasing it lets the next call probe at once.
+    ///
+    /// `round` is the one [`Admission::Probe`] gave the probe. A probe of an
+    /// earlier round — one given up on, or one that ended when a failed probe
+    /// reopened the breaker and a new round began since — holds no slot of the
+    /// current round, and releasing it does nothing: were it to free one, more
+    /// than `max_probes` probes would be out at once. Closed or open, this
+    /// does nothing either.
     ///
     /// ```
     /// use bayesretry_breaker::{Admission, Config, State};
     ///
-    /// let mut breaker = Config::new().build().unwrap();
+    /// let mut breaker = Config::new().with_cooldown_ms(1_000).build().unwrap();
     /// for t in 0..100 {
     ///     let _ = breaker.record(t, false);
     /// }
     /// let State::Open { until_ms: half_open_at } = breaker.state() else {
     ///     panic!("a hundred failures open the breaker");
     /// };
-    /// assert!(matches!(breaker.check(half_open_at), Admission::Probe { .. }));
+    /// let Admission::Probe { round, .. } = breaker.check(half_open_at) else {
+    ///     panic!("the cooldown is over");
+    /// };
     /// assert!(!breaker.check(half_open_at).is_allowed()); // the one probe is out
-    /// breaker.release_probe();
-    /// assert!(matches!(breaker.check(half_open_at), Admission::Probe { .. }));
+    /// breaker.release_probe(round);
+    /// let Admission::Probe { round: next, .. } = breaker.check(half_open_at) else {
+    ///     panic!("its slot was handed back");
+    /// };
+    /// assert_eq!(next, round, "the same round");
+    ///
+    /// // that probe never reports: a cooldown later the round is given up
+    /// let Admission::Probe { round: later, .. } = breaker.check(half_open_at + 1_000) else {
+    ///     panic!("a new round");
+    /// };
+    /// assert_ne!(later, round);
+    /// breaker.release_probe(round); // a probe of the round given up: no slot of this one
+    /// assert!(!breaker.check(half_open_at + 1_001).is_allowed());
     /// ```
-    pub fn release_probe(&mut self) {
+    pub fn release_probe(&mut self, round: ProbeRound) {
         if let State::HalfOpen {
             since_ms,
             probes,
             successes,
         } = self.state
         {
+            // half-open, the current round is numbered from 1: NONE never matches
+            if round.0 != self.round {
+                return;
+            }
             self.state = State::HalfOpen {
                 since_ms,
                 probes: probes.saturating_sub(1),
                 successes,
             };
         }
+    }
+
+    /// Numbers this breaker's next rounds of probes after `round`, if its own
+    /// are not past it already: a breaker made afresh for a key whose earlier
+    /// breaker handed out rounds up to `round` (a `KeyedBreaker`'s evicted or
+    /// removed key) does not hand out a number a probe of the old one holds.
+    #[cfg(feature = "std")]
+    pub(crate) fn number_rounds_after(&mut self, round: u64) {
+        self.round = self.round.max(round);
+    }
+
+    /// The number of the current (or latest) round of probes, 0 before the
+    /// first.
+    #[cfg(feature = "std")]
+    pub(crate) const fn round(&self) -> u64 {
+        self.round
     }
 
     /// Adds `count` successes that happened at unknown times between `since_ms`
@@ -594,6 +674,8 @@ impl Breaker {
     }
 
     fn start_probing(&mut self, now_ms: u64) {
+        // u64 rounds do not wrap in practice; if they did, 0 (no round) is skipped
+        self.round = self.round.wrapping_add(1).max(1);
         self.state = State::HalfOpen {
             since_ms: now_ms,
             probes: 1,

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::hash::RandomState;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use crate::breaker::{Admission, Breaker, State, Transition};
+use crate::breaker::{Admission, Breaker, ProbeRound, State, Transition};
 use crate::shared::FailureCount;
 
 /// A breaker per key, shared by every thread: `&self`, `Send + Sync`.
@@ -173,9 +173,44 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> KeyedBreaker<K, S> {
             return slot.record(now_ms, began, counted);
         }
         let mut slot = Slot::new(self.template);
+        // a key that comes back after an eviction does not reuse the numbers
+        // of its old breaker's rounds, which probes still out may hold
+        slot.breaker.number_rounds_after(map.retired_round);
         let transition = slot.record(now_ms, began, counted);
         map.insert(key.clone(), slot);
         transition
+    }
+
+    /// Hands back the slot of a probe for `key` of `round` that ended without
+    /// an outcome; see [`Breaker::release_probe`]: a probe of a round that is
+    /// no longer the key's current one frees nothing, and neither does one
+    /// whose key was evicted or removed since (a key that comes back numbers
+    /// its rounds on from those of every breaker the map let go). Does not
+    /// count as a use.
+    ///
+    /// ```
+    /// use core::num::NonZeroUsize;
+    /// use bayesretry_breaker::{Admission, Config, KeyedBreaker, State};
+    ///
+    /// let template = Config::new().with_cooldown_ms(1_000).build().unwrap();
+    /// let breakers = KeyedBreaker::new(template, NonZeroUsize::new(8).unwrap());
+    /// for t in 0..100 {
+    ///     let _ = breakers.record(&"db", t, false);
+    /// }
+    /// let Some(State::Open { until_ms }) = breakers.state(&"db") else {
+    ///     panic!("a hundred failures open the breaker");
+    /// };
+    /// let Admission::Probe { round, .. } = breakers.check(&"db", until_ms) else {
+    ///     panic!("the cooldown is over");
+    /// };
+    /// assert!(!breakers.check(&"db", until_ms).is_allowed()); // the one probe is out
+    /// breakers.release_probe(&"db", round); // it ended in a 404
+    /// assert!(breakers.check(&"db", until_ms).is_allowed());
+    /// ```
+    pub fn release_probe(&self, key: &K, round: ProbeRound) {
+        if let Some(slot) = self.lock().peek_mut(key) {
+            slot.breaker.release_probe(round);
+        }
     }
 
     /// The state of `key`'s breaker, if it has one. Does not count as a use.
@@ -243,6 +278,9 @@ struct Lru<K, S> {
     /// The least recently used entry, the next to go.
     tail: usize,
     capacity: usize,
+    /// The latest round of probes of any breaker evicted or removed: a new
+    /// key's breaker numbers its rounds on from it.
+    retired_round: u64,
 }
 
 /// A key's breaker, and when its current run of failures began.
@@ -302,12 +340,19 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> Lru<K, S> {
             head: NIL,
             tail: NIL,
             capacity,
+            retired_round: 0,
         }
     }
 
     fn peek(&self, key: &K) -> Option<&Slot> {
         let &at = self.index.get(key)?;
         self.entries.get(at).map(|entry| &entry.slot)
+    }
+
+    /// The slot for `key`, not marked as used.
+    fn peek_mut(&mut self, key: &K) -> Option<&mut Slot> {
+        let &at = self.index.get(key)?;
+        self.entries.get_mut(at).map(|entry| &mut entry.slot)
     }
 
     /// The slot for `key`, marked as the most recently used.
@@ -337,6 +382,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> Lru<K, S> {
                 return;
             };
             self.index.remove(&entry.key);
+            self.retired_round = self.retired_round.max(entry.slot.breaker.round());
             entry.key = key.clone();
             entry.slot = slot;
             at
@@ -347,6 +393,9 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> Lru<K, S> {
 
     fn remove(&mut self, key: &K) -> Option<Slot> {
         let at = self.index.remove(key)?;
+        if let Some(entry) = self.entries.get(at) {
+            self.retired_round = self.retired_round.max(entry.slot.breaker.round());
+        }
         self.unlink(at);
         let last = self.entries.len().checked_sub(1)?;
         if at != last {

@@ -18,7 +18,7 @@ mod pacing;
 mod shared;
 
 pub use bayesretry_beta::{Beta, CHANGE_HAZARD};
-pub use breaker::{Admission, Breaker, RunReading, State, Transition};
+pub use breaker::{Admission, Breaker, ProbeRound, RunReading, State, Transition};
 pub use config::Config;
 pub use error::Error;
 #[cfg(feature = "std")]

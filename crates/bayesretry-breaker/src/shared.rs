@@ -6,7 +6,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use bayesretry_beta::Beta;
 
-use crate::breaker::{Admission, Breaker, RunReading, State, Transition};
+use crate::breaker::{Admission, Breaker, ProbeRound, RunReading, State, Transition};
 
 /// The gate value of a closed breaker: admit without locking.
 const GATE_CLOSED: u64 = 0;
@@ -467,12 +467,14 @@ impl SharedBreaker {
         }
     }
 
-    /// Hands back the slot of a probe that ended without an outcome; see
-    /// [`Breaker::release_probe`]. Takes the lock only when half-open.
-    pub fn release_probe(&self) {
+    /// Hands back the slot of a probe of `round` that ended without an
+    /// outcome; see [`Breaker::release_probe`]: a probe of a round that is no
+    /// longer the current one frees nothing. Takes the lock only when
+    /// half-open.
+    pub fn release_probe(&self, round: ProbeRound) {
         if self.gate.load(Ordering::Acquire) == GATE_LOCKED {
             let mut locked = self.lock();
-            locked.breaker.release_probe();
+            locked.breaker.release_probe(round);
             self.publish(&locked.breaker);
         }
     }

@@ -5,7 +5,7 @@
 use std::sync::Barrier;
 use std::thread;
 
-use bayesretry_breaker::{Admission, Config, SharedBreaker, State};
+use bayesretry_breaker::{Admission, Config, ProbeRound, SharedBreaker, State};
 
 fn config() -> Config {
     Config::new()
@@ -189,8 +189,8 @@ fn a_released_probe_slot_is_handed_out_again_by_both() {
     let shared = SharedBreaker::new(config().build().unwrap());
     let mut plain = config().build().unwrap();
     // closed: releasing changes nothing
-    shared.release_probe();
-    plain.release_probe();
+    shared.release_probe(ProbeRound::NONE);
+    plain.release_probe(ProbeRound::NONE);
     assert_eq!(shared.snapshot(), plain);
     for t in 0..100 {
         assert_eq!(shared.record(t, false), plain.record(t, false));
@@ -199,22 +199,25 @@ fn a_released_probe_slot_is_handed_out_again_by_both() {
         panic!("a hundred failures open the breaker");
     };
     // half-open: every probe slot handed out, then one released
+    let mut round = ProbeRound::NONE;
     for _ in 0..3 {
-        assert_eq!(shared.check(until_ms), plain.check(until_ms));
+        let admission = shared.check(until_ms);
+        assert_eq!(admission, plain.check(until_ms));
+        if let Admission::Probe { round: r, .. } = admission {
+            round = r;
+        }
     }
     assert!(!shared.check(until_ms).is_allowed());
     assert!(!plain.check(until_ms).is_allowed());
-    shared.release_probe();
-    plain.release_probe();
+    shared.release_probe(round);
+    plain.release_probe(round);
     assert_eq!(shared.snapshot(), plain);
-    assert_eq!(
-        shared.check(until_ms),
-        Admission::Probe { half_opened: false }
-    );
-    assert_eq!(
-        plain.check(until_ms),
-        Admission::Probe { half_opened: false }
-    );
+    let again = Admission::Probe {
+        half_opened: false,
+        round,
+    };
+    assert_eq!(shared.check(until_ms), again);
+    assert_eq!(plain.check(until_ms), again);
 }
 
 #[test]

@@ -7,7 +7,7 @@ use core::pin::Pin;
 use core::task::Poll;
 use core::time::Duration;
 
-use bayesretry_breaker::FailureCount;
+use bayesretry_breaker::{FailureCount, ProbeRound};
 use bayesretry_decision::{Decision, Reason, Situation};
 use bayesretry_store::{Context, ErrorClass};
 
@@ -99,7 +99,9 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 /// ([`SharedBreaker::release_probe`](bayesretry_breaker::SharedBreaker::release_probe)),
 /// so the next call may probe at once. So is the slot of a probe that ends
 /// with no outcome at all: its call's future dropped while the attempt was in
-/// flight (an outer timeout), or its blocking operation unwinding.
+/// flight (an outer timeout), or its blocking operation unwinding. The slot
+/// goes back to the probe's own round: a probe of a round the breaker has
+/// since given up on frees no slot of the current one.
 #[must_use = "a call does nothing until run"]
 pub struct Call<'a, E> {
     policy: &'a RetryPolicy,
@@ -246,8 +248,10 @@ pub(crate) struct Attempts<'a> {
     /// the stack in other widths and read back whole, which stalls the load.
     previous_class: Option<ErrorClass>,
     previous_attempt: u32,
-    /// Whether the attempt under way is a half-open breaker's probe.
-    probe: bool,
+    /// The round of probes the attempt under way belongs to, if it is a
+    /// half-open breaker's probe ([`ProbeRound::NONE`] if not): what hands
+    /// its slot back to that round, and to no later one.
+    probe: ProbeRound,
     /// The retry decided after the last failure, with the failure run it was
     /// judged on, while it waits to go out (learning with a breaker only).
     pending: Option<Pending>,
@@ -326,7 +330,7 @@ impl<'a> Attempts<'a> {
             counted: 0,
             previous_class: None,
             previous_attempt: 0,
-            probe: false,
+            probe: ProbeRound::NONE,
             pending: None,
             waited_ms: 0,
             waits: 0,
@@ -346,7 +350,7 @@ impl<'a> Attempts<'a> {
             counted: 0,
             previous_class: None,
             previous_attempt: 0,
-            probe: false,
+            probe: ProbeRound::NONE,
             pending: None,
             waited_ms: 0,
             waits: 0,
@@ -370,8 +374,8 @@ impl<'a> Attempts<'a> {
                     let now_ms = now.unwrap_or_else(|| inner.now_ms());
                     return Err(Some(Duration::from_millis(until_ms.saturating_sub(now_ms))));
                 }
-                bayesretry_breaker::Admission::Probe { .. } => self.probe = true,
-                _ => self.probe = false,
+                bayesretry_breaker::Admission::Probe { round, .. } => self.probe = round,
+                _ => self.probe = ProbeRound::NONE,
             }
             self.failures_before = state.breaker.failures_recorded();
         }
@@ -720,10 +724,12 @@ impl<'a> Attempts<'a> {
     /// permanent error, a call dropped while the attempt was in flight, an
     /// operation that panicked: if it was a half-open breaker's probe, its slot
     /// is handed back, so the next call may probe at once instead of being
-    /// refused until the probe round is given up, a cooldown later.
+    /// refused until the probe round is given up, a cooldown later. Handed
+    /// back to the probe's own round: if that round was given up on or ended
+    /// meanwhile, this frees no slot of the current one.
     pub(crate) fn hand_back_probe(&self) {
-        if let (true, Some(state)) = (self.probe, &self.state) {
-            state.breaker.release_probe();
+        if let (true, Some(state)) = (self.probe != ProbeRound::NONE, &self.state) {
+            state.breaker.release_probe(self.probe);
         }
     }
 

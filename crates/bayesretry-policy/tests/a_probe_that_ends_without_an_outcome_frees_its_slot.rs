@@ -9,6 +9,9 @@
 //! - a call dropped while its probe attempt was in flight (an outer timeout,
 //!   say);
 //! - a blocking operation that panicked in its probe.
+//!
+//! The slot goes back to the probe's own round: a call dropped in a probe of a
+//! round the breaker has given up on frees no slot of the round that followed.
 
 #![allow(
     clippy::unwrap_used,
@@ -114,5 +117,35 @@ fn a_probe_whose_operation_panics_lets_the_next_call_probe() {
     }));
     assert!(unwound.is_err());
 
+    the_next_call_probes_and_closes(&policy, &clock);
+}
+
+#[test]
+fn a_call_dropped_in_a_probe_of_a_round_given_up_frees_no_slot_of_the_next() {
+    let clock = ManualClock::new(0);
+    let (policy, until) = opened(&clock);
+    let mut cx = Context::from_waker(Waker::noop());
+    clock.set(until);
+    let mut hung = Box::pin(policy.run("api", |_| pending::<Result<u32, HttpStatus>>()));
+    assert!(hung.as_mut().poll(&mut cx).is_pending());
+
+    // it never answers: a cooldown later its round is given up, and the next
+    // call is the new round's probe
+    clock.advance(Duration::from_millis(
+        bayesretry_breaker::Config::new().cooldown_ms(),
+    ));
+    let mut current = Box::pin(policy.run("api", |_| pending::<Result<u32, HttpStatus>>()));
+    assert!(current.as_mut().poll(&mut cx).is_pending());
+    assert!(refused(&policy), "one probe at a time");
+
+    // an outer timeout drops the old probe's call at last: no slot is freed
+    drop(hung);
+    assert!(
+        refused(&policy),
+        "a second probe went out beside the current one: {:?}",
+        policy.breaker_state("api")
+    );
+
+    drop(current);
     the_next_call_probes_and_closes(&policy, &clock);
 }

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::hash::RandomState;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use bayesretry_breaker::{Admission, Breaker, KeyedBreaker, State, Transition};
+use bayesretry_breaker::{Admission, Breaker, KeyedBreaker, ProbeRound, State, Transition};
 use bayesretry_policy::Clock;
 use core::hash::BuildHasher;
 use core::sync::atomic::Ordering;
@@ -198,7 +198,12 @@ impl FleetBreaker {
                             state.probes_out.pop_front();
                         }
                         state.probes_out.push_back(round);
-                        return Admission::Probe { half_opened: false };
+                        // the fleet's probe, claimed from Redis: no round of
+                        // the local breaker's, which it could hand back
+                        return Admission::Probe {
+                            half_opened: false,
+                            round: ProbeRound::NONE,
+                        };
                     }
                     if !state.want_permit {
                         state.want_permit = true;
