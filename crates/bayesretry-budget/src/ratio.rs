@@ -17,8 +17,10 @@
 //! compare-and-swap spans ten words. So a spend *reserves first and checks after*:
 //!
 //! 1. add the cost to the current bucket's withdrawals (one compare-and-swap);
-//! 2. read every bucket, the reservation included, and compare with the allowance;
-//! 3. if it does not fit, take the reservation back and refuse.
+//! 2. read every bucket, the reservation included; if another spend has reserved
+//!    in a newer bucket, take the reservation back and go to 1 with that bucket;
+//! 3. compare with the allowance; if it does not fit, take the reservation back
+//!    and refuse.
 //!
 //! Every write and read is sequentially consistent, so of any two spends the one
 //! that reserved second reads the other's reservation in step 2. The last spend to
@@ -26,6 +28,15 @@
 //! was granted only if all of them fit: the allowance can never be exceeded. The price
 //! is a rare false refusal, when a spend that is about to be taken back is still
 //! counted by another; a refusal is the safe error for a budget.
+//!
+//! Step 2 is what keeps a window whole when clocks disagree. A spend in a newer
+//! bucket starts its slot afresh, and so wipes the withdrawals of the bucket ten
+//! before it, the oldest of the window that ends just before it. A spend whose
+//! clock lags by that boundary would be judged on that window with the deposits of
+//! its oldest bucket but without their withdrawals; instead it sees the newer
+//! reservation and is charged to the newer bucket, judged on the window that ends
+//! there. A window is thus closed to new spends as soon as any spend has reserved
+//! past it.
 //!
 //! Counts saturate at 2²⁴ − 1 per bucket: a deposit beyond it is not counted and a
 //! withdrawal beyond it is refused, both on the strict side. The 40-bit bucket tags
@@ -52,6 +63,10 @@ const TAG_HALF: u64 = 1 << (TAG_BITS - 1);
 /// Allowances are kept in millionths of a retry, so a percentage needs no floats at
 /// run time.
 const PPM: u64 = 1_000_000;
+/// How many times one spend moves on to a newer bucket that other spends reserved
+/// in under it before it gives up (fails closed, as contended). One move is all a
+/// spend needs unless the window keeps moving under it.
+const MAX_MOVES: u32 = 4;
 
 /// The configuration of a ratio budget: a [`Clone`] value built with `with_*`
 /// setters and checked by [`build`](RatioConfig::build).
@@ -179,6 +194,12 @@ impl Default for RatioConfig {
 /// all of them fit. The price is a rare false refusal, when a reservation that is
 /// about to be taken back is still counted by another spend: for a budget, the safe
 /// error.
+///
+/// A spend whose clock reads an older bucket than another spend's reservation is
+/// charged to the newer bucket and judged on the window ending there: a window
+/// takes no new spends once a spend has reserved past it, so a clock that lags
+/// another thread's (or a single owner's clock stepped back) cannot be granted the
+/// room of a window already closed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ratio {
     percent: f64,
@@ -233,13 +254,26 @@ impl Ratio {
         if cost > COUNT_MAX {
             return Err(Denied::oversized());
         }
-        let bucket = self.reserve(ring, now_ms / self.bucket_ms, cost)?;
-        let (deposits, withdrawals) = ring.tally(bucket);
-        if withdrawals.saturating_mul(PPM) <= self.allowance_ppm(deposits) {
-            return Ok(());
+        let mut bucket = now_ms / self.bucket_ms;
+        for _ in 0..MAX_MOVES {
+            let charged = self.reserve(ring, bucket, cost)?;
+            let tally = ring.tally(charged);
+            if tally.newest != charged {
+                // Another spend has reserved in a newer bucket: the window ending
+                // at `charged` is closed, and its oldest bucket's withdrawals may
+                // be wiped already. Move to the newer bucket.
+                ring.take_back(charged, cost);
+                bucket = tally.newest;
+                continue;
+            }
+            if tally.withdrawals.saturating_mul(PPM) <= self.allowance_ppm(tally.deposits) {
+                return Ok(());
+            }
+            ring.take_back(charged, cost);
+            return Err(Denied::exhausted(self.next_bucket_ms(charged)));
         }
-        ring.take_back(bucket, cost);
-        Err(Denied::exhausted(self.next_bucket_ms(bucket)))
+        // Newer buckets kept appearing under this spend: fail closed.
+        Err(Denied::contended())
     }
 
     /// Adds `cost` to the withdrawals of `bucket`'s slot, and returns the bucket it
@@ -280,9 +314,14 @@ impl Ratio {
     }
 
     fn balance_in<W: Word>(&self, ring: &Ring<W>, now_ms: u64) -> i64 {
-        let (deposits, withdrawals) = ring.tally(now_ms / self.bucket_ms);
-        let allowance = i64::try_from(self.allowance(deposits)).unwrap_or(i64::MAX);
-        allowance.saturating_sub(i64::try_from(withdrawals).unwrap_or(i64::MAX))
+        // judged as a spend would be: on the window ending at the newest bucket
+        // a spend has reserved in, if that is newer than `now_ms`'s
+        let mut tally = ring.tally(now_ms / self.bucket_ms);
+        if tally.newest != now_ms / self.bucket_ms {
+            tally = ring.tally(tally.newest);
+        }
+        let allowance = i64::try_from(self.allowance(tally.deposits)).unwrap_or(i64::MAX);
+        allowance.saturating_sub(i64::try_from(tally.withdrawals).unwrap_or(i64::MAX))
     }
 }
 
@@ -323,6 +362,16 @@ fn resolve(word: u64, bucket: u64) -> (u64, u64) {
     }
 }
 
+/// What a spend is judged on: the window's deposits and withdrawals, and the
+/// newest bucket holding withdrawals (the window's own last bucket unless a spend
+/// has reserved in a newer one).
+#[derive(Clone, Copy, Debug)]
+struct Tally {
+    deposits: u64,
+    withdrawals: u64,
+    newest: u64,
+}
+
 /// The ring of buckets: deposit and withdrawal words, one pair per slot.
 #[derive(Debug)]
 struct Ring<W> {
@@ -331,12 +380,13 @@ struct Ring<W> {
 }
 
 impl<W: Word> Ring<W> {
-    /// Deposits and withdrawals in the window that ends with `bucket`.
+    /// Deposits and withdrawals in the window that ends with `bucket`, and the
+    /// newest bucket holding withdrawals.
     ///
     /// A deposit counts only if its bucket is in the window. A withdrawal counts if
     /// its bucket is in the window *or newer*: a reservation made by a thread whose
     /// clock is ahead is still a reservation, and counting it can only refuse more.
-    fn tally(&self, bucket: u64) -> (u64, u64) {
+    fn tally(&self, bucket: u64) -> Tally {
         // The tag sits in the top bits, so "the tag is one of the window's buckets"
         // is one wrapping subtraction and one comparison of whole words: a word is in
         // the window when it lies at most BUCKETS buckets' worth above the oldest
@@ -346,17 +396,24 @@ impl<W: Word> Ring<W> {
         let window_or_newer = (TAG_HALF + BUCKETS_U64) << COUNT_BITS;
         let mut deposits = 0;
         let mut withdrawals = 0;
+        // the newest withdrawals' bucket, in buckets past the oldest of the window
+        let mut newest = BUCKETS_U64 - 1;
         for (d, w) in self.deposits.iter().zip(&self.withdrawals) {
             let d = d.get();
             if d.wrapping_sub(oldest) < window {
                 deposits += d & COUNT_MAX;
             }
-            let w = w.get();
-            if w.wrapping_sub(oldest) < window_or_newer {
-                withdrawals += w & COUNT_MAX;
+            let past_oldest = w.get().wrapping_sub(oldest);
+            if past_oldest < window_or_newer {
+                withdrawals += past_oldest & COUNT_MAX;
+                newest = newest.max(past_oldest >> COUNT_BITS);
             }
         }
-        (deposits, withdrawals)
+        Tally {
+            deposits,
+            withdrawals,
+            newest: bucket.saturating_add(newest - (BUCKETS_U64 - 1)),
+        }
     }
 
     /// Takes back a reservation of `cost` made in `bucket`, unless its slot has moved
