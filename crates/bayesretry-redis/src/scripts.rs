@@ -247,27 +247,38 @@ return {string.format('%.0f', grant), string.format('%.0f', (index + 1) * window
 /// Opens an endpoint's breaker for the whole fleet.
 ///
 /// ARGV: prefix, endpoint, cooldown ms. The hash `{ns}:br` maps an endpoint
-/// to `{open until (server ms)} {cooldown} {probe successes} {round}`;
-/// opening keeps the later of two cooldown ends and starts a new probe
-/// round. A round is named by the server's time when it began (one more than
-/// the last, if that is not later), so a round's name is never reused while
-/// the endpoint is open, nor soon after it closes.
+/// to `{open until (server ms)} {cooldown} {probe successes}`; opening keeps
+/// the later of two cooldown ends and starts a new probe round.
+///
+/// The round is kept apart, in the hash `{ns}:br:rounds`, as `{round} {open
+/// until}`: the value of `{ns}:br` keeps the three fields the previous
+/// version's scripts parse, so processes of both versions can share a
+/// namespace during a rolling deploy. A round is named by the server's time
+/// when it began (one more than the last, if that is not later), so a
+/// round's name is never reused while the endpoint is open, nor soon after
+/// it closes. It is the current round only while its `open until` is the
+/// endpoint's: a previous version's script that opens the endpoint again
+/// (it knows no rounds) ends the round, and the next probe claimed begins
+/// another.
 const BREAKER_OPEN: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local key = ARGV[1] .. ':br'
+local rounds = key .. ':rounds'
+local ep = ARGV[2]
 local cooldown = tonumber(ARGV[3])
 local till = now + cooldown
 local round = now
-local old = redis.call('HGET', key, ARGV[2])
+local old = redis.call('HGET', key, ep)
 if old then
-  local held, held_round = string.match(old, '^(%S+) %S+ %S+ ?(%S*)$')
-  held, held_round = tonumber(held), tonumber(held_round)
+  local held = tonumber(string.match(old, '^(%S+)'))
   if held and held > till then till = held end
-  if held_round and held_round >= round then round = held_round + 1 end
 end
-redis.call('HSET', key, ARGV[2], string.format('%.0f %.0f 0 %.0f', till, cooldown, round))
-redis.call('DEL', key .. ':p:' .. ARGV[2])
+local held_round = tonumber(string.match(redis.call('HGET', rounds, ep) or '', '^(%S+)'))
+if held_round and held_round >= round then round = held_round + 1 end
+redis.call('HSET', key, ep, string.format('%.0f %.0f 0', till, cooldown))
+redis.call('HSET', rounds, ep, string.format('%.0f %.0f', round, till))
+redis.call('DEL', key .. ':p:' .. ep)
 return 1
 ";
 
@@ -284,31 +295,36 @@ const BREAKER_RESULT: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local key = ARGV[1] .. ':br'
+local rounds = key .. ':rounds'
 local ep = ARGV[2]
 local old = redis.call('HGET', key, ep)
 if not old then return 'closed' end
-local till, cooldown, successes, round = string.match(old, '^(%S+) (%S+) (%S+) ?(%S*)$')
-till, cooldown, successes = tonumber(till), tonumber(cooldown), tonumber(successes)
+local held, cooldown, successes = string.match(old, '^(%S+) (%S+) (%S+)')
+local till = tonumber(held)
+cooldown, successes = tonumber(cooldown), tonumber(successes)
 if not (till and cooldown and successes) then
   redis.call('HDEL', key, ep)
+  redis.call('HDEL', rounds, ep)
   return 'closed'
 end
-if round == '' then round = '0' end
-if ARGV[7] ~= round then return 'stale' end
+local round, at = string.match(redis.call('HGET', rounds, ep) or '', '^(%S+) (%S+)$')
+if at ~= held or ARGV[7] ~= round then return 'stale' end
 if ARGV[3] == '1' then
   successes = successes + 1
   if successes >= tonumber(ARGV[4]) then
     redis.call('HDEL', key, ep)
+    redis.call('HDEL', rounds, ep)
     redis.call('DEL', key .. ':p:' .. ep)
     return 'closed'
   end
-  redis.call('HSET', key, ep, string.format('%.0f %.0f %.0f %s', till, cooldown, successes, round))
+  redis.call('HSET', key, ep, string.format('%s %.0f %.0f', held, cooldown, successes))
   return 'probing'
 end
 local next_round = now
 if tonumber(round) >= next_round then next_round = tonumber(round) + 1 end
 cooldown = math.min(cooldown * tonumber(ARGV[5]), tonumber(ARGV[6]))
-redis.call('HSET', key, ep, string.format('%.0f %.0f 0 %.0f', now + cooldown, cooldown, next_round))
+redis.call('HSET', key, ep, string.format('%.0f %.0f 0', now + cooldown, cooldown))
+redis.call('HSET', rounds, ep, string.format('%.0f %.0f', next_round, now + cooldown))
 redis.call('DEL', key .. ':p:' .. ep)
 return 'open'
 ";
@@ -319,25 +335,33 @@ return 'open'
 /// that round (its outcome is reported with it), `{0}` for none (still open,
 /// or every probe of this round taken), `{-1}` when the endpoint is closed.
 /// A round lasts one cooldown: probes that never report back are given up
-/// on, as the local breaker does.
+/// on, as the local breaker does. An opening without a current round (a
+/// previous version's script wrote it) gets one here.
 const BREAKER_CLAIM: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local key = ARGV[1] .. ':br'
-local old = redis.call('HGET', key, ARGV[2])
+local rounds = key .. ':rounds'
+local ep = ARGV[2]
+local old = redis.call('HGET', key, ep)
 if not old then return {'-1'} end
-local till, cooldown, round = string.match(old, '^(%S+) (%S+) %S+ ?(%S*)$')
-till, cooldown = tonumber(till), tonumber(cooldown)
+local held, cooldown = string.match(old, '^(%S+) (%S+) %S+')
+local till = tonumber(held)
+cooldown = tonumber(cooldown)
 if not (till and cooldown) then return {'-1'} end
 if till > now then return {'0'} end
-local probes = key .. ':p:' .. ARGV[2]
+local probes = key .. ':p:' .. ep
 local n = redis.call('INCR', probes)
 if n == 1 then redis.call('PEXPIRE', probes, string.format('%.0f', math.max(cooldown, 1))) end
-if n <= tonumber(ARGV[3]) then
-  if round == '' then round = '0' end
-  return {'1', round}
+if n > tonumber(ARGV[3]) then return {'0'} end
+local round, at = string.match(redis.call('HGET', rounds, ep) or '', '^(%S+) (%S+)$')
+if at ~= held then
+  local next_round = now
+  if tonumber(round) and tonumber(round) >= next_round then next_round = tonumber(round) + 1 end
+  round = string.format('%.0f', next_round)
+  redis.call('HSET', rounds, ep, round .. ' ' .. held)
 end
-return {'0'}
+return {'1', round}
 ";
 
 /// Lists the endpoints open or half-open fleet-wide.
@@ -345,22 +369,27 @@ return {'0'}
 /// ARGV: prefix, stale ms. Returns `{endpoint, ms until the cooldown ends
 /// (negative once it has: half-open), ...}`. An endpoint whose cooldown ended
 /// more than `stale` ago with no probe closing it (nobody calls it any more)
-/// is forgotten.
+/// is forgotten, and so is the round of an endpoint no longer listed.
 const BREAKER_STATE: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local key = ARGV[1] .. ':br'
 local stale = tonumber(ARGV[2])
 local all = redis.call('HGETALL', key)
-local out = {}
+local out, live = {}, {}
 for i = 1, #all, 2 do
   local till = tonumber(string.match(all[i + 1], '^(%S+)'))
   if (not till) or now - till > stale then
     redis.call('HDEL', key, all[i])
   else
+    live[all[i]] = true
     out[#out + 1] = all[i]
     out[#out + 1] = string.format('%.0f', till - now)
   end
+end
+-- rounds of endpoints closed or forgotten (by either version's scripts)
+for _, ep in ipairs(redis.call('HKEYS', key .. ':rounds')) do
+  if not live[ep] then redis.call('HDEL', key .. ':rounds', ep) end
 end
 return out
 ";

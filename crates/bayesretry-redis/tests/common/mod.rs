@@ -130,3 +130,14 @@ impl Drop for OwnedServer {
         self.stop();
     }
 }
+
+/// A script of the previous released version (the crate's scripts at
+/// 5aa2968, kept in `previous_version_scripts.txt`), by its constant's
+/// name: what a process not yet upgraded runs during a rolling deploy.
+pub fn previous_version_script(name: &str) -> redis::Script {
+    let old = include_str!("previous_version_scripts.txt");
+    let head = format!("const {name}: &str = r\"");
+    let start = old.find(&head).expect("a script of that name") + head.len();
+    let len = old[start..].find("\";").expect("the script's end");
+    redis::Script::new(&old[start..start + len])
+}
