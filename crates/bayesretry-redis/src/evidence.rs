@@ -67,7 +67,8 @@ pub(crate) struct EvidenceSync {
     pulled_writers: HashSet<WriterId>,
     /// Per writer, the sum of the sequence numbers in `known`. Redis keeps
     /// the same sum per writer; when it holds less for an authored writer
-    /// than this (its hash expired while this process was cut off, a
+    /// than this before a push writes (its hash expired while this process
+    /// was cut off, a
     /// failover lost its last writes), its entries are forgotten from
     /// `known`, to be pushed again.
     known_sums: HashMap<WriterId, u64>,

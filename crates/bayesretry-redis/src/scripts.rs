@@ -68,8 +68,10 @@ impl Scripts {
 /// stops syncing ages out `ttl` later. Another writer's hash that a push
 /// recreates (re-pushed after Redis lost its data) gets a time to live but
 /// no renewal. For each of the pusher's writers the push returns its `#sum`
-/// (0 for a missing hash): a process that counts more than that in what it
-/// knows Redis holds knows Redis lost some of it, though the fleet's data
+/// as it was before the batch's writes (0 for a missing hash), so that what
+/// the batch adds cannot hide what was lost: a process that counts more than
+/// that in what it knows Redis holds knows Redis lost some of it, though the
+/// fleet's data
 /// (and its epoch) lived on — its hash expired while the process was cut
 /// off, or a failover lost its last writes — and pushes all of it again.
 ///
@@ -126,6 +128,17 @@ local function newer(i, old)
   end
   return false
 end
+-- what Redis holds of each of the pusher's writers, before this batch
+-- writes: what the batch adds would hide what a failover took
+local out = {epoch, '0'}
+for i = 5, 4 + own do
+  local key = ns .. ':w:' .. ARGV[i]
+  local sum = redis.call('HGET', key, '#sum')
+  if not sum then
+    if redis.call('EXISTS', key) == 1 then sum = string.format('%.0f', total(key)) else sum = '0' end
+  end
+  out[#out + 1] = sum
+end
 local CHUNK = 500
 local t = redis.call('TIME')
 local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -168,15 +181,9 @@ for _, w in ipairs(order) do
   if wrote and fresh then redis.call('PEXPIRE', key, ttl) end
 end
 if applied > 0 then redis.call('SET', ns .. ':ver', string.format('%.0f', version)) end
-local out = {epoch, tostring(applied)}
+out[2] = tostring(applied)
 for i = 5, 4 + own do
-  local key = ns .. ':w:' .. ARGV[i]
-  local sum = redis.call('HGET', key, '#sum')
-  if not sum then
-    if redis.call('EXISTS', key) == 1 then sum = string.format('%.0f', total(key)) else sum = '0' end
-  end
-  out[#out + 1] = sum
-  redis.call('PEXPIRE', key, ttl)
+  redis.call('PEXPIRE', ns .. ':w:' .. ARGV[i], ttl)
 end
 redis.call('PEXPIRE', ns .. ':epoch', ttl)
 redis.call('PEXPIRE', ns .. ':ver', ttl)

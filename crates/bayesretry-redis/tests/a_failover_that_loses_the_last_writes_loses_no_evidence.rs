@@ -118,3 +118,49 @@ async fn a_failover_that_loses_the_last_writes_loses_no_evidence() {
         );
     }
 }
+
+/// The failover loses the writer's last update of a quiet context, while the
+/// writer keeps pushing outcomes of another every round: what the busy
+/// context adds to Redis must not hide what the quiet one lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_writer_pushes_again_what_a_failover_lost() {
+    let Some(url) = common::server_url("a_busy_writer_pushes_again_what_a_failover_lost") else {
+        return;
+    };
+    let ns = common::namespace("failover-busy");
+    let config = FleetConfig::new(url.clone())
+        .with_namespace(ns.clone())
+        .with_interval(Duration::from_secs(60));
+    let mut admin = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let writer = store(61);
+    let writer_fleet = Fleet::start(config.clone(), writer.clone()).unwrap();
+    let (quiet, busy) = (
+        Context::new("pay", 1, ErrorClass::Timeout),
+        Context::new("pay", 2, ErrorClass::Timeout),
+    );
+    writer.observe(&quiet, false, 10);
+    writer.observe(&busy, false, 10);
+    writer_fleet.sync_now().await.unwrap();
+    let replica = dump(&mut admin, &ns);
+    writer.observe(&quiet, false, 20); // its 2nd version reaches the primary only
+    writer_fleet.sync_now().await.unwrap();
+    promote(&mut admin, &ns, &replica);
+    for round in 0..4 {
+        for _ in 0..5 {
+            writer.observe(&busy, true, 30 + round);
+        }
+        writer_fleet.sync_now().await.unwrap();
+    }
+    let newcomer = store(62);
+    let newcomer_fleet = Fleet::start(config, newcomer.clone()).unwrap();
+    newcomer_fleet.sync_now().await.unwrap();
+    assert_eq!(
+        newcomer.evidence(&quiet, 100).failures(),
+        2.0,
+        "the version the failover lost was never pushed again: {:?}",
+        writer_fleet.stats()
+    );
+}
