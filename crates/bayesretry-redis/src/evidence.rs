@@ -235,7 +235,9 @@ impl EvidenceSync {
             .arg(self.candidate())
             .arg(writers.len());
         for writer in &writers {
-            invocation.arg(codec::writer(*writer));
+            invocation
+                .arg(codec::writer(*writer))
+                .arg(self.known_sums.get(writer).copied().unwrap_or(0));
         }
         let mut hex: Option<(WriterId, String)> = None;
         for ((writer, field), entry) in entries {

@@ -38,8 +38,9 @@ impl Scripts {
 /// Merges a batch of (writer, context) entries into the fleet's evidence.
 ///
 /// ARGV: prefix, ttl ms, a candidate epoch, the number `k` of writers the
-/// pusher writes for, those `k` writers, then six values per entry: writer,
-/// field, seq, updated_at_ms, successes, failures.
+/// pusher writes for, those `k` writers each followed by the sum the pusher
+/// knows Redis holds of it, then six values per entry: writer, field, seq,
+/// updated_at_ms, successes, failures.
 ///
 /// Per writer, a hash `{ns}:w:{writer}` maps a context's field to the
 /// writer's latest version of it. An incoming entry replaces the held one only
@@ -60,8 +61,15 @@ impl Scripts {
 /// counter ahead of it, or the new primary's clock is behind).
 ///
 /// The hash's field `#sum` (no context's field starts with `#`) holds the sum
-/// of its entries' sequence numbers, kept up to date here; it is computed
-/// once for a hash written before it existed.
+/// of its entries' sequence numbers, kept up to date here. It is counted
+/// anew from the hash's entries (`HGETALL`) when it is missing — a hash
+/// written before it existed — and when it is less than the sum the pusher
+/// knows Redis holds: a process of the previous version, which writes
+/// entries without keeping `#sum` (a rolling deploy, a rollback), leaves it
+/// short, and a hash that did lose entries is recounted once, as its writer
+/// then forgets what it knew and pushes everything again. A recount reads
+/// the whole hash in one step: about 180 ms, during which Redis serves
+/// nobody else, for a writer of 200 000 contexts.
 ///
 /// The pusher's writers' hashes get their time to live renewed on every push
 /// (every round is a push, empty or not: the heartbeat), so a writer that
@@ -104,7 +112,7 @@ end
 -- the entries, grouped by writer: each writer's hash is read and written in
 -- chunks, a few commands per chunk rather than per entry
 local groups, order = {}, {}
-for i = 5 + own, #ARGV - 5, 6 do
+for i = 5 + 2 * own, #ARGV - 5, 6 do
   local w = ARGV[i]
   local group = groups[w]
   if not group then
@@ -130,14 +138,16 @@ local function newer(i, old)
 end
 -- what Redis holds of each of the pusher's writers, before this batch
 -- writes: what the batch adds would hide what a failover took
+-- (recounted if it is less than the pusher knows it held: a previous
+-- version's script wrote entries without keeping it)
 local out = {epoch, '0'}
-for i = 5, 4 + own do
+for i = 5, 3 + 2 * own, 2 do
   local key = ns .. ':w:' .. ARGV[i]
-  local sum = redis.call('HGET', key, '#sum')
-  if not sum then
-    if redis.call('EXISTS', key) == 1 then sum = string.format('%.0f', total(key)) else sum = '0' end
+  local sum = tonumber(redis.call('HGET', key, '#sum'))
+  if not sum or sum < (tonumber(ARGV[i + 1]) or 0) then
+    if redis.call('EXISTS', key) == 1 then sum = total(key) else sum = 0 end
   end
-  out[#out + 1] = sum
+  out[#out + 1] = string.format('%.0f', sum)
 end
 local CHUNK = 500
 local t = redis.call('TIME')
@@ -182,7 +192,7 @@ for _, w in ipairs(order) do
 end
 if applied > 0 then redis.call('SET', ns .. ':ver', string.format('%.0f', version)) end
 out[2] = tostring(applied)
-for i = 5, 4 + own do
+for i = 5, 3 + 2 * own, 2 do
   redis.call('PEXPIRE', ns .. ':w:' .. ARGV[i], ttl)
 end
 redis.call('PEXPIRE', ns .. ':epoch', ttl)
