@@ -24,6 +24,16 @@ const MAX_PULLS_PER_ROUND: usize = 1_000;
 /// The most log entries one pull call reads.
 const PULL_BATCH: usize = 5_000;
 
+/// The most a sequence number counts for in a writer's sum, here and in the
+/// push script: sums stay exact in a Lua number and a Redis integer, for any
+/// 2²¹ entries of a writer, whatever their sequence numbers.
+const SEQ_COUNTED_UP_TO: u64 = 1 << 32;
+
+/// What sequence number `seq` counts for in a writer's sum.
+fn counted(seq: u64) -> u64 {
+    seq.min(SEQ_COUNTED_UP_TO)
+}
+
 /// What a round did to the evidence.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Progress {
@@ -65,7 +75,8 @@ pub(crate) struct EvidenceSync {
     /// Writers whose entries came from Redis before this process pushed any
     /// of theirs: not this process's own.
     pulled_writers: HashSet<WriterId>,
-    /// Per writer, the sum of the sequence numbers in `known`. Redis keeps
+    /// Per writer, the sum of the sequence numbers in `known`, each counted
+    /// up to [`SEQ_COUNTED_UP_TO`]. Redis keeps
     /// the same sum per writer; when it holds less for an authored writer
     /// than this before a push writes (its hash expired while this process
     /// was cut off, a
@@ -297,7 +308,7 @@ impl EvidenceSync {
         let known = self.known.entry(key).or_insert(0);
         if *known < seq {
             let sum = self.known_sums.entry(writer).or_insert(0);
-            *sum = sum.saturating_add(seq - *known);
+            *sum = sum.saturating_add(counted(seq) - counted(*known));
             *known = seq;
         }
     }

@@ -51,7 +51,9 @@ impl Scripts {
 /// number of the counter `{ns}:ver` and is filed under it in the sorted set
 /// `{ns}:log`, which is how readers find what changed since they last looked.
 /// Entries are handled per writer in chunks of 500 (one `HMGET`, `HSET` and
-/// `ZADD` each), which keeps a batch of thousands to a few commands.
+/// `ZADD` each), which keeps a batch of thousands to a few commands. Sequence
+/// numbers are compared exactly, as decimal strings, over the whole `u64`
+/// range; every argument is checked before the script writes anything.
 ///
 /// The counter never runs behind the server's clock in microseconds: a
 /// failover to a replica that missed the last writes (replication is
@@ -61,7 +63,10 @@ impl Scripts {
 /// counter ahead of it, or the new primary's clock is behind).
 ///
 /// The hash's field `#sum` (no context's field starts with `#`) holds the sum
-/// of its entries' sequence numbers, kept up to date here. It is counted
+/// of its entries' sequence numbers, each counted up to 2³² (so the sum is
+/// exact in a Lua number and a Redis integer for any 2²¹ entries, whatever
+/// their sequence numbers: a loss of versions all past 2³² goes unseen),
+/// kept up to date here. It is counted
 /// anew from the hash's entries (`HGETALL`) when it is missing — a hash
 /// written before it existed — and when it is less than the sum the pusher
 /// knows Redis holds: a process of the previous version, which writes
@@ -93,18 +98,47 @@ impl Scripts {
 const PUSH: &str = r"
 local ns = ARGV[1]
 local ttl = ARGV[2]
+local own = tonumber(ARGV[4])
+-- a u64 in decimal, as the client prints it
+local function u64(s)
+  return string.match(s, '^%d+$') and (#s < 20 or (#s == 20 and s <= '18446744073709551615'))
+end
+-- every argument is checked before anything is written: a script that
+-- fails halfway keeps what it wrote
+if not own or #ARGV < 4 + 2 * own or (#ARGV - 4 - 2 * own) % 6 ~= 0 then
+  return redis.error_reply('push: malformed arguments')
+end
+for i = 6, 4 + 2 * own, 2 do
+  if not u64(ARGV[i]) then return redis.error_reply('push: a known sum is not a u64') end
+end
+for i = 5 + 2 * own, #ARGV - 5, 6 do
+  if not (u64(ARGV[i + 2]) and u64(ARGV[i + 3]) and tonumber(ARGV[i + 4]) and tonumber(ARGV[i + 5])) then
+    return redis.error_reply('push: an entry of ' .. ARGV[i] .. ' is malformed')
+  end
+end
 local epoch = redis.call('GET', ns .. ':epoch')
 if not epoch then
   epoch = ARGV[3]
   redis.call('SET', ns .. ':epoch', epoch)
 end
-local own = tonumber(ARGV[4])
+-- what a sequence number counts for in `#sum`: itself, up to 2^32, so a sum
+-- stays exact in a Lua number and in a Redis integer
+local CAP = 4294967296
+local function counted(seq)
+  return math.min(tonumber(seq) or 0, CAP)
+end
+-- two u64 in decimal compared exactly (a Lua number is not exact past 2^53)
+local function cmp(a, b)
+  if #a ~= #b then return #a < #b and -1 or 1 end
+  if a == b then return 0 end
+  return a < b and -1 or 1
+end
 -- the sum of a hash's sequence numbers, for a hash without `#sum`
 local function total(key)
   local all = redis.call('HGETALL', key)
   local sum = 0
   for j = 1, #all, 2 do
-    if all[j] ~= '#sum' then sum = sum + (tonumber(string.match(all[j + 1], '^%d+')) or 0) end
+    if all[j] ~= '#sum' then sum = sum + counted(string.match(all[j + 1], '^%d+')) end
   end
   redis.call('HSET', key, '#sum', string.format('%.0f', sum))
   return sum
@@ -125,12 +159,14 @@ end
 local function newer(i, old)
   if not old then return true end
   -- the sequence number decides all but ties: read it alone first
-  local seq, held_seq = tonumber(ARGV[i + 2]), tonumber(string.match(old, '^%d+'))
-  if seq and held_seq and seq ~= held_seq then return seq > held_seq end
+  local held_seq = string.match(old, '^%d+')
+  if not held_seq then return true end
+  local order = cmp(ARGV[i + 2], held_seq)
+  if order ~= 0 then return order > 0 end
   local held = {}
   for x in string.gmatch(old, '%S+') do held[#held + 1] = tonumber(x) end
   if #held ~= 4 then return true end
-  for k = 1, 4 do
+  for k = 2, 4 do
     local a = tonumber(ARGV[i + 1 + k])
     if a ~= held[k] then return a > held[k] end
   end
@@ -173,8 +209,8 @@ for _, w in ipairs(order) do
       if newer(i, old) then
         writes[#writes + 1] = ARGV[i + 1]
         writes[#writes + 1] = ARGV[i + 2] .. ' ' .. ARGV[i + 3] .. ' ' .. ARGV[i + 4] .. ' ' .. ARGV[i + 5]
-        added = added + (tonumber(ARGV[i + 2]) or 0)
-        if old then added = added - (tonumber(string.match(old, '^%d+')) or 0) end
+        added = added + counted(ARGV[i + 2])
+        if old then added = added - counted(string.match(old, '^%d+')) end
         version = version + 1
         log[#log + 1] = string.format('%.0f', version)
         log[#log + 1] = w .. '\t' .. ARGV[i + 1]
