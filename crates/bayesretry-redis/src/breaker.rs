@@ -44,6 +44,9 @@ struct Fleetwide {
     /// Probes handed out whose outcome has not been recorded, by round,
     /// oldest first: an outcome is taken for the oldest's.
     probes_out: VecDeque<String>,
+    /// The full cooldown of this process's last local opening (0: none):
+    /// what an opening published again asks the fleet to back off from.
+    cooldown_ms: u64,
 }
 
 impl Fleetwide {
@@ -55,6 +58,7 @@ impl Fleetwide {
             permits: Vec::new(),
             want_permit: false,
             probes_out: VecDeque::new(),
+            cooldown_ms: 0,
         }
     }
 }
@@ -62,9 +66,15 @@ impl Fleetwide {
 /// A change waiting to be published.
 #[derive(Debug, Clone, PartialEq)]
 enum Message {
-    /// The local breaker opened until `until_ms` on the fleet clock: sent
-    /// as the time left then, if the endpoint is still open here.
-    Open { endpoint: String, until_ms: u64 },
+    /// The local breaker opened until `until_ms` on the fleet clock, for a
+    /// cooldown of `cooldown_ms`: sent as the time left then, if the
+    /// endpoint is still open here, with the full cooldown (the base of the
+    /// backoff after a failed probe, and the length of a probe round).
+    Open {
+        endpoint: String,
+        until_ms: u64,
+        cooldown_ms: u64,
+    },
     ProbeResult {
         endpoint: String,
         success: bool,
@@ -243,18 +253,28 @@ impl FleetBreaker {
                     });
                 }
             }
-            if let Some(Transition::Opened { until_ms } | Transition::Reopened { until_ms, .. }) =
-                transition
-            {
+            let opened = match transition {
+                Some(Transition::Opened { until_ms }) => {
+                    Some((until_ms, until_ms.saturating_sub(now)))
+                }
+                Some(Transition::Reopened {
+                    until_ms,
+                    cooldown_ms,
+                }) => Some((until_ms, cooldown_ms)),
+                _ => None,
+            };
+            if let Some((until_ms, cooldown_ms)) = opened {
                 if fleet.len() < MAX_ENDPOINTS || fleet.contains_key(&key) {
                     let state = fleet.entry(key).or_insert_with(|| Fleetwide::new(endpoint));
                     state.open_until = Some(until_ms);
                     state.probing = false;
                     state.permits.clear();
+                    state.cooldown_ms = cooldown_ms;
                 }
                 messages.push(Message::Open {
                     endpoint: endpoint.to_owned(),
                     until_ms,
+                    cooldown_ms,
                 });
             }
         }
@@ -300,12 +320,17 @@ impl FleetBreaker {
         let outbox: Vec<Message> = core::mem::take(&mut *lock(&self.outbox));
         for (i, message) in outbox.iter().enumerate() {
             let sent = match message {
-                Message::Open { endpoint, until_ms } => {
+                Message::Open {
+                    endpoint,
+                    until_ms,
+                    cooldown_ms,
+                } => {
                     // Queued while Redis was away, an opening may have
                     // ended, or the local breaker probed the endpoint and
                     // closed: published late, it would open a healthy
                     // endpoint for the fleet. Otherwise it goes up for the
-                    // time it has left, not a fresh cooldown.
+                    // time it has left, not a fresh cooldown, with its full
+                    // cooldown for the backoff.
                     let now = self.clock.now_ms();
                     let key = self.keys.hash_one(endpoint.as_str());
                     let open_here = matches!(self.local.state(&key), Some(State::Open { .. }));
@@ -318,6 +343,7 @@ impl FleetBreaker {
                         .arg(prefix)
                         .arg(endpoint)
                         .arg(until_ms - now)
+                        .arg((*cooldown_ms).max(until_ms - now))
                         .invoke_async::<i64>(conn)
                         .await
                 }
@@ -442,6 +468,7 @@ impl FleetBreaker {
                         lost.push(Message::Open {
                             endpoint: state.name.clone(),
                             until_ms,
+                            cooldown_ms: state.cooldown_ms,
                         });
                         return true;
                     }

@@ -299,9 +299,14 @@ return {string.format('%.0f', grant), string.format('%.0f', (index + 1) * window
 
 /// Opens an endpoint's breaker for the whole fleet.
 ///
-/// ARGV: prefix, endpoint, cooldown ms. The hash `{ns}:br` maps an endpoint
-/// to `{open until (server ms)} {cooldown} {probe successes}`; opening keeps
-/// the later of two cooldown ends and starts a new probe round.
+/// ARGV: prefix, endpoint, ms the opening has left, its full cooldown ms
+/// (the time left when absent). The hash `{ns}:br` maps an endpoint to
+/// `{open until (server ms)} {cooldown} {probe successes}`; opening keeps the
+/// later of two cooldown ends and the longer of two cooldowns, and starts a
+/// new probe round. An opening published late (queued while Redis was away,
+/// or published again after Redis lost it) has less time left than its
+/// cooldown: the cooldown, not the time left, is what a failed probe backs
+/// off from.
 ///
 /// The round is kept apart, in the hash `{ns}:br:rounds`, as `{round} {open
 /// until}`: the value of `{ns}:br` keeps the three fields the previous
@@ -319,13 +324,15 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local key = ARGV[1] .. ':br'
 local rounds = key .. ':rounds'
 local ep = ARGV[2]
-local cooldown = tonumber(ARGV[3])
-local till = now + cooldown
+local till = now + tonumber(ARGV[3])
+local cooldown = tonumber(ARGV[4] or ARGV[3])
 local round = now
 local old = redis.call('HGET', key, ep)
 if old then
-  local held = tonumber(string.match(old, '^(%S+)'))
+  local held, held_cooldown = string.match(old, '^(%S+) ?(%S*)')
+  held, held_cooldown = tonumber(held), tonumber(held_cooldown)
   if held and held > till then till = held end
+  if held_cooldown and held_cooldown > cooldown then cooldown = held_cooldown end
 end
 local held_round = tonumber(string.match(redis.call('HGET', rounds, ep) or '', '^(%S+)'))
 if held_round and held_round >= round then round = held_round + 1 end
