@@ -176,8 +176,11 @@ struct Lease {
 /// until more arrive — the fleet errs toward too few retries, never too many.
 /// A spend costing more than the lease holds is denied as one finding it
 /// empty, and the lease asked for then covers its cost, however much larger
-/// than a lease (one costing more than a fixed window's whole allowance is
-/// refused without asking: no window grants it). Units are void when their window ends (on the server's clock, read back
+/// than a lease, if the window has that much left: it is granted whole or
+/// not at all (then only an ordinary lease), so a spend the window cannot
+/// cover takes nothing from the other processes. One costing more than a
+/// fixed window's whole allowance is refused without asking: no window
+/// grants it. Units are void when their window ends (on the server's clock, read back
 /// into the fleet's clock with the round trip taken off), so a window never
 /// spends units of another.
 ///
@@ -310,9 +313,16 @@ impl FleetBudget {
                 0
             }
         };
-        // enough for the largest spend refused meanwhile, even above a lease
+        // A lease; or enough for the largest spend refused meanwhile, even
+        // above a lease, granted whole or not at all: a part would leave
+        // the spend refused, and the fleet short of what this process holds.
         let need = self.need.swap(0, Ordering::AcqRel);
-        let want = u64::from(self.lease_size).max(need).saturating_sub(held);
+        let want = u64::from(self.lease_size).saturating_sub(held);
+        let whole = if need > held {
+            u64::from(self.lease_size).max(need) - held
+        } else {
+            0
+        };
         let deposits = self.deposits.swap(0, Ordering::AcqRel);
         let (mode, base, ratio) = match self.rule {
             Rule::FixedWindow { max_cost } => ("w", max_cost, 0.0),
@@ -329,6 +339,7 @@ impl FleetBudget {
             .arg(ratio)
             .arg(want)
             .arg(deposits)
+            .arg(whole)
             .invoke_async(conn)
             .await;
         let reply = match reply {

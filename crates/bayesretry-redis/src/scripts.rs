@@ -270,14 +270,18 @@ return out
 /// Leases up to `want` units of a fleet budget's current window.
 ///
 /// ARGV: budget key, window ms, mode (`w` fixed window, `r` ratio), the
-/// window's allowance (fixed) or floor (ratio), the ratio, want, deposits.
+/// window's allowance (fixed) or floor (ratio), the ratio, want, deposits,
+/// whole (0 for none).
 ///
 /// Windows are aligned on the Redis server's clock (`TIME`), the one clock
 /// the whole fleet shares. The window's hash holds what has been granted
 /// (`s`) and, for a ratio budget, the first attempts deposited (`d`). A grant
-/// is `min(want, allowance − granted)`, recorded in the same step, so the
-/// sum of every grant in a window never exceeds its allowance, however many
-/// processes ask at once.
+/// is `whole` if the window has that much left (a lease large enough for a
+/// spend that was refused), else `min(want, allowance − granted)`, recorded
+/// in the same step, so the sum of every grant in a window never exceeds its
+/// allowance, however many processes ask at once. `whole` is all or nothing:
+/// part of it would not make the spend, and would leave the other processes
+/// short for the rest of the window.
 ///
 /// Returns `{granted, ms until the window ends, window index}`.
 const LEASE: &str = r"
@@ -290,7 +294,13 @@ local deposits = tonumber(redis.call('HINCRBY', key, 'd', ARGV[7]))
 local granted = tonumber(redis.call('HGET', key, 's') or '0')
 local allowance = tonumber(ARGV[4])
 if ARGV[3] == 'r' then allowance = allowance + math.floor(tonumber(ARGV[5]) * deposits) end
-local grant = math.min(tonumber(ARGV[6]), allowance - granted)
+local whole = tonumber(ARGV[8] or '0') or 0
+local grant
+if whole > 0 and whole <= allowance - granted then
+  grant = whole
+else
+  grant = math.min(tonumber(ARGV[6]), allowance - granted)
+end
 if grant < 0 then grant = 0 end
 if grant > 0 then redis.call('HINCRBY', key, 's', grant) end
 redis.call('PEXPIRE', key, string.format('%.0f', window * 2))
