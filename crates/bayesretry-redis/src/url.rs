@@ -14,8 +14,11 @@ use core::fmt;
 /// assert!(!format!("{url:?}").contains("hunter2"));
 /// assert_eq!(RedisUrl::new("redis://:hunter2@h").to_string(), "redis://:***@h");
 /// assert_eq!(RedisUrl::new("redis://127.0.0.1:6379").to_string(), "redis://127.0.0.1:6379");
-/// // everything before the last `@` is user info, unencoded `/`, `?` or `#` too
-/// assert_eq!(RedisUrl::new("redis://app:to/k?en@h/1").to_string(), "redis://app:***@h/1");
+/// // everything before the last `@` is user info, an unencoded `/` too
+/// assert_eq!(RedisUrl::new("redis://app:to/ken@h/1").to_string(), "redis://app:***@h/1");
+/// // a `?` or `#` before it may begin a query holding a secret: scheme only
+/// assert_eq!(RedisUrl::new("redis://app:to?ken@h/1").to_string(), "redis://***");
+/// assert_eq!(RedisUrl::new("redis://h/0?password=pass@word").to_string(), "redis://***");
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct RedisUrl(String);
@@ -50,12 +53,18 @@ impl RedisUrl {
 /// a `/`, `?` or `#`: a password is often a token with such characters left
 /// unencoded, and cutting the authority at the first of them would print the
 /// rest of it. An `@` further on (in a socket path, say) hides a little more
-/// than the password, never less.
+/// than the password, never less. But a `?` or `#` before the last `@` may
+/// as well begin the query (or fragment), with the `@` inside a secret
+/// there (`?password=pass@word`): what follows the `@` would be printed as
+/// the host. Such a URL is shown as its scheme only.
 fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return String::from("<unparsable redis url>");
     };
     let (userinfo, rest) = match rest.rsplit_once('@') {
+        Some((userinfo, _)) if userinfo.contains(['?', '#']) => {
+            return format!("{scheme}://***");
+        }
         Some((userinfo, rest)) => (Some(userinfo), rest),
         None => (None, rest),
     };
@@ -124,14 +133,8 @@ mod tests {
                 "redis://app:s3cr/etTOKEN@cache:6379/0",
                 "redis://app:***@cache:6379/0",
             ),
-            (
-                "redis://app:s3cr#etTOKEN@cache:6379",
-                "redis://app:***@cache:6379",
-            ),
-            (
-                "redis://app:s3cr?etTOKEN@cache:6379",
-                "redis://app:***@cache:6379",
-            ),
+            ("redis://app:s3cr#etTOKEN@cache:6379", "redis://***"),
+            ("redis://app:s3cr?etTOKEN@cache:6379", "redis://***"),
             ("redis://:s3cr/etTOKEN@cache", "redis://:***@cache"),
             ("redis://s3cr/et@cache/1?x=y", "redis://***@cache/1?***"),
             (
@@ -141,6 +144,26 @@ mod tests {
         ] {
             assert_eq!(redact(url), want, "{url}");
         }
+    }
+
+    #[test]
+    fn a_secret_in_the_query_holding_an_at_sign_never_survives_redaction() {
+        for url in [
+            "redis+unix:///run/redis.sock?db=0&pass=hunter@2SECRET",
+            "redis://cache:6379/0?password=abc@defSECRET",
+            "redis://app:pw@cache:6379/0?token=x@ySECRET",
+            "redis://cache:6379/0#abc@defSECRET",
+        ] {
+            let shown = redact(url);
+            assert!(
+                !shown.contains("SECRET") && !shown.contains("abc") && !shown.contains("pw"),
+                "{url} -> {shown}"
+            );
+        }
+        assert_eq!(
+            redact("redis+unix:///run/redis.sock?db=0&pass=hunter@2SECRET"),
+            "redis+unix://***"
+        );
     }
 
     #[test]
