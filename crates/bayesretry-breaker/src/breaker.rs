@@ -92,7 +92,7 @@ impl Admission {
 /// expected. The default, [`ProbeRound::NONE`], is no breaker's round:
 /// releasing it does nothing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct ProbeRound(u64);
+pub struct ProbeRound(u32);
 
 impl ProbeRound {
     /// No round: a breaker never hands it out, and releasing it does nothing.
@@ -101,7 +101,7 @@ impl ProbeRound {
 
     /// The round's number: rounds are numbered from 1, in the order they
     /// began (0 is [`NONE`](ProbeRound::NONE)).
-    pub const fn get(self) -> u64 {
+    pub const fn get(self) -> u32 {
         self.0
     }
 }
@@ -211,7 +211,7 @@ pub struct Breaker {
     min_run: u32,
     /// The number of the current (or latest) round of half-open probes; 0
     /// before the first.
-    round: u64,
+    round: u32,
 }
 
 impl Breaker {
@@ -622,14 +622,14 @@ impl Breaker {
     /// breaker handed out rounds up to `round` (a `KeyedBreaker`'s evicted or
     /// removed key) does not hand out a number a probe of the old one holds.
     #[cfg(feature = "std")]
-    pub(crate) fn number_rounds_after(&mut self, round: u64) {
+    pub(crate) fn number_rounds_after(&mut self, round: u32) {
         self.round = self.round.max(round);
     }
 
     /// The number of the current (or latest) round of probes, 0 before the
     /// first.
     #[cfg(feature = "std")]
-    pub(crate) const fn round(&self) -> u64 {
+    pub(crate) const fn round(&self) -> u32 {
         self.round
     }
 
@@ -674,7 +674,11 @@ impl Breaker {
     }
 
     fn start_probing(&mut self, now_ms: u64) {
-        // u64 rounds do not wrap in practice; if they did, 0 (no round) is skipped
+        // 0 (no round) is skipped when the count wraps. A round begins at most
+        // once a cooldown, so 2^32 of them take 50 days at a 1 ms cooldown (a
+        // probe out that long matching a new round's number would free one
+        // slot of it); 32 bits keep a call's state, which carries its probe's
+        // round, as small as when it carried a flag.
         self.round = self.round.wrapping_add(1).max(1);
         self.state = State::HalfOpen {
             since_ms: now_ms,

@@ -280,7 +280,7 @@ struct Lru<K, S> {
     capacity: usize,
     /// The latest round of probes of any breaker evicted or removed: a new
     /// key's breaker numbers its rounds on from it.
-    retired_round: u64,
+    retired_round: u32,
 }
 
 /// A key's breaker, and when its current run of failures began.
