@@ -88,8 +88,9 @@ impl FleetConfig {
     }
 
     /// The prefix of every key, so that fleets (services, environments) can
-    /// share one Redis: keys are `{namespace}:…`, the braces making them one
-    /// Redis Cluster hash slot, as the scripts need.
+    /// share one Redis: keys are `{namespace}:…` (the braces would make them
+    /// one Redis Cluster hash slot, but the crate speaks to one server, not
+    /// to a cluster; see [keys and scripts](crate#keys-and-scripts)).
     pub fn with_namespace(mut self, namespace: impl Into<String>) -> FleetConfig {
         self.namespace = namespace.into();
         self
