@@ -3,32 +3,18 @@
 //!
 //! # State
 //!
-//! The whole state is one 64-bit word: the low 31 bits of the window index in bits
-//! 33..64, a "carried" flag in bit 32, a "used" flag in bit 31, the cost spent so far
-//! in bits 0..31. A spend is one compare-and-swap of that word, so the check against
-//! the cap and the update cannot be separated by another thread: the cap holds
-//! exactly under any interleaving.
+//! The whole state is one 64-bit word: the low 32 bits of the window index in the
+//! high half, a "used" flag in bit 31, the cost spent so far in bits 0..31. A spend is
+//! one compare-and-swap of that word, so the check against the cap and the update
+//! cannot be separated by another thread: the cap holds exactly under any
+//! interleaving.
 //!
 //! A window index is `now_ms / window_ms`. A caller whose window is newer than the
 //! stored one starts it afresh; a caller a little *behind* (its `now_ms` was read
-//! just before another thread's), up to two windows, is charged to the newer
-//! window, which only ever makes the budget stricter.
-//!
-//! A stored window further ahead of a caller than that is not trusted: it was
-//! written by a clock far ahead (one that jumped forward and was set right) or the
-//! caller's own clock is far behind, and one word cannot tell which. Charging every
-//! later caller to it would hold the budget to one window's cap until real time
-//! caught up with it; starting afresh would let a caller far behind reset the
-//! window of the real time. So the caller takes the word over for its own window
-//! but *carries the stored window's spending over*, and marks it as carried. A
-//! caller in the next window or two starts afresh as usual (the far reading is
-//! forgotten within a window); a caller further ahead — the real time, if the one
-//! behind was the caller — keeps the carried spending for its own window, so what
-//! the far caller and the real time spend together never passes the cap.
-//!
-//! Only the low 31 bits of the index are stored, so a budget left idle for a
-//! multiple of 2³¹ windows (68 years of one-second windows) plus at most 2¹⁶ may
-//! carry a stale window's spending into one window: again the strict direction.
+//! just before another thread's) is charged to the newer window, which only ever
+//! makes the budget stricter. Only the low 32 bits of the index are stored, so a
+//! budget left idle for exactly a multiple of 2³² windows (136 years of one-second
+//! windows) may count a stale window's spending once: again the strict direction.
 
 use core::cell::Cell;
 #[cfg(feature = "std")]
@@ -42,19 +28,9 @@ use crate::word::{MAX_CAS_ATTEMPTS, Word};
 const USED: u64 = 1 << 31;
 /// The bits holding the cost spent in the stored window.
 const SPENT: u64 = USED - 1;
-/// Set in a word whose spending was carried over from a window too far ahead of
-/// the caller that wrote it.
-const CARRIED: u64 = 1 << 32;
-/// Where the stored window index begins, and its bits.
-const INDEX_SHIFT: u32 = 33;
-const INDEX_MASK: u64 = (1 << (64 - INDEX_SHIFT)) - 1;
-/// How many windows a caller may lag behind the stored window and be charged to
-/// it; further behind, the stored window is taken over with its spending carried.
-const MAX_LAG_WINDOWS: u64 = 2;
-/// How many windows a stored window may be ahead of a caller (modulo 2³¹) and be
-/// read as ahead; further, the caller is read as ahead of it, the index having
-/// wrapped.
-const MAX_AHEAD_WINDOWS: u64 = 1 << 16;
+/// How many windows a caller may lag behind the stored window and still be charged
+/// to it. Further behind is read as the index having wrapped: a new window.
+const MAX_LAG_WINDOWS: u32 = 1 << 16;
 
 /// The configuration of a fixed-window cost cap: a [`Clone`] value built with
 /// `with_*` setters and checked by [`build`](FixedWindowConfig::build).
@@ -169,21 +145,13 @@ impl FixedWindow {
         let index = now_ms / self.window_ms;
         let mut current = word.get();
         for _ in 0..MAX_CAS_ATTEMPTS {
-            let at = resolve(current, index);
-            let total = at.spent + u64::from(cost);
+            let (window, spent) = resolve(current, index);
+            let total = spent + u64::from(cost);
             if total > u64::from(self.max_cost_per_window) {
-                let settled = pack(at.window, at.spent, at.carried);
-                if settled != current {
-                    // A caller that takes a window over with its spending carried
-                    // stores its own even when refused, so that the carried
-                    // spending lasts that one window and no longer. One attempt:
-                    // if the word changed meanwhile, another caller moved it on.
-                    let _ = word.replace(current, settled);
-                }
-                let end = at.window.saturating_add(1).saturating_mul(self.window_ms);
+                let end = window.saturating_add(1).saturating_mul(self.window_ms);
                 return Err(Denied::exhausted(end));
             }
-            match word.replace(current, pack(at.window, total, at.carried)) {
+            match word.replace(current, pack(window, total)) {
                 Ok(()) => return Ok(()),
                 Err(seen) => current = seen,
             }
@@ -192,75 +160,35 @@ impl FixedWindow {
     }
 
     fn remaining_in<W: Word>(&self, word: &W, now_ms: u64) -> u32 {
-        let spent = resolve(word.get(), now_ms / self.window_ms).spent;
+        let (_, spent) = resolve(word.get(), now_ms / self.window_ms);
         let spent = u32::try_from(spent).unwrap_or(u32::MAX);
         self.max_cost_per_window.saturating_sub(spent)
     }
 }
 
-/// The word for `window` (full index, truncated here) with `spent` cost, marked as
-/// `carried` over or not.
+/// The word for `window` (full index, truncated here) with `spent` cost.
 #[inline]
-fn pack(window: u64, spent: u64, carried: bool) -> u64 {
-    let carried = if carried { CARRIED } else { 0 };
-    ((window & INDEX_MASK) << INDEX_SHIFT) | carried | USED | (spent & SPENT)
-}
-
-/// Where a caller's spend goes, read from the stored word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct At {
-    /// The window it is charged to (full index).
-    window: u64,
-    /// What that window has spent already.
-    spent: u64,
-    /// Whether that spending was carried over from a window too far ahead.
-    carried: bool,
+fn pack(window: u64, spent: u64) -> u64 {
+    (window << 32) | USED | (spent & SPENT)
 }
 
 /// The window a caller at window `index` is charged to, and what that window has
 /// spent, given the stored `word`.
 #[inline]
-fn resolve(word: u64, index: u64) -> At {
-    let fresh = At {
-        window: index,
-        spent: 0,
-        carried: false,
-    };
+fn resolve(word: u64, index: u64) -> (u64, u64) {
     if word & USED == 0 {
-        return fresh;
+        return (index, 0);
     }
-    let spent = word & SPENT;
-    let carried = word & CARRIED != 0;
-    // how many windows the stored one is past the caller's, modulo 2^31
-    let behind = (word >> INDEX_SHIFT).wrapping_sub(index) & INDEX_MASK;
+    let stored = (word >> 32) as u32;
+    let behind = stored.wrapping_sub(index as u32);
     if behind == 0 {
-        At {
-            spent,
-            carried,
-            ..fresh
-        }
+        (index, word & SPENT)
     } else if behind <= MAX_LAG_WINDOWS {
         // The caller read its clock before another thread moved the window on.
-        At {
-            window: index.wrapping_add(behind),
-            spent,
-            carried,
-        }
-    } else if behind <= MAX_AHEAD_WINDOWS {
-        // The stored window is too far ahead to trust: taken over, its spending
-        // carried.
-        At {
-            spent,
-            carried: true,
-            ..fresh
-        }
-    } else if carried && INDEX_MASK + 1 - behind > MAX_LAG_WINDOWS {
-        // Far past a window taken over by a caller far behind: the spending it
-        // carried is this window's.
-        At { spent, ..fresh }
+        (index.wrapping_add(u64::from(behind)), word & SPENT)
     } else {
-        // The caller is past the stored window: a new window.
-        fresh
+        // The caller is past the stored window (or the index wrapped): a new window.
+        (index, 0)
     }
 }
 
@@ -380,49 +308,28 @@ impl crate::Budget for FixedWindowBudget {
 
 #[cfg(test)]
 mod tests {
-    use super::{At, CARRIED, MAX_LAG_WINDOWS, SPENT, USED, pack, resolve};
-
-    fn at(window: u64, spent: u64, carried: bool) -> At {
-        At {
-            window,
-            spent,
-            carried,
-        }
-    }
+    use super::{MAX_LAG_WINDOWS, SPENT, USED, pack, resolve};
 
     #[test]
     fn a_fresh_word_is_an_empty_window() {
-        assert_eq!(resolve(0, 7), at(7, 0, false));
+        assert_eq!(resolve(0, 7), (7, 0));
     }
 
     #[test]
     fn a_late_caller_is_charged_to_the_newer_window() {
-        let word = pack(100_000, 4, false);
-        assert_eq!(resolve(word, 100_000), at(100_000, 4, false));
-        assert_eq!(resolve(word, 99_999), at(100_000, 4, false));
-        assert_eq!(resolve(word, 100_001), at(100_001, 0, false));
-        let far = 100_000 - MAX_LAG_WINDOWS;
-        assert_eq!(resolve(word, far), at(100_000, 4, false));
+        let word = pack(100_000, 4);
+        assert_eq!(resolve(word, 100_000), (100_000, 4));
+        assert_eq!(resolve(word, 99_999), (100_000, 4));
+        assert_eq!(resolve(word, 100_001), (100_001, 0));
+        let far = 100_000 - u64::from(MAX_LAG_WINDOWS) - 1;
+        assert_eq!(resolve(word, far), (far, 0));
     }
 
     #[test]
-    fn a_window_too_far_ahead_is_taken_over_with_its_spending() {
-        let word = pack(100_000, 4, false);
-        let behind = 100_000 - MAX_LAG_WINDOWS - 1;
-        assert_eq!(resolve(word, behind), at(behind, 4, true));
-        // the next window or two start afresh; the real time keeps the spending
-        let taken = pack(behind, 5, true);
-        assert_eq!(resolve(taken, behind), at(behind, 5, true));
-        assert_eq!(resolve(taken, behind + 1), at(behind + 1, 0, false));
-        assert_eq!(resolve(taken, 100_000), at(100_000, 5, false));
-    }
-
-    #[test]
-    fn the_window_index_wraps_at_31_bits() {
-        let word = pack((1 << 31) - 1, 3, false);
-        assert_eq!(resolve(word, 1 << 31), at(1 << 31, 0, false));
+    fn the_window_index_wraps_at_32_bits() {
+        let word = pack(u64::from(u32::MAX), 3);
+        assert_eq!(resolve(word, 1 << 32), (1 << 32, 0));
         assert_eq!(word & USED, USED);
         assert_eq!(word & SPENT, 3);
-        assert_eq!(word & CARRIED, 0);
     }
 }

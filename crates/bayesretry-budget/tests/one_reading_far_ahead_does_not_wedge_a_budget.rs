@@ -9,7 +9,7 @@
     reason = "test helpers build known-good configurations"
 )]
 
-use bayesretry_budget::{FixedWindowBudget, FixedWindowConfig, RatioBudget, RatioConfig};
+use bayesretry_budget::{RatioBudget, RatioConfig};
 
 /// A day, in milliseconds.
 const DAY_MS: u64 = 86_400_000;
@@ -63,74 +63,4 @@ fn a_ratio_caller_far_behind_does_not_erase_the_spends_of_the_real_time() {
         );
     }
     assert!(budget.balance(now + 500) <= 0);
-}
-
-/// Ten minutes of one retry a second against the default fixed window (100 per
-/// minute), after `poison` (one spend at that time, if any): how many of the 600
-/// retries are refused.
-fn fixed_window_refusals(poison: Option<u64>) -> usize {
-    let budget = FixedWindowBudget::new(FixedWindowConfig::new().build().unwrap());
-    if let Some(at) = poison {
-        let _ = budget.try_spend(at, 1);
-    }
-    (0..600_000_u64)
-        .step_by(1_000)
-        .filter(|&t| budget.try_spend(t, 1).is_err())
-        .count()
-}
-
-#[test]
-fn one_fixed_window_spend_a_day_ahead_does_not_wedge_the_budget() {
-    assert_eq!(fixed_window_refusals(None), 0, "control");
-    for ahead in [3 * 60_000, 3_600_000, DAY_MS] {
-        let refused = fixed_window_refusals(Some(ahead));
-        assert_eq!(
-            refused, 0,
-            "{ahead} ms ahead: {refused} of 600 retries refused at 60 % of the cap"
-        );
-    }
-}
-
-#[test]
-fn a_fixed_window_spent_far_ahead_is_carried_into_one_window_only() {
-    let budget = FixedWindowBudget::new(
-        FixedWindowConfig::new()
-            .with_max_cost_per_window(10)
-            .with_window_ms(1_000)
-            .build()
-            .unwrap(),
-    );
-    // a clock an hour ahead spends the whole cap
-    assert!(budget.try_spend(3_600_000, 10).is_ok());
-    // set right: its window's spending counts in the present one, and only there
-    assert_eq!(budget.remaining(500), 0);
-    assert!(budget.try_spend(500, 1).is_err());
-    assert_eq!(budget.remaining(1_000), 10);
-    assert!(budget.try_spend(1_000, 10).is_ok());
-}
-
-#[test]
-fn a_fixed_window_caller_far_behind_does_not_reset_the_window_of_the_real_time() {
-    let budget = FixedWindowBudget::new(
-        FixedWindowConfig::new()
-            .with_max_cost_per_window(4)
-            .with_window_ms(1_000)
-            .build()
-            .unwrap(),
-    );
-    let now = 2_000_000; // window 2 000
-    let behind = now - 1_000_000; // a thousand windows behind
-    let mut granted = 0;
-    for _ in 0..10 {
-        granted += u32::from(budget.try_spend(now, 1).is_ok());
-        granted += u32::from(budget.try_spend(behind, 1).is_ok());
-    }
-    assert_eq!(
-        granted, 4,
-        "both clocks together were granted {granted} with a cap of 4"
-    );
-    // the spending carried back and forth is kept for one more window of the
-    // real time at most (the clock far behind had the last word)
-    let _ = budget.try_spend(now + 1_000, 1);
-    assert_eq!(budget.remaining(now + 2_000), 4);
 }
