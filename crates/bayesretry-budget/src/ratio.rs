@@ -57,11 +57,7 @@
 //!
 //! Counts saturate at 2²³ − 1 per bucket: a deposit beyond it is not counted and a
 //! withdrawal beyond it is refused, both on the strict side. The 40-bit bucket tags
-//! wrap after 2⁴⁰ buckets, over three thousand years of the shortest bucket, and
-//! compare modulo 2⁴⁰ whatever the clock reads. An all-zero word — a fresh budget's,
-//! or a bucket whose tag is 0 with nothing in it — is read as empty, never as a
-//! bucket: a fresh budget whose clock reads just short of a multiple of 2⁴⁰ buckets
-//! would otherwise take its words for newer ones and count into them.
+//! wrap after 2⁴⁰ buckets, over three thousand years of the shortest bucket.
 
 use core::cell::Cell;
 #[cfg(feature = "std")]
@@ -93,11 +89,6 @@ const PPM: u64 = 1_000_000;
 /// in under it before it gives up (fails closed, as contended). One move is all a
 /// spend needs unless the window keeps moving under it.
 const MAX_MOVES: u32 = 4;
-/// A word never written, or one that says nothing: no count, no carried mark, and
-/// the tag 0, which is also every 2⁴⁰th bucket's. Read as empty, never as a bucket,
-/// so that a fresh budget whose clock reads just short of such a bucket does not
-/// take its words for newer ones.
-const UNUSED: u64 = 0;
 /// How many buckets ahead of a caller's own a word may be tagged and still be
 /// trusted as newer (a window): further ahead, it is not joined nor moved to.
 const MAX_AHEAD: u64 = BUCKETS_U64;
@@ -390,7 +381,6 @@ fn age(word: u64, bucket: u64) -> i64 {
 /// The bucket a writer at `bucket` counts into, and what is already there (the
 /// count, with the `CARRIED` flag), given the `word` in its slot:
 ///
-/// - an unused word starts afresh;
 /// - a stale word starts afresh, but for a carried count, which the writer keeps
 ///   (no longer marked: it now counts in the writer's window);
 /// - a newer word, up to a window ahead (the writer's clock lags another thread's
@@ -400,9 +390,6 @@ fn age(word: u64, bucket: u64) -> i64 {
 ///   carried; deposits are dropped, the strict side for them.
 #[inline]
 fn resolve(word: u64, bucket: u64, carry: bool) -> (u64, u64) {
-    if word == UNUSED {
-        return (bucket, 0);
-    }
     let age = age(word, bucket);
     let count = word & COUNT_MAX;
     if age > 0 {
@@ -467,7 +454,7 @@ impl<W: Word> Ring<W> {
             if past_oldest < BUCKETS_U64 + TAG_HALF || w & CARRIED != 0 {
                 withdrawals += w & COUNT_MAX;
             }
-            if past_oldest < BUCKETS_U64 + MAX_AHEAD && w != UNUSED {
+            if past_oldest < BUCKETS_U64 + MAX_AHEAD {
                 newest = newest.max(past_oldest);
             }
         }
@@ -661,13 +648,5 @@ mod tests {
         assert_eq!(resolve(pack(13, CARRIED | 9), 13, true), (13, CARRIED | 9));
         assert_eq!(resolve(pack(13, CARRIED | 9), 23, true), (23, 9));
         assert_eq!(resolve(pack(23, 9), 33, true), (33, 0));
-    }
-
-    #[test]
-    fn an_unused_word_is_empty_whatever_the_bucket() {
-        for bucket in [0, 5, TAG_MASK - 3, TAG_MASK + 1 - 10, 3 << 40] {
-            assert_eq!(resolve(0, bucket, true), (bucket, 0));
-            assert_eq!(resolve(0, bucket, false), (bucket, 0));
-        }
     }
 }
