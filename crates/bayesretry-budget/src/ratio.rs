@@ -6,12 +6,10 @@
 //!
 //! The window is a ring of [`BUCKETS`] buckets of `ttl / BUCKETS` each. Every bucket
 //! has two 64-bit words, one counting first attempts (deposits) and one counting
-//! retry cost (withdrawals); each word carries, beside its 23-bit count, the low 40
+//! retry cost (withdrawals); each word carries, beside its 24-bit count, the low 40
 //! bits of the bucket index it counts for, so a word is valid or stale on its own and
 //! no thread ever has to sweep the ring. A writer that finds its slot holding an older
-//! bucket starts it afresh in the same compare-and-swap that adds its count. The one
-//! bit left, in withdrawals words only, marks a count carried over from a bucket too
-//! far ahead to trust (see below).
+//! bucket starts it afresh in the same compare-and-swap that adds its count.
 //!
 //! # Why a spend cannot overspend
 //!
@@ -38,24 +36,9 @@
 //! its oldest bucket but without their withdrawals; instead it sees the newer
 //! reservation and is charged to the newer bucket, judged on the window that ends
 //! there. A window is thus closed to new spends as soon as any spend has reserved
-//! past it (up to a window past it; see below for further).
+//! past it.
 //!
-//! # Clocks far ahead
-//!
-//! A word tagged more than [`BUCKETS`] buckets (a window) ahead of a caller's own
-//! bucket is not trusted as newer: it was written by a clock far ahead (one that
-//! jumped forward, then was set right) or the caller's own clock is far behind, and
-//! one word cannot tell which. Either way the caller is not charged to it and does
-//! not move to it, so one reading a day ahead cannot hold every later spend in its
-//! bucket until real time catches up. A withdrawals word that far ahead is still
-//! counted by every spend (the strict side), and a spend that needs its slot
-//! overwrites it with its own bucket *carrying its count over*, marked as carried:
-//! a carried count is counted in every window until its slot is next written, and
-//! the writer then keeps it once more, in its own bucket. Either way no reservation
-//! is lost: if the caller was the one behind, the spends of the real time find the
-//! count they would have found, one window later at most.
-//!
-//! Counts saturate at 2²³ − 1 per bucket: a deposit beyond it is not counted and a
+//! Counts saturate at 2²⁴ − 1 per bucket: a deposit beyond it is not counted and a
 //! withdrawal beyond it is refused, both on the strict side. The 40-bit bucket tags
 //! wrap after 2⁴⁰ buckets, over three thousand years of the shortest bucket.
 
@@ -72,14 +55,9 @@ use crate::word::{MAX_CAS_ATTEMPTS, Word};
 pub const BUCKETS: usize = 10;
 
 const BUCKETS_U64: u64 = BUCKETS as u64;
-/// The bits below a word's bucket tag: the count, and the `CARRIED` flag.
-const LOW_BITS: u32 = 24;
-const COUNT_BITS: u32 = LOW_BITS - 1;
+const COUNT_BITS: u32 = 24;
 const COUNT_MAX: u64 = (1 << COUNT_BITS) - 1;
-/// Set in a withdrawals word whose count was carried over from a word tagged too
-/// far ahead to trust: counted in every window until its slot is next written.
-const CARRIED: u64 = 1 << COUNT_BITS;
-const TAG_BITS: u32 = 64 - LOW_BITS;
+const TAG_BITS: u32 = 64 - COUNT_BITS;
 const TAG_MASK: u64 = (1 << TAG_BITS) - 1;
 const TAG_HALF: u64 = 1 << (TAG_BITS - 1);
 /// Allowances are kept in millionths of a retry, so a percentage needs no floats at
@@ -89,9 +67,6 @@ const PPM: u64 = 1_000_000;
 /// in under it before it gives up (fails closed, as contended). One move is all a
 /// spend needs unless the window keeps moving under it.
 const MAX_MOVES: u32 = 4;
-/// How many buckets ahead of a caller's own a word may be tagged and still be
-/// trusted as newer (a window): further ahead, it is not joined nor moved to.
-const MAX_AHEAD: u64 = BUCKETS_U64;
 
 /// The configuration of a ratio budget: a [`Clone`] value built with `with_*`
 /// setters and checked by [`build`](RatioConfig::build).
@@ -220,13 +195,11 @@ impl Default for RatioConfig {
 /// about to be taken back is still counted by another spend: for a budget, the safe
 /// error.
 ///
-/// A spend whose clock reads an older bucket than another spend's reservation, by
-/// up to a window, is charged to the newer bucket and judged on the window ending
-/// there: a window takes no new spends once a spend has reserved past it, so a
-/// clock that lags another thread's (or a single owner's clock stepped back) cannot
-/// be granted the room of a window already closed. A reservation further ahead is
-/// not trusted as the time, only counted: one clock reading far ahead does not
-/// hold every later spend in its window.
+/// A spend whose clock reads an older bucket than another spend's reservation is
+/// charged to the newer bucket and judged on the window ending there: a window
+/// takes no new spends once a spend has reserved past it, so a clock that lags
+/// another thread's (or a single owner's clock stepped back) cannot be granted the
+/// room of a window already closed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ratio {
     percent: f64,
@@ -309,12 +282,12 @@ impl Ratio {
         let word = &ring.withdrawals[slot(bucket)];
         let mut current = word.get();
         for _ in 0..MAX_CAS_ATTEMPTS {
-            let (charged, low) = resolve(current, bucket, true);
-            let total = (low & COUNT_MAX) + cost;
+            let (charged, count) = resolve(current, bucket);
+            let total = count + cost;
             if total > COUNT_MAX {
                 return Err(Denied::exhausted(self.next_bucket_ms(charged)));
             }
-            match word.replace(current, pack(charged, (low & CARRIED) | total)) {
+            match word.replace(current, pack(charged, total)) {
                 Ok(()) => return Ok(charged),
                 Err(seen) => current = seen,
             }
@@ -327,7 +300,7 @@ impl Ratio {
         let word = &ring.deposits[slot(bucket)];
         let mut current = word.get();
         for _ in 0..MAX_CAS_ATTEMPTS {
-            let (charged, count) = resolve(current, bucket, false);
+            let (charged, count) = resolve(current, bucket);
             if count >= COUNT_MAX {
                 return;
             }
@@ -358,18 +331,16 @@ fn slot(bucket: u64) -> usize {
     (bucket % BUCKETS_U64) as usize
 }
 
-/// The word for `bucket` (its low 40 bits) with `low` below the tag: the count,
-/// and for withdrawals the `CARRIED` flag.
 #[inline]
-fn pack(bucket: u64, low: u64) -> u64 {
-    ((bucket & TAG_MASK) << LOW_BITS) | low
+fn pack(bucket: u64, count: u64) -> u64 {
+    ((bucket & TAG_MASK) << COUNT_BITS) | count
 }
 
 /// How many buckets `bucket` is past the bucket tagged in `word`: negative when the
 /// word is newer. Computed modulo 2⁴⁰, in (−2³⁹, 2³⁹].
 #[inline]
 fn age(word: u64, bucket: u64) -> i64 {
-    let tag = word >> LOW_BITS;
+    let tag = word >> COUNT_BITS;
     let ahead = bucket.wrapping_sub(tag) & TAG_MASK;
     if ahead > TAG_HALF {
         ahead as i64 - (1_i64 << TAG_BITS)
@@ -378,35 +349,16 @@ fn age(word: u64, bucket: u64) -> i64 {
     }
 }
 
-/// The bucket a writer at `bucket` counts into, and what is already there (the
-/// count, with the `CARRIED` flag), given the `word` in its slot:
-///
-/// - a stale word starts afresh, but for a carried count, which the writer keeps
-///   (no longer marked: it now counts in the writer's window);
-/// - a newer word, up to a window ahead (the writer's clock lags another thread's
-///   by a whole window), is joined rather than undone;
-/// - a word further ahead is not trusted: the writer takes the slot for its own
-///   bucket, and with `carry` (withdrawals) keeps the word's count, marked as
-///   carried; deposits are dropped, the strict side for them.
+/// The bucket a writer at `bucket` counts into, and the count already there, given
+/// the `word` in its slot: a stale word starts afresh, and a newer one (the writer's
+/// clock lags another thread's by a whole window) is joined rather than undone.
 #[inline]
-fn resolve(word: u64, bucket: u64, carry: bool) -> (u64, u64) {
+fn resolve(word: u64, bucket: u64) -> (u64, u64) {
     let age = age(word, bucket);
-    let count = word & COUNT_MAX;
     if age > 0 {
-        match carry && word & CARRIED != 0 {
-            true => (bucket, count),
-            false => (bucket, 0),
-        }
-    } else if age >= -(MAX_AHEAD as i64) {
-        (
-            bucket.wrapping_sub(age as u64),
-            word & (CARRIED | COUNT_MAX),
-        )
+        (bucket, 0)
     } else {
-        match carry && count > 0 {
-            true => (bucket, CARRIED | count),
-            false => (bucket, 0),
-        }
+        (bucket.wrapping_sub(age as u64), word & COUNT_MAX)
     }
 }
 
@@ -429,33 +381,32 @@ struct Ring<W> {
 
 impl<W: Word> Ring<W> {
     /// Deposits and withdrawals in the window that ends with `bucket`, and the
-    /// newest bucket holding withdrawals, up to a window ahead.
+    /// newest bucket holding withdrawals.
     ///
     /// A deposit counts only if its bucket is in the window. A withdrawal counts if
-    /// its bucket is in the window *or newer*, or if its count was carried over: a
-    /// reservation made by a thread whose clock is ahead is still a reservation, and
-    /// counting it can only refuse more.
+    /// its bucket is in the window *or newer*: a reservation made by a thread whose
+    /// clock is ahead is still a reservation, and counting it can only refuse more.
     fn tally(&self, bucket: u64) -> Tally {
-        // The tag sits in the top bits, so "how many buckets past the window's
-        // oldest is this word" is one wrapping subtraction of whole words and a
-        // shift. The subtraction wraps exactly like the 40-bit tags.
+        // The tag sits in the top bits, so "the tag is one of the window's buckets"
+        // is one wrapping subtraction and one comparison of whole words: a word is in
+        // the window when it lies at most BUCKETS buckets' worth above the oldest
+        // bucket's empty word. The subtraction wraps exactly like the 40-bit tags.
         let oldest = pack(bucket.wrapping_sub(BUCKETS_U64 - 1), 0);
+        let window = BUCKETS_U64 << COUNT_BITS;
+        let window_or_newer = (TAG_HALF + BUCKETS_U64) << COUNT_BITS;
         let mut deposits = 0;
         let mut withdrawals = 0;
         // the newest withdrawals' bucket, in buckets past the oldest of the window
         let mut newest = BUCKETS_U64 - 1;
         for (d, w) in self.deposits.iter().zip(&self.withdrawals) {
             let d = d.get();
-            if d.wrapping_sub(oldest) >> LOW_BITS < BUCKETS_U64 {
+            if d.wrapping_sub(oldest) < window {
                 deposits += d & COUNT_MAX;
             }
-            let w = w.get();
-            let past_oldest = w.wrapping_sub(oldest) >> LOW_BITS;
-            if past_oldest < BUCKETS_U64 + TAG_HALF || w & CARRIED != 0 {
-                withdrawals += w & COUNT_MAX;
-            }
-            if past_oldest < BUCKETS_U64 + MAX_AHEAD {
-                newest = newest.max(past_oldest);
+            let past_oldest = w.get().wrapping_sub(oldest);
+            if past_oldest < window_or_newer {
+                withdrawals += past_oldest & COUNT_MAX;
+                newest = newest.max(past_oldest >> COUNT_BITS);
             }
         }
         Tally {
@@ -473,11 +424,11 @@ impl<W: Word> Ring<W> {
         let tag = bucket & TAG_MASK;
         let mut current = word.get();
         for _ in 0..MAX_CAS_ATTEMPTS {
-            if current >> LOW_BITS != tag {
+            if current >> COUNT_BITS != tag {
                 return;
             }
             let count = (current & COUNT_MAX).saturating_sub(cost);
-            match word.replace(current, pack(bucket, (current & CARRIED) | count)) {
+            match word.replace(current, pack(bucket, count)) {
                 Ok(()) => return,
                 Err(seen) => current = seen,
             }
@@ -619,7 +570,7 @@ impl crate::Budget for RatioBudget {
 
 #[cfg(test)]
 mod tests {
-    use super::{CARRIED, COUNT_MAX, TAG_MASK, age, pack, resolve};
+    use super::{COUNT_MAX, TAG_MASK, age, pack, resolve};
 
     #[test]
     fn age_is_signed_and_wraps_at_40_bits() {
@@ -631,22 +582,9 @@ mod tests {
 
     #[test]
     fn a_stale_word_restarts_and_a_newer_one_is_joined() {
-        assert_eq!(resolve(pack(3, 9), 13, true), (13, 0));
-        assert_eq!(resolve(pack(13, 9), 13, true), (13, 9));
-        assert_eq!(resolve(pack(23, 9), 13, true), (23, 9));
+        assert_eq!(resolve(pack(3, 9), 13), (13, 0));
+        assert_eq!(resolve(pack(13, 9), 13), (13, 9));
+        assert_eq!(resolve(pack(23, 9), 13), (23, 9));
         assert_eq!(pack(1, COUNT_MAX) & COUNT_MAX, COUNT_MAX);
-    }
-
-    #[test]
-    fn a_word_too_far_ahead_is_taken_over_and_its_withdrawals_carried() {
-        // a window ahead is trusted; two are not
-        assert_eq!(resolve(pack(23, 9), 13, true), (23, 9));
-        assert_eq!(resolve(pack(33, 9), 13, true), (13, CARRIED | 9));
-        assert_eq!(resolve(pack(33, 9), 13, false), (13, 0));
-        assert_eq!(resolve(pack(33, 0), 13, true), (13, 0));
-        // a carried count is kept once more when its slot is next written
-        assert_eq!(resolve(pack(13, CARRIED | 9), 13, true), (13, CARRIED | 9));
-        assert_eq!(resolve(pack(13, CARRIED | 9), 23, true), (23, 9));
-        assert_eq!(resolve(pack(23, 9), 33, true), (33, 0));
     }
 }
