@@ -99,8 +99,28 @@ impl ProbeRound {
     /// What a caller keeps for an attempt that is not a probe.
     pub const NONE: ProbeRound = ProbeRound(0);
 
+    /// The round numbered `round` (from 1), as a probe carries it: counted
+    /// in 1 ..= 2³² − 1, round after round, so consecutive rounds never share
+    /// a number and none is [`NONE`](ProbeRound::NONE). The number repeats
+    /// every 2³² − 1 rounds; a round begins at most once a cooldown, so that
+    /// takes 50 days of a breaker opening every millisecond, and a probe out
+    /// that long frees at most one slot of the round that shares its number.
+    /// 32 bits keep a call's state, which carries its probe's round, as small
+    /// as when it carried a flag.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "the remainder is below 2^32 - 1"
+    )]
+    const fn of(round: u64) -> ProbeRound {
+        match round {
+            0 => ProbeRound::NONE,
+            _ => ProbeRound(((round - 1) % (u32::MAX as u64)) as u32 + 1),
+        }
+    }
+
     /// The round's number: rounds are numbered from 1, in the order they
-    /// began (0 is [`NONE`](ProbeRound::NONE)).
+    /// began, up to 2³² − 1 and then from 1 again (0 is
+    /// [`NONE`](ProbeRound::NONE), never a round's).
     pub const fn get(self) -> u32 {
         self.0
     }
@@ -211,7 +231,7 @@ pub struct Breaker {
     min_run: u32,
     /// The number of the current (or latest) round of half-open probes; 0
     /// before the first.
-    round: u32,
+    round: u64,
 }
 
 impl Breaker {
@@ -232,7 +252,7 @@ impl Breaker {
             counting_since_ms: None,
             closed_at_ms: None,
             min_run,
-            round: ProbeRound::NONE.0,
+            round: 0,
         }
     }
 
@@ -351,7 +371,7 @@ impl Breaker {
                     self.start_probing(now_ms);
                     Admission::Probe {
                         half_opened: true,
-                        round: ProbeRound(self.round),
+                        round: ProbeRound::of(self.round),
                     }
                 }
             }
@@ -368,7 +388,7 @@ impl Breaker {
                     };
                     return Admission::Probe {
                         half_opened: false,
-                        round: ProbeRound(self.round),
+                        round: ProbeRound::of(self.round),
                     };
                 }
                 let given_up_ms = since_ms.saturating_add(self.cooldown_ms);
@@ -377,7 +397,7 @@ impl Breaker {
                     self.start_probing(now_ms);
                     Admission::Probe {
                         half_opened: false,
-                        round: ProbeRound(self.round),
+                        round: ProbeRound::of(self.round),
                     }
                 } else {
                     Admission::Rejected {
@@ -606,7 +626,7 @@ impl Breaker {
         } = self.state
         {
             // half-open, the current round is numbered from 1: NONE never matches
-            if round.0 != self.round {
+            if round != ProbeRound::of(self.round) {
                 return;
             }
             self.state = State::HalfOpen {
@@ -622,14 +642,14 @@ impl Breaker {
     /// breaker handed out rounds up to `round` (a `KeyedBreaker`'s evicted or
     /// removed key) does not hand out a number a probe of the old one holds.
     #[cfg(feature = "std")]
-    pub(crate) fn number_rounds_after(&mut self, round: u32) {
+    pub(crate) fn number_rounds_after(&mut self, round: u64) {
         self.round = self.round.max(round);
     }
 
     /// The number of the current (or latest) round of probes, 0 before the
     /// first.
     #[cfg(feature = "std")]
-    pub(crate) const fn round(&self) -> u32 {
+    pub(crate) const fn round(&self) -> u64 {
         self.round
     }
 
@@ -674,11 +694,7 @@ impl Breaker {
     }
 
     fn start_probing(&mut self, now_ms: u64) {
-        // 0 (no round) is skipped when the count wraps. A round begins at most
-        // once a cooldown, so 2^32 of them take 50 days at a 1 ms cooldown (a
-        // probe out that long matching a new round's number would free one
-        // slot of it); 32 bits keep a call's state, which carries its probe's
-        // round, as small as when it carried a flag.
+        // u64 rounds do not wrap in practice; if they did, 0 (no round) is skipped
         self.round = self.round.wrapping_add(1).max(1);
         self.state = State::HalfOpen {
             since_ms: now_ms,

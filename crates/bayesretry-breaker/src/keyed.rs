@@ -280,7 +280,7 @@ struct Lru<K, S> {
     capacity: usize,
     /// The latest round of probes of any breaker evicted or removed: a new
     /// key's breaker numbers its rounds on from it.
-    retired_round: u32,
+    retired_round: u64,
 }
 
 /// A key's breaker, and when its current run of failures began.
@@ -502,5 +502,43 @@ mod tests {
                 Some(key)
             );
         }
+    }
+
+    /// A key that comes back after its breaker was let go numbers its rounds
+    /// on from the latest round any let-go breaker reached, past 2³² rounds
+    /// too: a probe of the old breaker's first round, handed back late, frees
+    /// no slot of the new breaker's.
+    #[test]
+    fn a_returning_key_numbers_its_rounds_on_past_two_to_the_32() {
+        use core::num::NonZeroUsize;
+
+        use super::KeyedBreaker;
+        use crate::{Admission, State};
+
+        let mut template = Config::new().with_cooldown_ms(1_000).build().unwrap();
+        template.number_rounds_after(u64::from(u32::MAX));
+        let breakers = KeyedBreaker::new(template, NonZeroUsize::new(1).unwrap());
+        let open_and_probe = |t0: u64| {
+            for t in t0..t0 + 100 {
+                let _ = breakers.record(&"a", t, false);
+            }
+            let Some(State::Open { until_ms }) = breakers.state(&"a") else {
+                panic!("the breaker opened")
+            };
+            let Admission::Probe { round, .. } = breakers.check(&"a", until_ms) else {
+                panic!("a probe was admitted")
+            };
+            (round, until_ms)
+        };
+        let (old, _) = open_and_probe(0);
+        let _ = breakers.record(&"b", 5_000, true); // lets "a" go
+        let (new, at) = open_and_probe(10_000);
+        assert_ne!(old, new);
+        assert!(!breakers.check(&"a", at).is_allowed(), "one probe out");
+        breakers.release_probe(&"a", old);
+        assert!(
+            !breakers.check(&"a", at).is_allowed(),
+            "still one probe out"
+        );
     }
 }
