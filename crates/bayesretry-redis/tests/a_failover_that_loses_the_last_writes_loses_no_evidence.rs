@@ -9,24 +9,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
-extern crate alloc;
-
 mod common;
 
-use alloc::sync::Arc;
 use core::time::Duration;
 
 use bayesretry_redis::{Fleet, FleetConfig};
-use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore, StoreConfig, WriterId};
-
-fn store(writer: u64) -> Arc<MemoryStore> {
-    Arc::new(
-        StoreConfig::new()
-            .with_writer(WriterId::new(writer))
-            .build()
-            .unwrap(),
-    )
-}
+use bayesretry_store::{Context, ErrorClass, PosteriorStore};
 
 /// A key, its `DUMP` and its time to live in ms (0: none).
 type Dumped = (String, Vec<u8>, i64);
@@ -80,7 +68,7 @@ async fn a_failover_that_loses_the_last_writes_loses_no_evidence() {
         .unwrap()
         .get_connection()
         .unwrap();
-    let (writer, reader) = (store(51), store(52));
+    let (writer, reader) = (common::store(51), common::store(52));
     let writer_fleet = Fleet::start(config.clone(), writer.clone()).unwrap();
     let reader_fleet = Fleet::start(config.clone(), reader.clone()).unwrap();
     let ctx = |attempt| Context::new("pay", attempt, ErrorClass::Http(503));
@@ -106,7 +94,7 @@ async fn a_failover_that_loses_the_last_writes_loses_no_evidence() {
         1.0,
         "a reader never saw evidence pushed after the failover"
     );
-    let newcomer = store(53);
+    let newcomer = common::store(53);
     let newcomer_fleet = Fleet::start(config, newcomer.clone()).unwrap();
     newcomer_fleet.sync_now().await.unwrap();
     for attempt in 1..=3 {
@@ -135,7 +123,7 @@ async fn a_busy_writer_pushes_again_what_a_failover_lost() {
         .unwrap()
         .get_connection()
         .unwrap();
-    let writer = store(61);
+    let writer = common::store(61);
     let writer_fleet = Fleet::start(config.clone(), writer.clone()).unwrap();
     let (quiet, busy) = (
         Context::new("pay", 1, ErrorClass::Timeout),
@@ -154,7 +142,7 @@ async fn a_busy_writer_pushes_again_what_a_failover_lost() {
         }
         writer_fleet.sync_now().await.unwrap();
     }
-    let newcomer = store(62);
+    let newcomer = common::store(62);
     let newcomer_fleet = Fleet::start(config, newcomer.clone()).unwrap();
     newcomer_fleet.sync_now().await.unwrap();
     assert_eq!(

@@ -9,24 +9,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
-extern crate alloc;
-
 mod common;
 
-use alloc::sync::Arc;
 use core::time::Duration;
 
 use bayesretry_redis::{Fleet, FleetConfig};
-use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore, StoreConfig, WriterId};
-
-fn store(writer: u64) -> Arc<MemoryStore> {
-    Arc::new(
-        StoreConfig::new()
-            .with_writer(WriterId::new(writer))
-            .build()
-            .unwrap(),
-    )
-}
+use bayesretry_store::{Context, ErrorClass, PosteriorStore};
 
 /// A Redis ACL user, deleted when dropped.
 struct User {
@@ -87,8 +75,8 @@ async fn a_process_cut_off_past_its_ttl_pushes_its_evidence_again() {
         .with_connect_timeout(Duration::from_millis(100))
         .with_response_timeout(Duration::from_millis(100));
     // the rest of the fleet, syncing every 20 ms: the fleet's data lives on
-    let _rest = Fleet::start(config.clone(), store(41)).unwrap();
-    let writer = store(42);
+    let _rest = Fleet::start(config.clone(), common::store(41)).unwrap();
+    let writer = common::store(42);
     let fleet = Fleet::start(
         config
             .clone()
@@ -118,7 +106,7 @@ async fn a_process_cut_off_past_its_ttl_pushes_its_evidence_again() {
     assert!(back, "the process reconnected");
     fleet.sync_now().await.unwrap();
 
-    let reader = store(43);
+    let reader = common::store(43);
     let newcomer = Fleet::start(config, reader.clone()).unwrap();
     newcomer.sync_now().await.unwrap();
     assert_eq!(reader.evidence(&during, 30).failures(), 1.0);

@@ -6,24 +6,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
-extern crate alloc;
-
 mod common;
 
-use alloc::sync::Arc;
 use core::time::Duration;
 
 use bayesretry_redis::{Fleet, FleetConfig};
-use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore, StoreConfig, WriterId};
-
-fn store(writer: u64) -> Arc<MemoryStore> {
-    Arc::new(
-        StoreConfig::new()
-            .with_writer(WriterId::new(writer))
-            .build()
-            .unwrap(),
-    )
-}
+use bayesretry_store::{Context, ErrorClass, PosteriorStore, WriterId};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_process_restarted_under_its_writer_id_pushes_again() {
@@ -41,7 +29,7 @@ async fn a_process_restarted_under_its_writer_id_pushes_again() {
     let first_ctx = Context::new("orders", 1, ErrorClass::Timeout);
     let later_ctx = Context::new("orders", 2, ErrorClass::Timeout);
     {
-        let first_life = store(7);
+        let first_life = common::store(7);
         let fleet = Fleet::start(config.clone(), first_life.clone()).unwrap();
         first_life.observe(&first_ctx, false, 10);
         fleet.sync_now().await.unwrap();
@@ -49,7 +37,7 @@ async fn a_process_restarted_under_its_writer_id_pushes_again() {
 
     // The same process starts again: same id, an empty store, and a round
     // before any outcome, which pulls the first life's entry.
-    let second_life = store(7);
+    let second_life = common::store(7);
     let fleet = Fleet::start(config.clone(), second_life.clone()).unwrap();
     fleet.sync_now().await.unwrap();
     assert_eq!(second_life.evidence(&first_ctx, 20).failures(), 1.0);
@@ -57,7 +45,7 @@ async fn a_process_restarted_under_its_writer_id_pushes_again() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     fleet.sync_now().await.unwrap();
 
-    let reader = store(8);
+    let reader = common::store(8);
     let newcomer = Fleet::start(config, reader.clone()).unwrap();
     newcomer.sync_now().await.unwrap();
     assert_eq!(reader.evidence(&first_ctx, 30).failures(), 1.0);

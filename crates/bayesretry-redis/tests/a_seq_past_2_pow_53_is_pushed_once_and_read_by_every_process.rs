@@ -12,26 +12,12 @@
     reason = "tests"
 )]
 
-extern crate alloc;
-
 mod common;
 
-use alloc::sync::Arc;
 use core::time::Duration;
 
 use bayesretry_redis::{Fleet, FleetConfig};
-use bayesretry_store::{
-    Context, ErrorClass, Evidence, MemoryStore, Snapshot, SnapshotEntry, StoreConfig, WriterId,
-};
-
-fn store(writer: u64) -> Arc<MemoryStore> {
-    Arc::new(
-        StoreConfig::new()
-            .with_writer(WriterId::new(writer))
-            .build()
-            .unwrap(),
-    )
-}
+use bayesretry_store::{Context, ErrorClass, Evidence, Snapshot, SnapshotEntry, WriterId};
 
 fn config(url: &str, ns: &str) -> FleetConfig {
     FleetConfig::new(url.to_owned())
@@ -53,7 +39,7 @@ async fn a_seq_past_2_pow_53_is_pushed_once() {
         return;
     };
     let ns = common::namespace("seq-past-2-53");
-    let writer = store(81);
+    let writer = common::store(81);
     writer.merge(&version(0x99, (1 << 53) + 1, 1.0));
     let fleet = Fleet::start(config(&url, &ns), writer.clone()).unwrap();
     fleet.sync_now().await.unwrap();
@@ -71,7 +57,7 @@ async fn a_seq_past_2_pow_53_is_pushed_once() {
     // the next version, one more, replaces it
     writer.merge(&version(0x99, (1 << 53) + 2, 3.0));
     fleet.sync_now().await.unwrap();
-    let reader = store(82);
+    let reader = common::store(82);
     let reader_fleet = Fleet::start(config(&url, &ns), reader.clone()).unwrap();
     reader_fleet.sync_now().await.unwrap();
     let ctx = Context::new("db", 1, ErrorClass::Timeout);
@@ -85,12 +71,12 @@ async fn a_seq_of_2_pow_63_and_more_is_written_logged_and_read() {
         return;
     };
     let ns = common::namespace("seq-2-63");
-    let writer = store(91);
+    let writer = common::store(91);
     writer.merge(&version(0x98, 1 << 63, 1.0));
     writer.merge(&version(0x97, u64::MAX, 2.0));
     let fleet = Fleet::start(config(&url, &ns), writer.clone()).unwrap();
     let first = fleet.sync_now().await;
-    let reader = store(92);
+    let reader = common::store(92);
     let reader_fleet = Fleet::start(config(&url, &ns), reader.clone()).unwrap();
     reader_fleet.sync_now().await.unwrap();
     let ctx = Context::new("db", 1, ErrorClass::Timeout);

@@ -16,6 +16,8 @@
     reason = "test helpers: a broken test environment should fail loudly"
 )]
 
+extern crate alloc;
+
 use core::time::Duration;
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -140,4 +142,14 @@ pub fn previous_version_script(name: &str) -> redis::Script {
     let start = old.find(&head).expect("a script of that name") + head.len();
     let len = old[start..].find("\";").expect("the script's end");
     redis::Script::new(&old[start..start + len])
+}
+
+/// A store under writer `writer`, shared as a fleet takes it.
+pub fn store(writer: u64) -> alloc::sync::Arc<bayesretry_store::MemoryStore> {
+    alloc::sync::Arc::new(
+        bayesretry_store::StoreConfig::new()
+            .with_writer(bayesretry_store::WriterId::new(writer))
+            .build()
+            .unwrap(),
+    )
 }
