@@ -11,9 +11,7 @@
 
 mod common;
 
-use core::time::Duration;
-
-use bayesretry_redis::{Fleet, FleetConfig};
+use bayesretry_redis::Fleet;
 use bayesretry_store::{Context, ErrorClass, PosteriorStore};
 
 /// A key, its `DUMP` and its time to live in ms (0: none).
@@ -60,14 +58,8 @@ async fn a_failover_that_loses_the_last_writes_loses_no_evidence() {
         return;
     };
     let ns = common::namespace("failover");
-    let config = FleetConfig::new(url.clone())
-        .with_namespace(ns.clone())
-        // rounds only when asked, within the test
-        .with_interval(Duration::from_secs(60));
-    let mut admin = redis::Client::open(url.as_str())
-        .unwrap()
-        .get_connection()
-        .unwrap();
+    let config = common::manual_rounds(url.clone(), ns.clone());
+    let mut admin = common::admin(&url);
     let (writer, reader) = (common::store(51), common::store(52));
     let writer_fleet = Fleet::start(config.clone(), writer.clone()).unwrap();
     let reader_fleet = Fleet::start(config.clone(), reader.clone()).unwrap();
@@ -116,13 +108,8 @@ async fn a_busy_writer_pushes_again_what_a_failover_lost() {
         return;
     };
     let ns = common::namespace("failover-busy");
-    let config = FleetConfig::new(url.clone())
-        .with_namespace(ns.clone())
-        .with_interval(Duration::from_secs(60));
-    let mut admin = redis::Client::open(url.as_str())
-        .unwrap()
-        .get_connection()
-        .unwrap();
+    let config = common::manual_rounds(url.clone(), ns.clone());
+    let mut admin = common::admin(&url);
     let writer = common::store(61);
     let writer_fleet = Fleet::start(config.clone(), writer.clone()).unwrap();
     let (quiet, busy) = (

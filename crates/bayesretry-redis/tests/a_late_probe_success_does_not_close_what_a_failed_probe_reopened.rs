@@ -18,7 +18,7 @@ use alloc::sync::Arc;
 use core::time::Duration;
 
 use bayesretry_breaker::{Admission, Config};
-use bayesretry_redis::{Fleet, FleetBreaker, FleetConfig};
+use bayesretry_redis::{Fleet, FleetBreaker};
 
 /// Rounds of `fleet` until `breaker` hands out a probe for `endpoint`.
 async fn claim_probe(fleet: &Fleet, breaker: &FleetBreaker, endpoint: &str) {
@@ -38,10 +38,7 @@ async fn a_late_probe_success_does_not_close_what_a_failed_probe_reopened() {
     else {
         return;
     };
-    let config = FleetConfig::new(url)
-        .with_namespace(common::namespace("late-probe"))
-        // rounds only when asked, within the test
-        .with_interval(Duration::from_secs(60));
+    let config = common::manual_rounds(url, common::namespace("late-probe"));
     let rules = Config::new()
         .with_min_strength(5.0)
         .with_open_below(0.5)

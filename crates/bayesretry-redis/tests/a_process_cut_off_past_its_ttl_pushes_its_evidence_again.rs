@@ -24,7 +24,7 @@ struct User {
 
 impl User {
     fn new(url: &str, name: String) -> User {
-        let mut admin = redis::Client::open(url).unwrap().get_connection().unwrap();
+        let mut admin = common::admin(url);
         let _: () = redis::cmd("ACL")
             .arg("SETUSER")
             .arg(&name)

@@ -10,7 +10,7 @@ mod common;
 
 use core::time::Duration;
 
-use bayesretry_redis::{Fleet, FleetConfig};
+use bayesretry_redis::Fleet;
 use bayesretry_store::{Context, ErrorClass, PosteriorStore, WriterId};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -21,11 +21,7 @@ async fn a_process_restarted_under_its_writer_id_pushes_again() {
     };
     let namespace = common::namespace("restarted-writer");
     let ttl = Duration::from_secs(120);
-    let config = FleetConfig::new(url.clone())
-        .with_namespace(namespace.clone())
-        .with_ttl(ttl)
-        // rounds only when asked, within the test
-        .with_interval(Duration::from_secs(60));
+    let config = common::manual_rounds(url.clone(), namespace.clone()).with_ttl(ttl);
     let first_ctx = Context::new("orders", 1, ErrorClass::Timeout);
     let later_ctx = Context::new("orders", 2, ErrorClass::Timeout);
     {
@@ -56,10 +52,7 @@ async fn a_process_restarted_under_its_writer_id_pushes_again() {
         fleet.stats()
     );
     // and its round renewed the time to live of its evidence
-    let mut conn = redis::Client::open(url.as_str())
-        .unwrap()
-        .get_connection()
-        .unwrap();
+    let mut conn = common::admin(&url);
     let key = format!("{{{namespace}}}:w:{}", WriterId::new(7));
     let left: i64 = redis::cmd("PTTL").arg(&key).query(&mut conn).unwrap();
     let renewed = i64::try_from(ttl.as_millis()).unwrap() - 250;

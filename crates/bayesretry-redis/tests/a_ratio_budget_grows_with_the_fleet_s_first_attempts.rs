@@ -14,7 +14,7 @@ mod common;
 use core::time::Duration;
 
 use bayesretry_budget::Budget;
-use bayesretry_redis::{Fleet, FleetBudget, FleetBudgetConfig, FleetConfig};
+use bayesretry_redis::{Fleet, FleetBudget, FleetBudgetConfig};
 
 const WINDOW: Duration = Duration::from_millis(1 << 40);
 
@@ -37,9 +37,7 @@ async fn a_ratio_budget_grows_with_the_fleet_s_first_attempts() {
     else {
         return;
     };
-    let config = FleetConfig::new(url)
-        .with_namespace(common::namespace("ratio"))
-        .with_interval(Duration::from_secs(60));
+    let config = common::manual_rounds(url, common::namespace("ratio"));
     let rules = FleetBudgetConfig::ratio("ratio", 0.5, 3, WINDOW).with_lease(2);
     let depositor = Fleet::without_evidence(config.clone()).unwrap();
     let first_attempts = depositor.budget(rules.clone()).unwrap();

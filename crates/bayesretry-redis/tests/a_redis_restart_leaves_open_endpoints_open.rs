@@ -15,7 +15,7 @@ mod common;
 use core::time::Duration;
 
 use bayesretry_breaker::{Admission, Config};
-use bayesretry_redis::{Fleet, FleetConfig};
+use bayesretry_redis::Fleet;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redis_restart_leaves_open_endpoints_open() {
@@ -23,10 +23,7 @@ async fn a_redis_restart_leaves_open_endpoints_open() {
     else {
         return;
     };
-    let config = FleetConfig::new(server.url())
-        .with_namespace(common::namespace("restart-breaker"))
-        // rounds only when asked, within the test
-        .with_interval(Duration::from_secs(60))
+    let config = common::manual_rounds(server.url(), common::namespace("restart-breaker"))
         .with_connect_timeout(Duration::from_millis(200));
     let rules = Config::new()
         .with_min_strength(5.0)

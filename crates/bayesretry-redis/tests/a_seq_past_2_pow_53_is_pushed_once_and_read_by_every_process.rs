@@ -14,15 +14,11 @@
 
 mod common;
 
-use core::time::Duration;
-
 use bayesretry_redis::{Fleet, FleetConfig};
 use bayesretry_store::{Context, ErrorClass, Evidence, Snapshot, SnapshotEntry, WriterId};
 
 fn config(url: &str, ns: &str) -> FleetConfig {
-    FleetConfig::new(url.to_owned())
-        .with_namespace(ns.to_owned())
-        .with_interval(Duration::from_secs(60))
+    common::manual_rounds(url.to_owned(), ns.to_owned())
 }
 
 /// A version `seq` of writer `of`'s entry for `db`, attempt 1, timeout.

@@ -12,17 +12,14 @@ mod common;
 use core::time::Duration;
 
 use bayesretry_budget::Budget;
-use bayesretry_redis::{Fleet, FleetBudgetConfig, FleetConfig};
+use bayesretry_redis::{Fleet, FleetBudgetConfig};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_spend_costing_more_than_the_lease_is_granted() {
     let Some(url) = common::server_url("a_spend_costing_more_than_the_lease_is_granted") else {
         return;
     };
-    let config = FleetConfig::new(url)
-        .with_namespace(common::namespace("big-spend"))
-        // rounds only when asked, within the test
-        .with_interval(Duration::from_secs(60));
+    let config = common::manual_rounds(url, common::namespace("big-spend"));
     let fleet = Fleet::without_evidence(config).unwrap();
     // 100 an hour for the fleet, leases of 10
     let budget = fleet
@@ -67,9 +64,7 @@ async fn a_spend_the_window_cannot_cover_leaves_the_rest_to_the_fleet() {
     else {
         return;
     };
-    let config = FleetConfig::new(url)
-        .with_namespace(common::namespace("uncovered-spend"))
-        .with_interval(Duration::from_secs(60));
+    let config = common::manual_rounds(url, common::namespace("uncovered-spend"));
     let rule = FleetBudgetConfig::fixed_window("b", 100, Duration::from_secs(3_600)).with_lease(10);
     let (f1, f2) = (
         Fleet::without_evidence(config.clone()).unwrap(),

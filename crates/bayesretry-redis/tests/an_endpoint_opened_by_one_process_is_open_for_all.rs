@@ -15,16 +15,14 @@ use alloc::sync::Arc;
 use core::time::Duration;
 
 use bayesretry_breaker::{Admission, Config, Transition};
-use bayesretry_redis::{Fleet, FleetBreaker, FleetConfig};
+use bayesretry_redis::{Fleet, FleetBreaker};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_endpoint_opened_by_one_process_is_open_for_all() {
     let Some(url) = common::server_url("an_endpoint_opened_by_one_process_is_open_for_all") else {
         return;
     };
-    let config = FleetConfig::new(url)
-        .with_namespace(common::namespace("breaker"))
-        .with_interval(Duration::from_secs(60)); // rounds only when asked
+    let config = common::manual_rounds(url, common::namespace("breaker"));
     let rules = Config::new()
         .with_min_strength(5.0)
         .with_open_below(0.5)

@@ -17,7 +17,7 @@ mod common;
 use core::time::Duration;
 
 use bayesretry_breaker::{Admission, Config};
-use bayesretry_redis::{Fleet, FleetConfig};
+use bayesretry_redis::Fleet;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_old_process_s_failed_probe_keeps_the_endpoint_open() {
@@ -26,9 +26,7 @@ async fn an_old_process_s_failed_probe_keeps_the_endpoint_open() {
         return;
     };
     let ns = common::namespace("old-failed-probe");
-    let config = FleetConfig::new(url.clone())
-        .with_namespace(ns.clone())
-        .with_interval(Duration::from_secs(60));
+    let config = common::manual_rounds(url.clone(), ns.clone());
     let rules = Config::new()
         .with_min_strength(5.0)
         .with_open_below(0.5)
@@ -40,10 +38,7 @@ async fn an_old_process_s_failed_probe_keeps_the_endpoint_open() {
     fleet.sync_now().await.unwrap();
     tokio::time::sleep(Duration::from_millis(250)).await;
 
-    let mut old = redis::Client::open(url.as_str())
-        .unwrap()
-        .get_connection()
-        .unwrap();
+    let mut old = common::admin(&url);
     let prefix = format!("{{{ns}}}");
     let claimed: i64 = common::previous_version_script("BREAKER_CLAIM")
         .prepare_invoke()

@@ -39,10 +39,7 @@ async fn reconnect(fleet: &Fleet) {
 }
 
 fn config(server: &common::OwnedServer, test: &str) -> FleetConfig {
-    FleetConfig::new(server.url())
-        .with_namespace(common::namespace(test))
-        // rounds only when asked, within the test
-        .with_interval(Duration::from_secs(60))
+    common::manual_rounds(server.url(), common::namespace(test))
         .with_connect_timeout(Duration::from_millis(100))
 }
 

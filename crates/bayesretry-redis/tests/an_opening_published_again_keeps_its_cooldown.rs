@@ -16,7 +16,7 @@ mod common;
 use core::time::Duration;
 
 use bayesretry_breaker::{Admission, Config};
-use bayesretry_redis::{Fleet, FleetConfig};
+use bayesretry_redis::Fleet;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_opening_published_again_keeps_its_cooldown() {
@@ -24,9 +24,7 @@ async fn an_opening_published_again_keeps_its_cooldown() {
         return;
     };
     let ns = common::namespace("republished-cooldown");
-    let config = FleetConfig::new(url.clone())
-        .with_namespace(ns.clone())
-        .with_interval(Duration::from_secs(60));
+    let config = common::manual_rounds(url.clone(), ns.clone());
     let rules = Config::new()
         .with_min_strength(5.0)
         .with_open_below(0.5)
@@ -36,10 +34,7 @@ async fn an_opening_published_again_keeps_its_cooldown() {
     fleet.sync_now().await.unwrap();
     assert!((0..100).any(|_| breaker.record("payments", false).is_some()));
     fleet.sync_now().await.unwrap();
-    let mut admin = redis::Client::open(url.as_str())
-        .unwrap()
-        .get_connection()
-        .unwrap();
+    let mut admin = common::admin(&url);
     let key = format!("{{{ns}}}:br");
     // Redis loses the opening
     let _: i64 = redis::cmd("DEL").arg(&key).query(&mut admin).unwrap();

@@ -12,15 +12,10 @@
     reason = "tests"
 )]
 
-extern crate alloc;
-
 mod common;
 
-use alloc::sync::Arc;
-use core::time::Duration;
-
-use bayesretry_redis::{Fleet, FleetConfig};
-use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore, StoreConfig, WriterId};
+use bayesretry_redis::Fleet;
+use bayesretry_store::{Context, ErrorClass, PosteriorStore, WriterId};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn quiet_rounds_push_nothing_after_the_previous_version_wrote_a_writer_s_entry() {
@@ -30,19 +25,9 @@ async fn quiet_rounds_push_nothing_after_the_previous_version_wrote_a_writer_s_e
         return;
     };
     let ns = common::namespace("previous-version-push");
-    let config = FleetConfig::new(url.clone())
-        .with_namespace(ns.clone())
-        .with_interval(Duration::from_secs(60));
-    let mut admin = redis::Client::open(url.as_str())
-        .unwrap()
-        .get_connection()
-        .unwrap();
-    let writer: Arc<MemoryStore> = Arc::new(
-        StoreConfig::new()
-            .with_writer(WriterId::new(71))
-            .build()
-            .unwrap(),
-    );
+    let config = common::manual_rounds(url.clone(), ns.clone());
+    let mut admin = common::admin(&url);
+    let writer = common::store(71);
     let fleet = Fleet::start(config, writer.clone()).unwrap();
     let ctx = Context::new("pay", 1, ErrorClass::Timeout);
     writer.observe(&ctx, false, 10);

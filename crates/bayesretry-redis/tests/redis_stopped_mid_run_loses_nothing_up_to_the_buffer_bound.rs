@@ -126,11 +126,8 @@ async fn more_contexts_than_the_buffer_holds_all_reach_the_fleet() {
     let Some(server) = common::OwnedServer::start("redis_buffer_bound") else {
         return;
     };
-    let config = FleetConfig::new(server.url())
-        .with_namespace(common::namespace("bound"))
-        .with_max_buffered(2)
-        // rounds only when asked, within the test
-        .with_interval(Duration::from_secs(60));
+    let config =
+        common::manual_rounds(server.url(), common::namespace("bound")).with_max_buffered(2);
     let store = Arc::new(MemoryStore::new());
     let fleet = Fleet::start(config.clone(), store.clone()).unwrap();
     fleet.sync_now().await.unwrap();

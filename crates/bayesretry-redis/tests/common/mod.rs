@@ -153,3 +153,23 @@ pub fn store(writer: u64) -> alloc::sync::Arc<bayesretry_store::MemoryStore> {
             .unwrap(),
     )
 }
+
+/// A fleet's settings for a test that runs the rounds itself
+/// (`Fleet::sync_now`): the timer's first round comes a minute on, after the
+/// test is over.
+pub fn manual_rounds(
+    url: impl Into<String>,
+    namespace: impl Into<String>,
+) -> bayesretry_redis::FleetConfig {
+    bayesretry_redis::FleetConfig::new(url)
+        .with_namespace(namespace)
+        .with_interval(Duration::from_secs(60))
+}
+
+/// A connection of the test's own, to read or change the fleet's keys.
+pub fn admin(url: &str) -> redis::Connection {
+    redis::Client::open(url)
+        .expect("a valid URL")
+        .get_connection()
+        .expect("a connection to the test's Redis")
+}
