@@ -1011,34 +1011,40 @@ mod tests {
         assert_eq!(size_of::<ContextSlot>(), 64);
     }
 
+    /// A shard of five contexts, its board and its parameters, for writer 1.
+    #[cfg(feature = "serde")]
+    fn shard_of_five(
+        decay: bayesretry_decay::Decay,
+        hierarchical: bool,
+    ) -> (super::Params, std::sync::Mutex<super::Board>, super::Shard) {
+        let p = super::Params {
+            seed: 3,
+            decay,
+            prior: bayesretry_beta::Beta::uniform(),
+            hierarchical,
+            max_borrowed: 10.0,
+            refresh_ms: 0,
+            writer: crate::writer::WriterId::new(1),
+        };
+        let board = super::Board::new(1);
+        let shard = super::Shard::new(0, 5, board.len_counter());
+        (p, std::sync::Mutex::new(board), shard)
+    }
+
     /// A merge that forgets drops the context's forgotten writers from its
     /// set, so that peers restarted under new ids do not pile up in memory,
     /// and keeps the set's sums those of the writers left.
     #[cfg(feature = "serde")]
     #[test]
     fn a_merge_that_forgets_drops_the_contexts_forgotten_writers() {
-        use std::sync::Mutex;
-
-        use bayesretry_beta::Beta;
         use bayesretry_decay::{Decay, Evidence, Stamped};
 
-        use super::{Board, Key, MergeTime, Params, Shard, WriterEntry};
+        use super::{Key, MergeTime, Shard, WriterEntry};
         use crate::class::ClassRef;
         use crate::error_class::ErrorClass;
         use crate::writer::WriterId;
 
-        let p = Params {
-            seed: 3,
-            decay: Decay::never(),
-            prior: Beta::uniform(),
-            hierarchical: false,
-            max_borrowed: 10.0,
-            refresh_ms: 0,
-            writer: WriterId::new(1),
-        };
-        let board = Board::new(1);
-        let mut shard = Shard::new(0, 5, board.len_counter());
-        let board = Mutex::new(board);
+        let (p, board, mut shard) = shard_of_five(Decay::never(), false);
         let key = || Key::new(p.seed, "api", 1, ClassRef::Builtin(ErrorClass::Timeout));
         let merge = |shard: &mut Shard, writer: u64, at_ms: u64, forget_before: u64| {
             let entry = WriterEntry {
@@ -1076,29 +1082,16 @@ mod tests {
     fn remote_sets_keep_their_sums_exact_through_observes_merges_and_evictions() {
         use alloc::format;
         use core::num::NonZeroU64;
-        use std::sync::Mutex;
 
-        use bayesretry_beta::Beta;
         use bayesretry_decay::{Decay, Evidence, HalfLife, Stamped};
 
-        use super::{Board, Key, MergeTime, NIL, Params, Shard, WriterEntry};
+        use super::{Key, MergeTime, NIL, WriterEntry};
         use crate::class::ClassRef;
         use crate::error_class::ErrorClass;
         use crate::writer::WriterId;
 
         let decay = Decay::new(HalfLife::from_ms(NonZeroU64::new(700).unwrap()));
-        let p = Params {
-            seed: 3,
-            decay,
-            prior: Beta::uniform(),
-            hierarchical: true,
-            max_borrowed: 10.0,
-            refresh_ms: 0,
-            writer: WriterId::new(1),
-        };
-        let board = Board::new(1);
-        let mut shard = Shard::new(0, 5, board.len_counter());
-        let board = Mutex::new(board);
+        let (p, board, mut shard) = shard_of_five(decay, true);
         let names: [alloc::string::String; 4] = core::array::from_fn(|i| format!("e{i}"));
         let (mut checked, mut freed) = (0, false);
         for step in 0..400_u64 {
