@@ -26,6 +26,8 @@ const HALF_LIFE_MS: u64 = 60_000;
 const HORIZON_MS: u64 = 64 * HALF_LIFE_MS;
 /// A moment well after 0, as on a clock that counts from the Unix epoch.
 const T0: u64 = 1_000 * HORIZON_MS;
+/// Back after an absence: `T0`'s evidence is forgotten by then.
+const BACK: u64 = T0 + HORIZON_MS + 10;
 
 fn store(writer: u64) -> MemoryStore {
     StoreConfig::new()
@@ -34,6 +36,16 @@ fn store(writer: u64) -> MemoryStore {
         .with_half_life(HalfLife::from_ms(NonZeroU64::new(HALF_LIFE_MS).unwrap()))
         .build()
         .unwrap()
+}
+
+/// Writer 7's store (its life under that id), having seen `outcomes`
+/// attempts of `CTX`, all successes or all failures, at `at_ms`.
+fn life_of_7(outcomes: u32, success: bool, at_ms: u64) -> MemoryStore {
+    let life = store(7);
+    for _ in 0..outcomes {
+        life.observe(&CTX, success, at_ms);
+    }
+    life
 }
 
 fn writers(store: &MemoryStore, now_ms: u64) -> Vec<u64> {
@@ -104,23 +116,16 @@ fn forgotten_evidence_is_not_merged_in() {
 /// that still holds its old entry, at sequence number 40, takes the new one.
 #[test]
 fn a_writer_restarted_under_its_id_after_being_forgotten_is_heard_by_its_peers() {
-    let first_life = store(7);
-    for _ in 0..40 {
-        first_life.observe(&CTX, false, T0);
-    }
+    let first_life = life_of_7(40, false, T0);
     let peer = store(1);
     peer.merge_at(&first_life.snapshot(T0), T0);
     assert_eq!(peer.snapshot(T0).entries()[0].seq(), 40);
 
-    let back = T0 + HORIZON_MS + 10;
-    let second_life = store(7);
-    for _ in 0..3 {
-        second_life.observe(&CTX, true, back);
-    }
-    peer.merge_at(&second_life.snapshot(back), back);
-    let evidence = peer.evidence(&CTX, back);
+    let second_life = life_of_7(3, true, BACK);
+    peer.merge_at(&second_life.snapshot(BACK), BACK);
+    let evidence = peer.evidence(&CTX, BACK);
     assert!((evidence.successes() - 3.0).abs() < 1e-12, "{evidence:?}");
-    let entries = peer.snapshot(back).entries().to_vec();
+    let entries = peer.snapshot(BACK).entries().to_vec();
     assert_eq!(entries.len(), 1);
     assert_eq!((entries[0].writer().get(), entries[0].seq()), (7, 3));
 
@@ -128,28 +133,21 @@ fn a_writer_restarted_under_its_id_after_being_forgotten_is_heard_by_its_peers()
     // entry, likewise takes its second life's, loaded from a file.
     let reloaded = store(7);
     reloaded.merge_at(&first_life.snapshot(T0), T0);
-    reloaded.merge_at(&second_life.snapshot(back), back);
-    assert!((reloaded.evidence(&CTX, back).successes() - 3.0).abs() < 1e-12);
-    assert_eq!(reloaded.snapshot(back).entries()[0].seq(), 3);
+    reloaded.merge_at(&second_life.snapshot(BACK), BACK);
+    assert!((reloaded.evidence(&CTX, BACK).successes() - 3.0).abs() < 1e-12);
+    assert_eq!(reloaded.snapshot(BACK).entries()[0].seq(), 3);
 }
 
 /// Restarted, the writer may reach the sequence number its forgotten entry
 /// had: a new update all the same, with other evidence, and heard.
 #[test]
 fn a_restarted_writer_at_its_old_sequence_number_is_heard_too() {
-    let first_life = store(7);
-    for _ in 0..3 {
-        first_life.observe(&CTX, false, T0);
-    }
+    let first_life = life_of_7(3, false, T0);
     let peer = store(1);
     peer.merge_at(&first_life.snapshot(T0), T0);
-    let back = T0 + HORIZON_MS + 10;
-    let second_life = store(7);
-    for _ in 0..3 {
-        second_life.observe(&CTX, true, back);
-    }
-    peer.merge_at(&second_life.snapshot(back), back);
-    let evidence = peer.evidence(&CTX, back);
+    let second_life = life_of_7(3, true, BACK);
+    peer.merge_at(&second_life.snapshot(BACK), BACK);
+    let evidence = peer.evidence(&CTX, BACK);
     assert!((evidence.successes() - 3.0).abs() < 1e-12, "{evidence:?}");
 }
 
@@ -169,12 +167,11 @@ fn a_restarted_update_that_matches_the_forgotten_one_is_heard_with_the_next() {
     };
     let peer = store(1);
     peer.merge_at(&life(T0).snapshot(T0), T0);
-    let back = T0 + HORIZON_MS + 10;
-    let second_life = life(back);
-    peer.merge_at(&second_life.snapshot(back), back);
-    second_life.observe(&CTX, false, back + 1);
-    peer.merge_at(&second_life.snapshot(back + 1), back + 1);
-    let evidence = peer.evidence(&CTX, back + 1);
+    let second_life = life(BACK);
+    peer.merge_at(&second_life.snapshot(BACK), BACK);
+    second_life.observe(&CTX, false, BACK + 1);
+    peer.merge_at(&second_life.snapshot(BACK + 1), BACK + 1);
+    let evidence = peer.evidence(&CTX, BACK + 1);
     assert!((evidence.failures() - 2.0).abs() < 1e-3, "{evidence:?}");
 }
 
@@ -189,25 +186,21 @@ fn a_restarted_writer_numbers_on_from_its_forgotten_entries() {
     let peer = store(1);
     peer.merge_at(&saved, T0);
 
-    let back = T0 + HORIZON_MS + 10;
     let second_life = store(7);
-    second_life.merge_at(&saved, back);
+    second_life.merge_at(&saved, BACK);
     assert_eq!(second_life.len(), 0, "the forgotten entry is not taken in");
-    second_life.observe(&CTX, false, back);
-    let entries = second_life.snapshot(back).entries().to_vec();
+    second_life.observe(&CTX, false, BACK);
+    let entries = second_life.snapshot(BACK).entries().to_vec();
     assert_eq!(entries[0].seq(), 2);
-    peer.merge_at(&second_life.snapshot(back), back);
-    let evidence = peer.evidence(&CTX, back);
+    peer.merge_at(&second_life.snapshot(BACK), BACK);
+    let evidence = peer.evidence(&CTX, BACK);
     assert!((evidence.failures() - 1.0).abs() < 1e-12, "{evidence:?}");
 }
 
 /// While the old entry is live, sequence numbers decide as ever.
 #[test]
 fn a_live_entry_with_a_higher_sequence_number_still_wins() {
-    let first_life = store(7);
-    for _ in 0..40 {
-        first_life.observe(&CTX, false, T0);
-    }
+    let first_life = life_of_7(40, false, T0);
     let peer = store(1);
     peer.merge_at(&first_life.snapshot(T0), T0);
     let second_life = store(7);
