@@ -278,16 +278,7 @@ impl FleetBreaker {
                 });
             }
         }
-        if !messages.is_empty() {
-            let mut outbox = lock(&self.outbox);
-            for message in messages {
-                if outbox.len() < MAX_OUTBOX {
-                    outbox.push(message);
-                }
-            }
-            drop(outbox);
-            self.shared.wake.notify_one();
-        }
+        self.post(messages);
         transition
     }
 
@@ -481,15 +472,22 @@ impl FleetBreaker {
         for key in closed {
             self.local.remove(&key);
         }
-        if !lost.is_empty() {
-            let mut outbox = lock(&self.outbox);
-            for message in lost {
-                if outbox.len() < MAX_OUTBOX {
-                    outbox.push(message);
-                }
-            }
-            drop(outbox);
-            self.shared.wake.notify_one();
+        self.post(lost);
+    }
+
+    /// Queues `messages` for the sync task, as many as the outbox has room
+    /// for ([`MAX_OUTBOX`]), and wakes it.
+    fn post(&self, messages: Vec<Message>) {
+        if messages.is_empty() {
+            return;
         }
+        let mut outbox = lock(&self.outbox);
+        for message in messages {
+            if outbox.len() < MAX_OUTBOX {
+                outbox.push(message);
+            }
+        }
+        drop(outbox);
+        self.shared.wake.notify_one();
     }
 }
