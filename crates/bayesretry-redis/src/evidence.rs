@@ -24,6 +24,12 @@ const MAX_PULLS_PER_ROUND: usize = 1_000;
 /// The most log entries one pull call reads.
 const PULL_BATCH: usize = 5_000;
 
+/// How many entries the sync may remember beyond twice what the store holds
+/// before it lets go of those the store no longer holds (see
+/// [`EvidenceSync::prune`]): the pruning pass is then paid for by the growth
+/// that called for it.
+const PRUNE_SLACK: usize = 1_024;
+
 /// The most a sequence number counts for in a writer's sum, here and in the
 /// push script: sums stay exact in a Lua number and a Redis integer, for any
 /// 2²¹ entries of a writer, whatever their sequence numbers.
@@ -176,7 +182,62 @@ impl EvidenceSync {
                 deferred += 1;
             }
         }
+        self.prune(snapshot, authored);
         deferred
+    }
+
+    /// Lets go of what the sync remembers of entries `snapshot` no longer
+    /// holds: the store forgot them (evidence 64 half-lives old), or never
+    /// took them in (a pulled version it had no use for). Without this, a
+    /// long-lived process would remember an entry per context of every writer
+    /// the fleet ever had — processes restarted under new random ids come and
+    /// go — long after Redis let their entries expire.
+    ///
+    /// Done only when the sync remembers more than twice what the store holds
+    /// (plus [`PRUNE_SLACK`]), so that its cost, a pass over both, is spread
+    /// over the rounds that made the growth. Letting go is safe either way:
+    ///
+    /// - an entry the store holds again later (a newer version) is new to the
+    ///   sync and pushed or merged as such;
+    /// - a writer's sum is left as it was: it still counts what Redis was
+    ///   given, so a loss there is seen as before. Where the sum reads more
+    ///   than Redis holds for another reason (Redis lost a pruned entry, or a
+    ///   pruned context was written again and pushed anew), the writer's
+    ///   entries are pushed once more, as after any loss, and the sum is
+    ///   rebuilt from what the store holds;
+    /// - a writer left with no entry here is no longer taken as pulled, nor,
+    ///   unless it is the replica's own, as authored: there is nothing of it
+    ///   to push, nor a time to live worth renewing.
+    fn prune(&mut self, snapshot: &Snapshot, authored: &mut HashSet<WriterId>) {
+        let remembered = self.known.len().max(self.deferred.len());
+        if remembered <= snapshot.len().saturating_mul(2).saturating_add(PRUNE_SLACK) {
+            return;
+        }
+        let held: HashSet<Key> = snapshot
+            .entries()
+            .iter()
+            .map(|entry| (entry.writer(), codec::field(entry)))
+            .collect();
+        let EvidenceSync {
+            known,
+            known_sums,
+            buffer,
+            deferred,
+            pulled_writers,
+            own,
+            ..
+        } = self;
+        known.retain(|key, _| held.contains(key));
+        deferred.retain(|key, _| held.contains(key));
+        let live: HashSet<WriterId> = known
+            .keys()
+            .chain(buffer.keys())
+            .chain(deferred.keys())
+            .map(|(writer, _)| *writer)
+            .collect();
+        pulled_writers.retain(|writer| live.contains(writer));
+        authored.retain(|writer| *own == Some(*writer) || live.contains(writer));
+        known_sums.retain(|writer, _| authored.contains(writer) || live.contains(writer));
     }
 
     /// Pushes the buffer, a batch per script call, heartbeat included (one
@@ -410,5 +471,121 @@ impl EvidenceSync {
             self.since = number(last)?;
         }
         Ok((Snapshot::from_entries(now_ms, entries), progress))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bayesretry_store::Evidence;
+
+    fn entry(writer: u64, endpoint: &str, seq: u64) -> SnapshotEntry {
+        let evidence = Evidence::new(1.0, 2.0).expect("finite counts");
+        SnapshotEntry::new(
+            endpoint,
+            1,
+            "http-503",
+            WriterId::new(writer),
+            seq,
+            evidence,
+            1_000,
+        )
+        .expect("a valid entry")
+    }
+
+    fn sync() -> EvidenceSync {
+        EvidenceSync::new(String::from("test"), 60_000, 10_000, 100)
+    }
+
+    /// Notes `entry` as pulled from Redis, as `pull` does.
+    fn pulled(sync: &mut EvidenceSync, entry: &SnapshotEntry) {
+        sync.pulled_writers.insert(entry.writer());
+        sync.note_known((entry.writer(), codec::field(entry)), entry.seq());
+    }
+
+    /// 1 100 entries of 110 writers, ten endpoints each, pulled from Redis
+    /// and gone from the store since: writers 1000..1110.
+    fn pull_departed_writers(sync: &mut EvidenceSync) {
+        for writer in 1_000..1_110 {
+            for endpoint in 0..10 {
+                pulled(sync, &entry(writer, &format!("api-{endpoint}"), 3));
+            }
+        }
+    }
+
+    #[test]
+    fn writers_the_store_no_longer_holds_are_let_go() {
+        let mut sync = sync();
+        pull_departed_writers(&mut sync);
+        // one pulled writer the store still holds, and the replica's own
+        let kept: Vec<SnapshotEntry> = (0..10).map(|e| entry(7, &format!("api-{e}"), 4)).collect();
+        for held in &kept {
+            pulled(&mut sync, held);
+        }
+        let mut entries = kept.clone();
+        entries.extend((0..5).map(|e| entry(1, &format!("own-{e}"), 2)));
+        let mut authored = HashSet::from([WriterId::new(1), WriterId::new(1_003)]);
+
+        sync.collect(&Snapshot::from_entries(2_000, entries), &mut authored);
+
+        assert_eq!(
+            sync.known.len(),
+            10,
+            "only writer 7's entries are remembered"
+        );
+        assert!(
+            sync.known
+                .keys()
+                .all(|(writer, _)| *writer == WriterId::new(7))
+        );
+        assert_eq!(sync.pulled_writers, HashSet::from([WriterId::new(7)]));
+        assert_eq!(sync.buffered(), 5, "the own entries wait to be pushed");
+        assert_eq!(
+            authored,
+            HashSet::from([WriterId::new(1)]),
+            "1003 has nothing left to push"
+        );
+        let summed: HashSet<WriterId> = sync.known_sums.keys().copied().collect();
+        assert_eq!(summed, HashSet::from([WriterId::new(7)]));
+    }
+
+    #[test]
+    fn nothing_is_let_go_until_what_is_remembered_outgrows_the_store() {
+        let mut sync = sync();
+        for writer in 1_000..1_100 {
+            pulled(&mut sync, &entry(writer, "api", 3));
+        }
+        let mut authored = HashSet::new();
+        sync.collect(&Snapshot::from_entries(2_000, Vec::new()), &mut authored);
+        assert_eq!(
+            sync.known.len(),
+            100,
+            "within the slack: no pass over the maps"
+        );
+        assert_eq!(sync.pulled_writers.len(), 100);
+    }
+
+    #[test]
+    fn an_authored_writer_s_sum_still_counts_its_let_go_entries() {
+        let mut sync = sync();
+        pull_departed_writers(&mut sync);
+        let writer = WriterId::new(1);
+        let old = entry(1, "forgotten", 5);
+        let live = entry(1, "live", 3);
+        sync.note_known((writer, codec::field(&old)), old.seq());
+        sync.note_known((writer, codec::field(&live)), live.seq());
+        let mut authored = HashSet::from([writer]);
+
+        sync.collect(
+            &Snapshot::from_entries(2_000, vec![live.clone()]),
+            &mut authored,
+        );
+
+        assert_eq!(sync.known.len(), 1, "the forgotten context is let go");
+        assert!(sync.known.contains_key(&(writer, codec::field(&live))));
+        // Redis still holds the forgotten entry: a sum of 3 here would hide
+        // the loss of the live one's version behind it
+        assert_eq!(sync.known_sums.get(&writer), Some(&8));
+        assert_eq!(sync.buffered(), 0, "the live entry is already in Redis");
     }
 }
