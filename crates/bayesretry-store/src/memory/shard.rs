@@ -473,7 +473,11 @@ impl Shard {
     /// `now_ms`.
     #[inline]
     pub(crate) fn observe_at(&mut self, at: u32, evidence: Evidence, p: &Params, now_ms: u64) {
-        self.seq += 1;
+        // Saturating: a snapshot may carry this writer's entry at seq 2^64 - 1
+        // (nothing but a hand-edited or hostile file does), and wrapping to 0
+        // would mark the context as holding none of this store's evidence,
+        // leaving it out of every snapshot.
+        self.seq = self.seq.saturating_add(1);
         let seq = self.seq;
         let slot = &mut self.slots[at as usize];
         slot.local = p.decay.fold(slot.local, now_ms, evidence);
