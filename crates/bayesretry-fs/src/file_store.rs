@@ -13,7 +13,7 @@ use crate::identity::FileId;
 use crate::lock::SaveLock;
 use crate::read::read_file;
 use crate::recovery::{Merged, Origin, Recovery, Source};
-use crate::target::Target;
+use crate::target::{Target, check_file_name};
 
 /// A snapshot file on disk, with its backup: atomic saves, typed errors for
 /// bad files, recovery from the backup, and merge-on-save across processes.
@@ -132,8 +132,10 @@ impl FileStore {
     ///
     /// # Errors
     ///
-    /// [`Error::Io`] if `path` has no file name (`/`, `..`) or its directory
-    /// cannot be read.
+    /// [`Error::Io`] if `path` has no file name (`/`, `..`), names a
+    /// directory (ends in a separator or in `.`), has a file name too long for
+    /// the files a save puts beside it (on Unix, more than 247 bytes: 255 with
+    /// `.bak.tmp` added), or its directory cannot be read.
     pub fn open(path: impl AsRef<Path>) -> Result<FileStore, Error> {
         let path = path.as_ref().to_path_buf();
         if path.file_name().is_none() {
@@ -143,6 +145,7 @@ impl FileStore {
                 source: io::Error::new(io::ErrorKind::InvalidInput, "the path has no file name"),
             });
         }
+        check_file_name(&path)?;
         let dir = match path.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
             _ => PathBuf::from("."),
@@ -263,10 +266,13 @@ impl FileStore {
     /// a step fails, in which case the file and its
     /// backup are as they were or hold complete snapshots;
     /// [`Error::TooManyLinks`] (and nothing written) if the path is a loop of
-    /// symbolic links.
+    /// symbolic links; [`Error::Io`] (and nothing written) if the file a
+    /// symbolic link names could not be opened as one (see
+    /// [`open`](FileStore::open)).
     pub fn save(&self, snapshot: &Snapshot) -> Result<(), Error> {
         let json = snapshot.to_json();
         let target = Target::resolve(&self.path)?;
+        check_file_name(&target.file)?;
         let _lock = SaveLock::acquire(&target.lock)?;
         let rotate = self.primary_is_good(&target)?;
         self.commit(&target, &json, rotate)
@@ -305,6 +311,7 @@ impl FileStore {
     /// [`save`](FileStore::save).
     pub fn save_merged(&self, snapshot: &Snapshot) -> Result<Merged, Error> {
         let target = Target::resolve(&self.path)?;
+        check_file_name(&target.file)?;
         let _lock = SaveLock::acquire(&target.lock)?;
         let (mut on_disk, mut origin) = self.read_with_fallback(&target)?;
         // A newer format must not be destroyed, and a file that could not be

@@ -12,6 +12,59 @@ use crate::error::Error;
 /// Linux kernel's limit (`MAXSYMLINKS`, past which it fails with `ELOOP`).
 pub(crate) const MAX_LINKS: usize = 40;
 
+/// The longest file name, in bytes, that Unix file systems take (`NAME_MAX`
+/// of ext4, XFS, Btrfs, ZFS, APFS).
+#[cfg(unix)]
+const MAX_NAME_BYTES: usize = 255;
+
+/// The longest suffix a save adds to the file's name, for the backup's
+/// temporary file.
+#[cfg(unix)]
+const LONGEST_SUFFIX: &str = ".bak.tmp";
+
+/// Refuses a path that cannot name a snapshot file: one that ends in a
+/// separator or in `.` (a directory, whatever its last name), and on Unix a
+/// file name so long that a file beside it named with a save's longest
+/// suffix would pass `NAME_MAX` — the first save, which keeps no backup,
+/// would succeed and every later one fail.
+pub(crate) fn check_file_name(path: &Path) -> Result<(), Error> {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let separator = |b: &u8| b.is_ascii() && std::path::is_separator(char::from(*b));
+    let names_a_directory = match bytes {
+        [.., last] if separator(last) => true,
+        [.., before, b'.'] => separator(before),
+        _ => false,
+    };
+    if names_a_directory {
+        return Err(Error::Io {
+            op: "use as a snapshot file",
+            path: path.into(),
+            source: io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the path ends in a separator or `.`: it names a directory",
+            ),
+        });
+    }
+    #[cfg(unix)]
+    if let Some(name) = path.file_name() {
+        if name.len() + LONGEST_SUFFIX.len() > MAX_NAME_BYTES {
+            return Err(Error::Io {
+                op: "use as a snapshot file",
+                path: path.into(),
+                source: io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "the file name is {} bytes, too long for the name of the backup's \
+                         temporary file (`{LONGEST_SUFFIX}` added) to fit in {MAX_NAME_BYTES}",
+                        name.len()
+                    ),
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The snapshot file a path names once its symbolic links are followed, and
 /// its neighbours: every file a save creates, replaces or locks is in the
 /// directory of that file, so a link survives a save and the atomic rename
