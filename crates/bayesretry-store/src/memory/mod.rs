@@ -96,7 +96,10 @@ struct Padded(Mutex<Shard>);
 /// board without a lock when the class is first used in the shard and then at
 /// most once every `class_refresh_ms` of the callers' clock. A shard's own
 /// share is always exact; the other shards' may be that old (0 refreshes on
-/// every read: exact, and O(shards) per read). A shard that has never seen a
+/// every read: exact, and O(shards) per read). A reading more than
+/// `class_refresh_ms` behind the one that last refreshed the view refreshes
+/// it too, so one reading far ahead (a clock stepped forward, then set right)
+/// does not keep the view as it was until the clock catches up. A shard that has never seen a
 /// class reads the board directly. Since the class level lends at most
 /// `max_borrowed` pseudo-observations, the lag moves a borrowed prior, never a
 /// well-observed posterior.

@@ -968,14 +968,18 @@ impl<'a> Fader<'a> {
 /// Refreshes a class slot's view of the other shards' shares.
 fn refresh(slot: &mut ClassSlot, shard: usize, p: &Params, now_ms: u64) {
     slot.others = slot.posting.others(shard, now_ms, &p.decay);
-    slot.refreshed_at = slot.refreshed_at.max(now_ms);
+    slot.refreshed_at = now_ms;
 }
 
 /// Whether a class slot's view is due for a refresh: `refresh_ms` after the
-/// last one (at once with a zero interval, even on a lagging clock).
+/// last one, or `refresh_ms` before it (at once with a zero interval). A
+/// reading that far behind the last refresh's is not a thread whose clock
+/// lags another's by a little: the last refresh was made at a reading far
+/// ahead (a clock stepped forward, then set right), and the view would
+/// otherwise stay as it was then until the clock caught up with it.
 #[inline]
 fn due(slot: &ClassSlot, p: &Params, now_ms: u64) -> bool {
-    now_ms.saturating_sub(slot.refreshed_at) >= p.refresh_ms
+    now_ms.abs_diff(slot.refreshed_at) >= p.refresh_ms
 }
 
 /// Whether a class slot holds `key`'s class. The words of two built-in classes
