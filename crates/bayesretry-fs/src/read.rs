@@ -52,7 +52,8 @@ pub(crate) fn read_file(path: &Path) -> Result<Loaded, Error> {
 }
 
 /// The snapshot in `bytes`, read from `path` (named in errors), and the
-/// version it was migrated from.
+/// version it was migrated from. A UTF-8 byte order mark at the start is
+/// skipped.
 ///
 /// A good file of the current version is read once, by the store's own
 /// reader. Anything else — a bad file, an older or newer version — is then
@@ -61,6 +62,10 @@ pub(crate) fn read_file(path: &Path) -> Result<Loaded, Error> {
 /// truncated file from a syntax error from a wrong shape, and a future or past
 /// version from all of them, which the store's reader reports alike.
 pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<(Snapshot, Option<u32>), Error> {
+    // A UTF-8 byte order mark, which some editors put at the start of every
+    // file they save: RFC 8259 lets a reader ignore it, so a file a person
+    // edited reads as what it says rather than as not JSON at line 1, column 1.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(Error::Empty { path: path.into() });
     }

@@ -244,6 +244,36 @@ fn a_good_file_loads_exactly_what_was_saved() -> TestResult {
 }
 
 #[test]
+fn a_byte_order_mark_an_editor_added_is_skipped() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("evidence.json");
+    let good = good_file()?;
+    fs::write(&path, format!("\u{feff}{good}"))?;
+    let loaded = FileStore::open(&path)?.load()?;
+    assert_eq!(loaded, Snapshot::from_json(good.trim_end())?);
+    // a file holding the mark alone is as empty as one holding nothing, and
+    // a bad file after the mark is still told apart, its place counted from
+    // after the mark
+    let (error, _) = load_bytes("\u{feff}\n".as_bytes())?;
+    assert!(matches!(error, Error::Empty { .. }), "{error:?}");
+    let (error, _) = load_bytes("\u{feff}{\"version\":1,".as_bytes())?;
+    assert!(matches!(error, Error::Truncated { .. }), "{error:?}");
+    let (error, _) = load_bytes("\u{feff}{oops}".as_bytes())?;
+    assert!(
+        matches!(
+            error,
+            Error::NotJson {
+                line: 1,
+                column: 2,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    Ok(())
+}
+
+#[test]
 fn a_path_without_a_file_name_or_directory_is_refused_when_opened() -> TestResult {
     let dir = tempfile::tempdir()?;
     let error = FileStore::open(dir.path().join("no-such-dir").join("evidence.json"))
