@@ -40,7 +40,8 @@ pub enum ErrorClass {
     ConnectionRefused,
     /// The connection was reset or aborted by the peer.
     ConnectionReset,
-    /// Any other failure to connect (no route, address unavailable, DNS, TLS).
+    /// Any other failure to connect (no route, address unavailable, DNS, TLS):
+    /// the request was never sent.
     Connect,
     /// A caller's own class, named by a static string: never a run-time message.
     Custom(&'static str),
@@ -80,7 +81,12 @@ impl ErrorClass {
     /// `ConnectionReset` and `ConnectionAborted` are
     /// [`ConnectionReset`](ErrorClass::ConnectionReset), `NotConnected` and
     /// `AddrNotAvailable` are [`Connect`](ErrorClass::Connect), and anything else
-    /// is [`Unknown`](ErrorClass::Unknown).
+    /// is [`Unknown`](ErrorClass::Unknown) — `HostUnreachable`,
+    /// `NetworkUnreachable` and `NetworkDown` too: a kind alone does not say
+    /// whether the error came while connecting or after the request went out,
+    /// and `Connect` tells an adapter that the request was never sent (the HTTP
+    /// adapter, which knows a failed connect when it sees one, classes those
+    /// [`Connect`](ErrorClass::Connect)).
     ///
     /// ```
     /// use std::io::ErrorKind;
