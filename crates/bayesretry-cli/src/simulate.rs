@@ -162,18 +162,14 @@ impl Report<'_> {
 
     /// One line comparing the adaptive policy with `other`.
     fn compare(&self, adaptive: &Totals, other: &Totals, name: &str) -> String {
-        let fewer = |a: u64, b: u64| {
-            if b == 0 {
-                String::from("no")
-            } else {
-                format!("{:.0}%", 100.0 * (b as f64 - a as f64) / b as f64)
-            }
-        };
         format!(
-            "\nadaptive vs {name}: {} fewer attempts, {} fewer wasted retries, success rate \
-             {} points, net value {}\n",
-            fewer(adaptive.attempts, other.attempts),
-            fewer(adaptive.wasted_retries, other.wasted_retries),
+            "\nadaptive vs {name}: {}, {}, success rate {} points, net value {}\n",
+            fewer_or_more(adaptive.attempts, other.attempts, "attempts"),
+            fewer_or_more(
+                adaptive.wasted_retries,
+                other.wasted_retries,
+                "wasted retries"
+            ),
             signed(((adaptive.success_rate() - other.success_rate()) * 1000.0).round() / 10.0),
             signed(
                 adaptive.net_value(self.value(), self.cost())
@@ -277,6 +273,25 @@ impl Report<'_> {
     }
 }
 
+/// How `adaptive`'s count of `what` compares with `other`'s, as a share of
+/// `other`'s: "55% fewer attempts", "3% more wasted retries", "as many
+/// attempts", and, when `other` is 0, the count itself ("14 more wasted
+/// retries"), since no share of nothing reads.
+fn fewer_or_more(adaptive: u64, other: u64, what: &str) -> String {
+    if adaptive == other {
+        return format!("as many {what}");
+    }
+    let (by, word) = if adaptive < other {
+        (other - adaptive, "fewer")
+    } else {
+        (adaptive - other, "more")
+    };
+    if other == 0 {
+        return format!("{by} more {what}");
+    }
+    format!("{:.0}% {word} {what}", 100.0 * by as f64 / other as f64)
+}
+
 /// The success rate and retries per call over the slices within
 /// [`HALF_WINDOW`] of each slice, at the middle of each slice that has calls in
 /// its window.
@@ -331,8 +346,31 @@ struct PolicyJson {
 
 #[cfg(test)]
 mod tests {
-    use super::rolling;
+    use super::{fewer_or_more, rolling};
     use crate::run::Totals;
+
+    #[test]
+    fn a_count_above_the_other_reads_as_more_not_as_negative_fewer() {
+        assert_eq!(fewer_or_more(419, 925, "attempts"), "55% fewer attempts");
+        assert_eq!(fewer_or_more(619, 614, "attempts"), "1% more attempts");
+        assert_eq!(
+            fewer_or_more(256, 248, "wasted retries"),
+            "3% more wasted retries"
+        );
+        assert_eq!(fewer_or_more(7, 7, "attempts"), "as many attempts");
+        assert_eq!(
+            fewer_or_more(0, 0, "wasted retries"),
+            "as many wasted retries"
+        );
+        assert_eq!(
+            fewer_or_more(14, 0, "wasted retries"),
+            "14 more wasted retries"
+        );
+        assert_eq!(
+            fewer_or_more(0, 412, "wasted retries"),
+            "100% fewer wasted retries"
+        );
+    }
 
     #[test]
     fn rolling_rates_weigh_each_call_once() {

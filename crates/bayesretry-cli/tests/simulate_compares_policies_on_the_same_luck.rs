@@ -236,3 +236,31 @@ fn an_existing_plot_file_is_overwritten() {
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.starts_with("<svg "), "{text}");
 }
+
+#[test]
+fn an_adaptive_run_that_spends_more_says_more_not_a_negative_fewer() {
+    // On this luck the degrading endpoint's adaptive run makes a few more
+    // attempts and wastes a few more retries than fixed-3.
+    let args = [
+        "simulate",
+        "--n",
+        "300",
+        "--seed",
+        "2",
+        "--scenario",
+        "degrading",
+    ];
+    let run = bayesretry(&args, b"");
+    assert_eq!(run.code, 0, "{run:#?}");
+    let report = simulate_json(&args[1..]);
+    let (adaptive, fixed) = (policy(&report, "adaptive"), policy(&report, "fixed-3"));
+    assert!(adaptive["attempts"].as_u64() > fixed["attempts"].as_u64());
+    assert!(adaptive["wasted_retries"].as_u64() > fixed["wasted_retries"].as_u64());
+    assert!(
+        run.stdout
+            .contains("adaptive vs fixed-3: 1% more attempts, 3% more wasted retries, "),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("-1% fewer"), "{}", run.stdout);
+}
