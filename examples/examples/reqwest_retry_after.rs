@@ -2,16 +2,21 @@
 //!
 //! The server plays an LLM provider on 127.0.0.1: the first time it sees a
 //! request (method, path and idempotency key) it answers 429 with
-//! `retry-after-ms: 300`, and 200 the next time; a request to `/v1/batch` is
-//! answered 503 with `Retry-After: 3600` (an hour). The client is the two-line
-//! adoption, `RetryClient::new(reqwest::Client::new(), RetryPolicy::new())`,
-//! then reqwest's own calls. It shows
+//! `retry-after-ms: 300` — or, on `/v1/chat/completions`, 503 with the same
+//! header, as a proxy in front of an overloaded model does — and 200 the next
+//! time; a request to `/v1/batch` is answered 503 with `Retry-After: 3600` (an
+//! hour). The client is the two-line adoption,
+//! `RetryClient::new(reqwest::Client::new(), RetryPolicy::new())`, then
+//! reqwest's own calls. It shows
 //!
 //! 1. a GET that meets a 429 and succeeds on the retry, after waiting the larger
 //!    of the server's 300 ms and the policy's own (jittered) backoff;
-//! 2. a POST without an idempotency key, which is sent once and says why;
-//! 3. the same POST with an `Idempotency-Key`, which is retried;
-//! 4. a server asking for an hour, beyond the policy's one-minute limit: the call
+//! 2. a POST without an idempotency key that meets a 429: a 429 says the request
+//!    was refused, not processed, so it is sent again;
+//! 3. a POST without an idempotency key that meets a 503, which may come after
+//!    the request was processed: it is not sent again, and says why;
+//! 4. the same POST with an `Idempotency-Key`, which is retried;
+//! 5. a server asking for an hour, beyond the policy's one-minute limit: the call
 //!    stops at once with a typed error naming the wait.
 //!
 //! Run: cargo run --release -p bayesretry-examples --example reqwest_retry_after
@@ -36,8 +41,8 @@ use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
-/// The provider: an hour's 503 for the batch endpoint, a 429 for a request
-/// not seen before, 200 for one seen before.
+/// The provider: an hour's 503 for the batch endpoint, a 503 for a chat
+/// request not seen before and a 429 for any other, 200 for one seen before.
 fn provider(request: &Request<Incoming>, seen: &Mutex<HashSet<String>>) -> Response<Full<Bytes>> {
     let key = format!(
         "{} {} {:?}",
@@ -54,6 +59,12 @@ fn provider(request: &Request<Incoming>, seen: &Mutex<HashSet<String>>) -> Respo
             503,
             Some(("retry-after", "3600")),
             "{\"error\":\"maintenance\"}",
+        )
+    } else if first_time && request.uri().path() == "/v1/chat/completions" {
+        (
+            503,
+            Some(("retry-after-ms", "300")),
+            "{\"error\":\"overloaded\"}",
         )
     } else if first_time {
         (
@@ -75,7 +86,7 @@ fn provider(request: &Request<Incoming>, seen: &Mutex<HashSet<String>>) -> Respo
 
 /// Starts the provider on a free loopback port; returns its base URL and the
 /// count of requests it answers.
-async fn start_provider() -> std::io::Result<(String, Arc<AtomicUsize>)> {
+pub(crate) async fn start_provider() -> std::io::Result<(String, Arc<AtomicUsize>)> {
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);
     let seen = Arc::new(Mutex::new(HashSet::new()));
@@ -100,71 +111,131 @@ async fn start_provider() -> std::io::Result<(String, Arc<AtomicUsize>)> {
     Ok((base, answered))
 }
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn core::error::Error>> {
-    let (base, answered) = start_provider().await?;
-    let requests = || answered.swap(0, Ordering::SeqCst);
+/// What each call of the tour came back with: the status (or the error), and
+/// how many requests the server answered for it.
+#[derive(Debug)]
+pub(crate) struct Tour {
+    /// 1: the GET that meets a 429.
+    pub(crate) get: (u16, usize),
+    /// 2: the POST without a key that meets a 429.
+    pub(crate) refused_post: (u16, usize),
+    /// 3: the POST without a key that meets a 503, and why it was not sent again.
+    pub(crate) unkeyed_post: (u16, usize, Option<NotRetried>),
+    /// 4: the same POST with a key.
+    pub(crate) keyed_post: (u16, usize),
+    /// 5: the call whose server asks for an hour.
+    pub(crate) batch: Result<u16, Error>,
+}
 
-    // the two-line adoption
-    let client = RetryClient::new(reqwest::Client::new(), RetryPolicy::new());
+/// Makes the five calls through `client` to the provider at `base`, printing
+/// each; `answered` counts the server's answers.
+pub(crate) async fn tour(client: &RetryClient, base: &str, answered: &AtomicUsize) -> Tour {
+    let requests = || answered.swap(0, Ordering::SeqCst);
+    let status = |reply: &Result<reqwest::Response, Error>| {
+        reply.as_ref().map_or(0, |reply| reply.status().as_u16())
+    };
 
     // 1. a 429 with retry-after-ms: 300, then a 200
     let started = Instant::now();
-    let reply = client.get(format!("{base}/v1/models")).send().await?;
-    let waited = started.elapsed();
+    let reply = client.get(format!("{base}/v1/models")).send().await;
+    let get = (status(&reply), requests());
     println!(
-        "GET  /v1/models          -> {} after {} ms, {} requests (the server asked for 300 ms, the backoff may ask for more)",
-        reply.status(),
-        waited.as_millis(),
-        requests()
+        "GET  /v1/models           -> {} after {} ms, {} requests (the server asked for 300 ms, the backoff may ask for more)",
+        get.0,
+        started.elapsed().as_millis(),
+        get.1
     );
-    assert_eq!(reply.status(), 200);
-    assert!(waited >= Duration::from_millis(300));
 
-    // 2. a POST without an idempotency key: sent once, never replayed
+    // 2. a POST without an idempotency key meets a 429: refused, so sent again
+    let reply = client
+        .post(format!("{base}/v1/embeddings"))
+        .body("{\"input\":\"hello\"}")
+        .send()
+        .await;
+    let refused_post = (status(&reply), requests());
+    println!(
+        "POST /v1/embeddings       -> {}, {} requests (a 429 is a refusal: sent again)",
+        refused_post.0, refused_post.1
+    );
+
+    // 3. a POST without an idempotency key meets a 503: not sent again
     let reply = client
         .post(format!("{base}/v1/chat/completions"))
         .body("{\"messages\":[]}")
         .send()
-        .await?;
-    let why = reply.extensions().get::<NotRetried>().cloned();
-    let sent = requests();
+        .await;
+    let why = reply
+        .as_ref()
+        .ok()
+        .and_then(|reply| reply.extensions().get::<NotRetried>().cloned());
+    let unkeyed_post = (status(&reply), requests(), why);
     println!(
-        "POST /v1/chat (no key)   -> {}, {sent} request ({})",
-        reply.status(),
-        why.as_ref()
+        "POST /v1/chat (no key)    -> {}, {} request ({})",
+        unkeyed_post.0,
+        unkeyed_post.1,
+        unkeyed_post
+            .2
+            .as_ref()
             .map_or_else(|| "retried".to_owned(), ToString::to_string)
     );
-    assert_eq!(reply.status(), 429);
-    assert_eq!(sent, 1);
-    assert!(why.is_some());
 
-    // 3. the same POST with an idempotency key: retried, and the server answers
+    // 4. the same POST with an idempotency key: retried, and the server answers
     let reply = client
         .post(format!("{base}/v1/chat/completions"))
         .header("Idempotency-Key", "chat-0001")
         .body("{\"messages\":[]}")
         .send()
-        .await?;
-    let sent = requests();
+        .await;
+    let keyed_post = (status(&reply), requests());
     println!(
-        "POST /v1/chat (with key) -> {}, {sent} requests",
-        reply.status()
+        "POST /v1/chat (with key)  -> {}, {} requests",
+        keyed_post.0, keyed_post.1
     );
-    assert_eq!(reply.status(), 200);
-    assert_eq!(sent, 2);
 
-    // 4. an hour's Retry-After is beyond the policy's limit: stop, do not sleep
+    // 5. an hour's Retry-After is beyond the policy's limit: stop, do not sleep
     let started = Instant::now();
-    match client.get(format!("{base}/v1/batch")).send().await {
+    let batch = client
+        .get(format!("{base}/v1/batch"))
+        .send()
+        .await
+        .map(|reply| reply.status().as_u16());
+    match &batch {
+        Err(err) => println!(
+            "GET  /v1/batch            -> stopped in {} ms: {err}",
+            started.elapsed().as_millis()
+        ),
+        Ok(status) => println!("GET  /v1/batch            -> {status}"),
+    }
+    Tour {
+        get,
+        refused_post,
+        unkeyed_post,
+        keyed_post,
+        batch,
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn core::error::Error>> {
+    let (base, answered) = start_provider().await?;
+
+    // the two-line adoption
+    let client = RetryClient::new(reqwest::Client::new(), RetryPolicy::new());
+
+    let started = Instant::now();
+    let tour = tour(&client, &base, &answered).await;
+    assert_eq!(tour.get, (200, 2));
+    assert_eq!(tour.refused_post, (200, 2));
+    assert_eq!((tour.unkeyed_post.0, tour.unkeyed_post.1), (503, 1));
+    assert!(tour.unkeyed_post.2.is_some());
+    assert_eq!(tour.keyed_post, (200, 2));
+    match tour.batch {
         Err(err @ Error::RetryAfterBeyondLimit { .. }) => {
-            println!(
-                "GET  /v1/batch           -> stopped in {} ms: {err}",
-                started.elapsed().as_millis()
-            );
             assert_eq!(err.retry_after(), Some(Duration::from_secs(3600)));
         }
         other => return Err(format!("expected a Retry-After stop, got {other:?}").into()),
     }
+    // three waits of at least 300 ms each, and not the hour
+    assert!(started.elapsed() >= Duration::from_millis(900));
     Ok(())
 }
