@@ -105,7 +105,8 @@ pub(crate) enum Command {
         after_help = "Examples:\n  \
                       bayesretry inspect store.json\n  \
                       bayesretry inspect store.json --endpoint api.example.com --sort mean\n  \
-                      bayesretry inspect store.json --json"
+                      bayesretry inspect store.json --json\n  \
+                      ssh host cat /var/lib/app/store.json | bayesretry inspect -"
     )]
     Inspect(InspectArgs),
     /// Check a hash-chained audit log.
@@ -286,7 +287,7 @@ pub(crate) struct CostArgs {
 /// `bayesretry inspect`.
 #[derive(Debug, Args)]
 pub(crate) struct InspectArgs {
-    /// The snapshot file.
+    /// The snapshot file; standard input when '-'.
     #[arg(value_name = "STORE.json")]
     pub(crate) store: PathBuf,
     /// Show only the contexts of this endpoint.

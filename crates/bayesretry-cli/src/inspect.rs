@@ -3,6 +3,7 @@
 use core::cmp::Ordering;
 use core::time::Duration;
 
+use std::io::Read as _;
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
@@ -41,14 +42,36 @@ pub(crate) fn run(args: &InspectArgs, out: &mut Output<'_>) -> Result<(), Error>
     out.text(&render(&snapshot, &rows, args))
 }
 
-/// The snapshot in the file at `path`, read by `bayesretry-fs` (which migrates
-/// older formats and tells a truncated file from a syntax error from a wrong
-/// shape). A missing file or a directory is refused first, as missing input.
+/// The snapshot at `path`, checked by `bayesretry-fs` (which migrates older
+/// formats and tells a truncated file from a syntax error from a wrong shape).
+/// A regular file is read as the store reads it; standard input (`-`) and
+/// anything else that streams (a pipe, `<(...)`, `/dev/stdin`) are read to
+/// their end and checked the same way. A missing file or a directory is
+/// refused first, as missing input.
 fn load(path: &Path) -> Result<Snapshot, Error> {
+    if path.as_os_str() == "-" || !is_regular_file(path) {
+        let mut input = input::open(Some(path))?;
+        let mut bytes = Vec::new();
+        input
+            .reader
+            .read_to_end(&mut bytes)
+            .map_err(|error| Error::Read {
+                path: input.name.clone(),
+                error,
+            })?;
+        return bayesretry_fs::parse_snapshot(&input.name, &bytes).map_err(Error::Store);
+    }
     input::check_file(path)?;
     FileStore::open(path)
         .and_then(|store| store.load())
         .map_err(Error::Store)
+}
+
+/// Whether `path`, its links followed, is a regular file; `false` for a
+/// pipe or a device, and for a path that cannot be examined (which opening it
+/// reports).
+fn is_regular_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|metadata| metadata.is_file())
 }
 
 /// One context of the snapshot, its writers' evidence summed.
@@ -140,7 +163,11 @@ fn render(snapshot: &Snapshot, rows: &[Row], args: &InspectArgs) -> String {
         .unwrap_or_default();
     let mut text = format!(
         "{}: {} entries, taken at {} ms{date}; prior Beta({}, {})\n",
-        args.store.display(),
+        if args.store.as_os_str() == "-" {
+            String::from(input::STDIN)
+        } else {
+            args.store.display().to_string()
+        },
         snapshot.len(),
         snapshot.taken_at_ms(),
         num(args.prior.alpha()),

@@ -223,3 +223,47 @@ fn json_that_is_not_an_object_is_a_data_error_saying_what_the_file_holds() {
         assert!(!run.stderr.contains("column"), "{run:#?}");
     }
 }
+
+#[test]
+fn a_snapshot_piped_in_reads_as_the_same_file_does() {
+    let path = saved_store("inspect-piped.json");
+    let bytes = std::fs::read(&path).unwrap();
+    let from_file = bayesretry(&["inspect", arg(&path)], b"");
+    assert_eq!(from_file.code, 0, "{from_file:#?}");
+    let table = |out: &str| out.lines().skip(1).collect::<Vec<_>>().join("\n");
+    let mut ways = vec!["-"];
+    // a pipe by name, as `<(ssh host cat store.json)` gives one
+    if cfg!(target_os = "linux") {
+        ways.push("/dev/stdin");
+    }
+    for way in ways {
+        let piped = bayesretry(&["inspect", way], &bytes);
+        assert_eq!(piped.code, 0, "{way}: {piped:#?}");
+        let shown = if way == "-" { "<stdin>" } else { way };
+        assert!(
+            piped
+                .stdout
+                .starts_with(&format!("{shown}: 4 entries, taken at 5000 ms")),
+            "{way}: {piped:#?}"
+        );
+        assert_eq!(table(&piped.stdout), table(&from_file.stdout), "{way}");
+    }
+    let json = bayesretry(&["inspect", "-", "--json"], &bytes);
+    let json: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(json["contexts"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn a_bad_snapshot_piped_in_is_a_data_error_naming_stdin() {
+    bayesretry(
+        &["inspect", "-"],
+        b"{\"version\":1,\"taken_at_ms\":5,\"entries\":[",
+    )
+    .fails_with(65, &["<stdin>", "truncated"]);
+    bayesretry(&["inspect", "-"], b"").fails_with(65, &["<stdin>", "empty"]);
+    bayesretry(
+        &["inspect", "-"],
+        b"{\"version\":9,\"taken_at_ms\":5,\"entries\":[]}",
+    )
+    .fails_with(65, &["<stdin>", "format version 9"]);
+}

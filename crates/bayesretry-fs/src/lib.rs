@@ -16,4 +16,5 @@ mod target;
 pub use autosave::{Autosave, AutosaveConfig, AutosaveStats, Check};
 pub use error::Error;
 pub use file_store::FileStore;
+pub use read::parse_snapshot;
 pub use recovery::{Merged, Origin, Recovery, Source};

@@ -51,6 +51,33 @@ pub(crate) fn read_file(path: &Path) -> Result<Loaded, Error> {
     })
 }
 
+/// The snapshot in `bytes`, checked and migrated as
+/// [`FileStore::load`](crate::FileStore::load) checks and migrates the file
+/// it reads; `name` names the bytes in errors (a path, or `<stdin>`).
+///
+/// For a snapshot that does not come from a file a [`FileStore`](crate::FileStore)
+/// can open: standard input, a pipe, a download.
+///
+/// # Errors
+///
+/// [`Error::Empty`], [`Error::Truncated`], [`Error::NotJson`],
+/// [`Error::Schema`] or [`Error::FutureVersion`], naming `name` and what is
+/// wrong.
+///
+/// ```
+/// use bayesretry_fs::{Error, parse_snapshot};
+///
+/// let snapshot = parse_snapshot("<stdin>", br#"{"version":1,"taken_at_ms":5,"entries":[]}"#)?;
+/// assert_eq!(snapshot.taken_at_ms(), 5);
+/// let cut = parse_snapshot("<stdin>", br#"{"version":1,"taken_at"#).unwrap_err();
+/// assert!(matches!(cut, Error::Truncated { .. }));
+/// assert!(cut.to_string().contains("<stdin>"), "{cut}");
+/// # Ok::<(), Error>(())
+/// ```
+pub fn parse_snapshot(name: impl AsRef<Path>, bytes: &[u8]) -> Result<Snapshot, Error> {
+    parse(name.as_ref(), bytes).map(|(snapshot, _)| snapshot)
+}
+
 /// The snapshot in `bytes`, read from `path` (named in errors), and the
 /// version it was migrated from. A UTF-8 byte order mark at the start is
 /// skipped.
