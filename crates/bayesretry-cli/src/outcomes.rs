@@ -47,7 +47,8 @@ impl Tally {
 /// A success is `1`, `ok` or `true`; a failure is `0`, `fail` or `false`, in any
 /// letter case. Tokens are separated by any ASCII whitespace, newlines included,
 /// and a `#` at the start of a token comments out the rest of its line, so a file
-/// can say where its outcomes came from. `source` names the stream in errors
+/// can say where its outcomes came from. A UTF-8 byte-order mark at the start
+/// of the stream, as Windows editors write one, is skipped. `source` names the stream in errors
 /// (a path, or `<stdin>`).
 ///
 /// The reader is consumed in 64 KiB chunks and nothing but the counts is kept, so
@@ -134,7 +135,15 @@ struct Scanner {
     len: usize,
     /// Where the token being read started.
     start: (u64, u64),
+    /// The first bytes of the stream, held until they are known not to be
+    /// a byte-order mark.
+    head: [u8; 3],
+    /// How many of them have been read (the mark's length once past them).
+    head_len: usize,
 }
+
+/// The UTF-8 byte-order mark.
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 impl Scanner {
     const fn new() -> Scanner {
@@ -146,11 +155,36 @@ impl Scanner {
             token: [0; MAX_SHOWN],
             len: 0,
             start: (1, 1),
+            head: [0; 3],
+            head_len: 0,
         }
     }
 
-    /// Reads `bytes`, counting every token they complete.
-    fn feed(&mut self, bytes: &[u8]) -> Result<(), BadToken> {
+    /// Reads `bytes`, counting every token they complete. A UTF-8 byte-order
+    /// mark at the start of the stream, which Windows editors write, is
+    /// skipped: it is no token.
+    fn feed(&mut self, mut bytes: &[u8]) -> Result<(), BadToken> {
+        if self.head_len < BOM.len() {
+            // the first bytes, which may come in several reads, are held
+            // until it is known whether they are the mark
+            while let Some(slot) = self.head.get_mut(self.head_len) {
+                let Some((&byte, rest)) = bytes.split_first() else {
+                    return Ok(());
+                };
+                *slot = byte;
+                self.head_len += 1;
+                bytes = rest;
+            }
+            if self.head != BOM {
+                let head = self.head;
+                self.scan(&head)?;
+            }
+        }
+        self.scan(bytes)
+    }
+
+    /// Reads `bytes`, past the start of the stream.
+    fn scan(&mut self, bytes: &[u8]) -> Result<(), BadToken> {
         for &byte in bytes {
             if self.comment {
                 if byte == b'\n' {
@@ -191,6 +225,11 @@ impl Scanner {
 
     /// Ends the stream: counts a last token not followed by whitespace.
     fn finish(mut self) -> Result<Tally, BadToken> {
+        if self.head_len < BOM.len() {
+            // a stream shorter than the mark
+            let head = self.head;
+            self.scan(head.get(..self.head_len).unwrap_or_default())?;
+        }
         self.end_token()?;
         Ok(self.tally)
     }
@@ -292,6 +331,31 @@ mod tests {
                 other => panic!("expected a bad token, got {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn a_utf8_byte_order_mark_at_the_start_is_skipped_even_across_reads() {
+        let text = b"\xEF\xBB\xBF1 0 ok\r\nfail\r\n";
+        assert_eq!(read_outcomes(&text[..], "f").ok(), Some(Tally::new(2, 2)));
+        assert_eq!(
+            read_outcomes(Trickle(text), "f").ok(),
+            Some(Tally::new(2, 2))
+        );
+        assert_eq!(
+            read_outcomes(&b"\xEF\xBB\xBF"[..], "f").ok(),
+            Some(Tally::new(0, 0))
+        );
+        // a short stream is read as it is
+        assert_eq!(read_outcomes(&b"1"[..], "f").ok(), Some(Tally::new(1, 0)));
+        assert_eq!(read_outcomes(&b"0 "[..], "f").ok(), Some(Tally::new(0, 1)));
+        // a mark anywhere else is a bad token, at its column
+        let err = read_outcomes(&b"1 \xEF\xBB\xBF0"[..], "f").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "f:1:3: bad outcome token \"\\u{feff}0\": expected 1, 0, ok, fail, true or false"
+        );
+        // so is the start of one cut short
+        assert!(read_outcomes(&b"\xEF\xBB1"[..], "f").is_err());
     }
 
     #[test]

@@ -163,3 +163,18 @@ fn a_cost_above_the_value_says_no_retry_can_pay() {
     );
     assert!(!run.stdout.contains("5.0000"), "{}", run.stdout);
 }
+
+#[test]
+fn a_file_saved_with_a_byte_order_mark_reads_as_one_without() {
+    // as Notepad or PowerShell's `Out-File -Encoding utf8` save it
+    let path = scratch("replay-bom.txt");
+    std::fs::write(&path, b"\xEF\xBB\xBF1\r\n1\r\n0\r\n").unwrap();
+    let run = bayesretry(&["replay", arg(&path)], b"");
+    assert_eq!(run.code, 0, "{run:#?}");
+    assert!(
+        run.stdout
+            .starts_with("outcomes      3 (2 successes, 1 failure)\n"),
+        "{}",
+        run.stdout
+    );
+}
