@@ -19,6 +19,13 @@ use crate::world::{RATE, World};
 /// this, which retries on any chance of success.
 const MAX_VALUE_RATIO: f64 = 1e12;
 
+/// The smallest V/c the policy is told. Below 1 no retry can pay, and the
+/// policy acts alike on every such ratio; this one keeps what it derives from
+/// it (the break-even c/V, the pace of its breaker's cooldown) finite and
+/// above zero, where a ratio of figures far apart (`--value 1e-300 --cost
+/// 1e300`) would round to 0 or make c/V infinite.
+const MIN_VALUE_RATIO: f64 = 1e-12;
+
 /// Slices of time the plot is drawn from.
 const SLICES: usize = 120;
 
@@ -35,11 +42,7 @@ pub(crate) fn run_simulate(args: &SimulateArgs, out: &mut Output<'_>) -> Result<
     }
     let world = World::new(args.scenario, args.seed, args.n);
     let strategy = args.strategy.into();
-    let ratio = if args.costs.cost > 0.0 {
-        (args.costs.value / args.costs.cost).min(MAX_VALUE_RATIO)
-    } else {
-        MAX_VALUE_RATIO
-    };
+    let ratio = value_ratio(args.costs.value, args.costs.cost);
     let policies = [
         Policy::Adaptive(strategy),
         Policy::FixedThree,
@@ -273,6 +276,16 @@ impl Report<'_> {
     }
 }
 
+/// The V/c the adaptive policy is told for a success worth `value` and an
+/// attempt costing `cost`, within [`MIN_VALUE_RATIO`, `MAX_VALUE_RATIO`].
+fn value_ratio(value: f64, cost: f64) -> f64 {
+    if cost > 0.0 {
+        (value / cost).clamp(MIN_VALUE_RATIO, MAX_VALUE_RATIO)
+    } else {
+        MAX_VALUE_RATIO
+    }
+}
+
 /// How `adaptive`'s count of `what` compares with `other`'s, as a share of
 /// `other`'s: "55% fewer attempts", "3% more wasted retries", "as many
 /// attempts", and, when `other` is 0, the count itself ("14 more wasted
@@ -346,8 +359,18 @@ struct PolicyJson {
 
 #[cfg(test)]
 mod tests {
-    use super::{fewer_or_more, rolling};
+    use super::{MAX_VALUE_RATIO, MIN_VALUE_RATIO, fewer_or_more, rolling, value_ratio};
     use crate::run::Totals;
+
+    #[test]
+    fn the_ratio_the_policy_is_told_stays_within_its_bounds() {
+        assert_eq!(value_ratio(10.0, 1.0), 10.0);
+        assert_eq!(value_ratio(10.0, 0.0), MAX_VALUE_RATIO);
+        assert_eq!(value_ratio(1e300, 1e-300), MAX_VALUE_RATIO);
+        // 1e-600 rounds to 0, and 1e-320 makes c/V infinite
+        assert_eq!(value_ratio(1e-300, 1e300), MIN_VALUE_RATIO);
+        assert_eq!(value_ratio(1e-320, 1.0), MIN_VALUE_RATIO);
+    }
 
     #[test]
     fn a_count_above_the_other_reads_as_more_not_as_negative_fewer() {

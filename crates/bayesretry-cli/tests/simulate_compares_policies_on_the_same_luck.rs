@@ -264,3 +264,16 @@ fn an_adaptive_run_that_spends_more_says_more_not_a_negative_fewer() {
     );
     assert!(!run.stdout.contains("-1% fewer"), "{}", run.stdout);
 }
+
+#[test]
+fn a_value_far_below_the_cost_runs_and_the_adaptive_policy_never_retries() {
+    // V/c of 1e-600 rounds to 0, and c/V of 1e320 is infinite: within the
+    // bounds each flag takes, all the same
+    for (value, cost) in [("1e-300", "1e300"), ("1e-320", "1")] {
+        let report = simulate_json(&["--n", "300", "--value", value, "--cost", cost]);
+        let adaptive = policy(&report, "adaptive");
+        assert_eq!(adaptive["calls"], 300, "{report}");
+        assert_eq!(adaptive["retries"], 0, "{report}");
+        assert_eq!(policy(&report, "fixed-3")["calls"], 300, "{report}");
+    }
+}
