@@ -21,7 +21,8 @@ use crate::{audit, bench, inspect, replay, simulate};
 /// wrong, then, where clap gives them, the possible values, a tip (a similar
 /// flag) and the usage — and status 64 ([`Exit::Usage`]). Any other error is
 /// one line on `stderr`, `error: ` and its [report](Error::report): the message
-/// and its causes. Help and `--version` go to `stdout` with status 0. When
+/// and its causes. Help and `--version` go to `stdout` with status 0 (74,
+/// [`Exit::Io`], with one line on `stderr`, when they cannot be written). When
 /// `stdout` is closed early (`bayesretry ... | head`), the run ends quietly
 /// with status 0: nobody wants the rest.
 ///
@@ -108,12 +109,63 @@ fn report_parse_error(err: &clap::Error, stdout: &mut dyn Write, stderr: &mut dy
     }
     match err.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            let _ = stdout.write_all(rendered.as_bytes());
-            Exit::Ok
+            // Help that cannot be written (a full disk) fails as any report
+            // does; one nobody reads any more (`| head -1`) does not.
+            match Output::new("<stdout>", stdout).text(&rendered) {
+                Err(Error::Write { error, .. }) if error.kind() != io::ErrorKind::BrokenPipe => {
+                    let error = Error::Write {
+                        path: String::from("<stdout>"),
+                        error,
+                    };
+                    let _ = writeln!(stderr, "error: {}", error.report());
+                    error.exit()
+                }
+                _ => Exit::Ok,
+            }
         }
         _ => {
             let _ = stderr.write_all(rendered.as_bytes());
             Exit::Usage
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{self, Write};
+
+    use super::run;
+    use crate::exit::Exit;
+
+    /// A stream that fails every write with `kind`, as a full disk or a
+    /// closed pipe does.
+    struct Failing(io::ErrorKind);
+
+    impl Write for Failing {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::from(self.0))
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn help_that_cannot_be_written_fails_unless_nobody_reads_it() {
+        for args in [["bayesretry", "--help"], ["bayesretry", "--version"]] {
+            let mut err = Vec::new();
+            let exit = run(args, &mut Failing(io::ErrorKind::StorageFull), &mut err);
+            assert_eq!(exit, Exit::Io, "{args:?}");
+            let err = String::from_utf8_lossy(&err);
+            assert!(
+                err.starts_with("error: <stdout>: write failed: ") && err.lines().count() == 1,
+                "{err}"
+            );
+            let mut err = Vec::new();
+            let exit = run(args, &mut Failing(io::ErrorKind::BrokenPipe), &mut err);
+            assert_eq!(exit, Exit::Ok, "{args:?}");
+            assert!(err.is_empty());
         }
     }
 }
