@@ -80,9 +80,10 @@ pub(crate) enum Command {
                       more attempt is worth making.\n\n\
                       Outcomes are read from FILE, or standard input when FILE is absent or\n\
                       '-': 1, ok or true for a success; 0, fail or false for a failure (any\n\
-                      letter case), separated by spaces or newlines. A '#' starts a comment\n\
-                      that runs to the end of the line. The input is streamed: its length\n\
-                      does not matter.",
+                      letter case), separated by spaces or newlines. A '#' at the start of a\n\
+                      line or after a space or tab starts a comment that runs to the end of\n\
+                      the line ('1#' is a bad token, '1 #' an outcome and a comment). The\n\
+                      input is streamed: its length does not matter.",
         after_help = "Examples:\n  \
                       echo \"1 1 0 1 0 0 0\" | bayesretry replay\n  \
                       bayesretry replay outcomes.txt --value 50 --cost 1\n  \

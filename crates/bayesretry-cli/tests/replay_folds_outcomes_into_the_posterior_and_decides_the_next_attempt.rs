@@ -178,3 +178,22 @@ fn a_file_saved_with_a_byte_order_mark_reads_as_one_without() {
         run.stdout
     );
 }
+
+#[test]
+fn a_comment_starts_only_where_a_token_would_as_the_help_says() {
+    let help = bayesretry(&["replay", "--help"], b"");
+    assert!(
+        help.stdout
+            .contains("A '#' at the start of a\nline or after a space or tab starts a comment"),
+        "{}",
+        help.stdout
+    );
+    let run = bayesretry(&["replay", "--json"], b"1 # from prod\n#0\n0");
+    assert_eq!(run.code, 0, "{run:#?}");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        (json["successes"].as_u64(), json["failures"].as_u64()),
+        (Some(1), Some(1))
+    );
+    bayesretry(&["replay"], b"1# from prod\n").fails_with(65, &["<stdin>:1:1", "\"1#\""]);
+}
