@@ -61,6 +61,11 @@ pub const WAIT_WHILE_OPEN_POLL: Duration = Duration::from_millis(100);
 /// The largest `V / c` the default breaker paces its probes by: beyond it the
 /// cooldown is at its floor anyway.
 const MAX_PACING_VALUE: f64 = 1e9;
+/// The smallest `V / c` the default breaker paces its probes by. Any value up
+/// to 1 paces alike (no probe can pay: the longest cooldown); a cost model
+/// whose success is worth a vanishing share of an attempt (`1e-320 / 1`) would
+/// otherwise give the breaker a value of 0, which it refuses.
+const MIN_PACING_VALUE: f64 = 1e-9;
 
 /// The store a [`Builder`] learns in by default: hierarchical priors (a new
 /// endpoint borrows what the others taught about the same error class), and
@@ -153,7 +158,8 @@ pub fn default_breaker(cost_model: &CostModel) -> bayesretry_breaker::Config {
     // finite: a cost model's success value is finite and above zero
     let open_below = cost_model.break_even_probability().clamp(low, high);
     // a free attempt makes every success infinitely dear: pace as for a very dear one
-    let success_value = (1.0 / cost_model.break_even_probability()).min(MAX_PACING_VALUE);
+    let success_value =
+        (1.0 / cost_model.break_even_probability()).clamp(MIN_PACING_VALUE, MAX_PACING_VALUE);
     bayesretry_breaker::Config::new()
         .with_open_below(open_below)
         .with_half_life_ms(millis(DEFAULT_BREAKER_HALF_LIFE))

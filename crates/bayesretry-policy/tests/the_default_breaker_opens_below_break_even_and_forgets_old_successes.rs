@@ -168,3 +168,18 @@ fn its_cooldown_is_shorter_for_a_dearer_success_and_never_above_ten_seconds() {
     }
     assert_eq!(previous, 10_000);
 }
+
+#[test]
+fn a_success_worth_a_vanishing_share_of_an_attempt_still_builds_a_policy() {
+    for value in [1e-320, 1e-300, f64::MIN_POSITIVE] {
+        let cost = CostModel::new(value, 1.0).unwrap();
+        let breaker = default_breaker(&cost);
+        assert_eq!(breaker.open_below(), 0.9, "V = {value:e}");
+        let (policy, clock) = policy(Some(cost), None);
+        // no retry pays, and a failing endpoint is shut off as at V/c 1
+        assert!(
+            failures_until_open(&policy, &clock, 200).is_some(),
+            "V = {value:e}"
+        );
+    }
+}
