@@ -183,7 +183,13 @@ async fn dispatch(
         classify_reqwest_error,
         reqwest::Error::is_connect,
         only_refusals,
-        || client.execute(copy(&request, built)),
+        || {
+            let request = copy(&request, built);
+            // reqwest's timeout of a request starts when its send is called:
+            // called here, at the attempt's first poll, after the drain of the
+            // failed response before it, so that the drain is not counted in it
+            async move { client.execute(request).await }
+        },
     )
     .await
 }

@@ -204,7 +204,9 @@ fn not_retried(endpoint: &str, why: &NotRetried) {
 }
 
 /// Sends a request under `policy` and maps the outcome; `send` makes one
-/// attempt's future.
+/// attempt's future. That future is first polled after the drain of the failed
+/// response before it, so it must start nothing — a timer above all — until
+/// then.
 ///
 /// A request not safe to replay (`only_refusals`, with the reason) is
 /// replayed only after a refusal: a refusal status

@@ -192,3 +192,48 @@ async fn the_layer_drops_a_stalled_body_too() {
     assert_eq!(response.status(), 200);
     assert_eq!(calls.load(Ordering::SeqCst), 2);
 }
+
+/// reqwest's own timeout of a request (`RequestBuilder::timeout`, or the
+/// client's) runs from the moment its send starts: the drain of the failed
+/// body before a retry must not be counted in the retry's timeout.
+#[tokio::test(start_paused = true)]
+async fn the_drain_is_not_counted_in_reqwest_s_timeout_of_the_retry() {
+    let server = serve_raw(|index| match index {
+        0 => STALLED_503.to_vec(),
+        _ => OK_200.to_vec(),
+    })
+    .await;
+    let client = RetryClient::new(reqwest::Client::new(), support::classic_at_once(2));
+
+    // the default drain timeout, 1 s, is longer than the request's timeout
+    let response = guarded(
+        client
+            .get(server.url("/"))
+            .timeout(Duration::from_millis(500))
+            .send(),
+    )
+    .await
+    .unwrap();
+
+    assert_eq!(response.status(), 200);
+    assert_eq!(server.requests(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_drain_is_not_counted_in_the_client_s_timeout_of_the_retry() {
+    let server = serve_raw(|index| match index {
+        0 => STALLED_503.to_vec(),
+        _ => OK_200.to_vec(),
+    })
+    .await;
+    let inner = reqwest::Client::builder()
+        .timeout(Duration::from_millis(500))
+        .build()
+        .unwrap();
+    let client = RetryClient::new(inner, support::classic_at_once(2));
+
+    let response = guarded(client.get(server.url("/")).send()).await.unwrap();
+
+    assert_eq!(response.status(), 200);
+    assert_eq!(server.requests(), 2);
+}
