@@ -29,11 +29,16 @@ const MAX_DIGITS: usize = 20;
 /// dropped: a wait beyond the policy's Retry-After limit stops the call instead
 /// of letting it retry at its own backoff.
 ///
+/// Delta-seconds with a fraction (`1.5`), which RFC 9110 does not allow but
+/// some servers send and the official OpenAI and Anthropic SDKs honour, are
+/// read to the millisecond: ignoring them would send the retry at the
+/// policy's backoff, sooner than the server asked.
+///
 /// Returns `None`, so that the hint is ignored, for anything that is not one of
-/// those forms: an empty value, a sign (`-5`, `+5`), a fraction (`1.5`),
-/// non-ASCII bytes, a date before 1970 or after 9999, a date whose wait does
-/// not fit a [`Duration`]. Leading and trailing spaces and tabs (HTTP's
-/// optional whitespace) are allowed.
+/// those forms: an empty value, a sign (`-5`, `+5`), an exponent (`1e3`), a
+/// point with no digit before it (`.5`), non-ASCII bytes, a date before 1970 or
+/// after 9999, a date whose wait does not fit a [`Duration`]. Leading and
+/// trailing spaces and tabs (HTTP's optional whitespace) are allowed.
 ///
 /// ```
 /// use bayesretry_http::parse_retry_after;
@@ -41,6 +46,7 @@ const MAX_DIGITS: usize = 20;
 ///
 /// let now = SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_770); // 08:49:30
 /// assert_eq!(parse_retry_after(b"120", now), Some(Duration::from_secs(120)));
+/// assert_eq!(parse_retry_after(b"1.5", now), Some(Duration::from_millis(1500)));
 /// assert_eq!(
 ///     parse_retry_after(b"Sun, 06 Nov 1994 08:49:37 GMT", now),
 ///     Some(Duration::from_secs(7)),
@@ -56,8 +62,9 @@ pub fn parse_retry_after(value: &[u8], now: SystemTime) -> Option<Duration> {
     if value.is_empty() {
         return None;
     }
-    if let Some(secs) = digits(value) {
-        return Some(Duration::from_secs(secs));
+    if let Some((secs, fraction)) = decimal(value) {
+        let millis = scaled(fraction, 3);
+        return Some(Duration::from_secs(secs).saturating_add(Duration::from_millis(millis)));
     }
     // a date is ASCII; `from_utf8` rejects nothing ASCII and everything else
     // that could confuse a parser
@@ -91,24 +98,40 @@ pub fn parse_retry_after(value: &[u8], now: SystemTime) -> Option<Duration> {
 /// assert_eq!(parse_retry_after_ms(b"1e3"), None);
 /// ```
 pub fn parse_retry_after_ms(value: &[u8]) -> Option<Duration> {
-    let value = trim(value);
+    let (millis, fraction) = decimal(trim(value))?;
+    // microseconds from the first three fraction digits; the rest are below
+    // any timer's resolution
+    let micros = scaled(fraction, 3);
+    Some(Duration::from_millis(millis).saturating_add(Duration::from_micros(micros)))
+}
+
+/// A non-negative decimal number, `12` or `12.5` (or `12.`): its whole part, as
+/// [`digits`] reads it, and the digits after the point (empty without one).
+/// `None` for anything else: no digit before the point, a second point, a
+/// sign, an exponent, any other byte.
+fn decimal(value: &[u8]) -> Option<(u64, &[u8])> {
     let (whole, fraction) = match value.iter().position(|&b| b == b'.') {
         Some(point) => (value.get(..point)?, value.get(point + 1..)?),
         None => (value, &[][..]),
     };
-    let millis = digits(whole)?;
+    let whole = digits(whole)?;
     if !fraction.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    // microseconds from the first three fraction digits; the rest are below
-    // any timer's resolution
-    let micros = fraction
+    Some((whole, fraction))
+}
+
+/// The first `places` digits of a fraction as a whole number of that many
+/// places (`5` at 3 places is 500); the digits past them are cut.
+fn scaled(fraction: &[u8], places: usize) -> u64 {
+    fraction
         .iter()
-        .take(3)
         .chain(core::iter::repeat(&b'0'))
-        .take(3)
-        .fold(0_u64, |acc, &b| acc * 10 + u64::from(b - b'0'));
-    Some(Duration::from_millis(millis).saturating_add(Duration::from_micros(micros)))
+        .take(places)
+        .fold(0_u64, |acc, &b| {
+            acc.saturating_mul(10)
+                .saturating_add(u64::from(b.wrapping_sub(b'0')))
+        })
 }
 
 /// The server's requested wait in `headers`, if it gave one that parses:
@@ -259,7 +282,6 @@ mod tests {
                 &b"-1"[..],
                 b"-0",
                 b"+5",
-                b"1.5",
                 b"1e3",
                 b"0x10",
                 b"5s",
@@ -325,11 +347,41 @@ mod tests {
         each_reads(
             [
                 &b"99999999999999999999999x"[..],
-                b"99999999999999999999999.5",
+                b"99999999999999999999999.x",
                 b"+99999999999999999999999",
                 b"99999999999999999999 99999",
             ],
             |value| parse_retry_after(value, now),
+            None,
+        );
+    }
+
+    #[test]
+    fn fractional_seconds_are_read_to_the_millisecond() {
+        let now = before_rfc_date();
+        let read = |value: &[u8]| parse_retry_after(value, now);
+        assert_eq!(read(b"1.5"), Some(Duration::from_millis(1_500)));
+        assert_eq!(read(b"0.25"), Some(Duration::from_millis(250)));
+        assert_eq!(read(b" 2.0625\t"), Some(Duration::from_millis(2_062)));
+        assert_eq!(read(b"7."), Some(Duration::from_secs(7)));
+        assert_eq!(read(b"0.0001"), Some(Duration::ZERO));
+        // a whole part too large to store is still the longest wait there is
+        let longest = read(b"99999999999999999999999.5");
+        assert!(longest.is_some_and(|wait| wait >= Duration::from_secs(u64::MAX)));
+        each_reads(
+            [
+                &b".5"[..],
+                b"-1.5",
+                b"+1.5",
+                b"1.2.3",
+                b"1,5",
+                b"1.5s",
+                b"1. 5",
+                b"1.5e3",
+                b"NaN",
+                "1\u{661}.5".as_bytes(),
+            ],
+            read,
             None,
         );
     }

@@ -76,3 +76,11 @@ async fn a_garbage_hint_is_ignored_and_the_backoff_used() {
     assert_eq!(delays.len(), 1);
     assert!(delays[0] <= FIRST_BACKOFF_CAP, "{delays:?}");
 }
+
+#[tokio::test]
+async fn fractional_retry_after_seconds_are_waited_for_to_the_millisecond() {
+    let delays = delays_for(&[("retry-after", "1.5")]).await;
+    assert_eq!(delays, [Duration::from_millis(1500)]);
+    let delays = delays_for(&[("retry-after", "2.0625")]).await;
+    assert_eq!(delays, [Duration::from_millis(2062)]);
+}

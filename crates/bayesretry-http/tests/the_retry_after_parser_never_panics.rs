@@ -50,6 +50,13 @@ proptest! {
     }
 
     #[test]
+    fn fractional_seconds_read_to_the_millisecond(secs in 0_u64..1_000_000, millis in 0_u64..1000, rest in "[0-9]{0,6}", now in any_now()) {
+        let value = format!("{secs}.{millis:03}{rest}");
+        let expected = Duration::from_secs(secs) + Duration::from_millis(millis);
+        prop_assert_eq!(parse_retry_after(value.as_bytes(), now), Some(expected));
+    }
+
+    #[test]
     fn milliseconds_read_as_written(ms in any::<u64>()) {
         prop_assert_eq!(parse_retry_after_ms(ms.to_string().as_bytes()), Some(Duration::from_millis(ms)));
     }
