@@ -9,9 +9,11 @@ use core::task::Poll;
 use core::time::Duration;
 use std::sync::{Mutex, PoisonError};
 
-use bayesretry_policy::{Classification, Reason, RetryErrorKind, RetryPolicy, classify_status};
+use bayesretry_policy::{
+    Classification, ErrorClass, Reason, RetryErrorKind, RetryPolicy, classify_status,
+};
 use bytes::Buf as _;
-use http::{Extensions, HeaderMap, StatusCode};
+use http::{Extensions, HeaderMap, HeaderName, StatusCode};
 
 use crate::config::{Config, NotRetried};
 use crate::error::{Error, Stop};
@@ -154,13 +156,62 @@ fn drain_timer(_within: Duration) -> Option<core::future::Pending<()>> {
     None
 }
 
+/// The header with which the OpenAI and Anthropic APIs say whether a failed
+/// request should be retried, `true` or `false`; their SDKs obey it before
+/// they look at the status.
+const SHOULD_RETRY: HeaderName = HeaderName::from_static("x-should-retry");
+
+/// What a response's `x-should-retry` says: `Some(true)` or `Some(false)`
+/// (either in any case, with spaces or tabs around), `None` for any other
+/// value or none.
+fn should_retry(headers: &HeaderMap) -> Option<bool> {
+    let value = headers
+        .get(SHOULD_RETRY)?
+        .to_str()
+        .ok()?
+        .trim_matches([' ', '\t']);
+    if value.eq_ignore_ascii_case("true") {
+        Some(true)
+    } else if value.eq_ignore_ascii_case("false") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// The classification of a failure status: the policy's table
+/// ([`classify_status`]), unless the server said otherwise with
+/// `x-should-retry` — `false` makes it permanent (returned at once, not
+/// learned, not counted by the breaker), `true` makes a status the table calls
+/// permanent retryable — with the server's wait attached.
+fn classify_failure(
+    status: StatusCode,
+    retry_after: Option<Duration>,
+    should_retry: Option<bool>,
+) -> Classification {
+    let status = status.as_u16();
+    let class = match (should_retry, classify_status(status)) {
+        (Some(false), _) => return Classification::Permanent,
+        (Some(true), Classification::Permanent) => {
+            Classification::Retryable(ErrorClass::from_status(status))
+        }
+        (_, class) => class,
+    };
+    match retry_after {
+        Some(wait) => class.with_retry_after(wait),
+        None => class,
+    }
+}
+
 /// A failed attempt as the policy sees it: a failure status with the server's
-/// hint (the response itself waits in the loop's slot), or a transport error.
+/// hint and its `x-should-retry` (the response itself waits in the loop's
+/// slot), or a transport error.
 #[derive(Debug)]
 pub(crate) enum Failed<E> {
     Status {
         status: StatusCode,
         retry_after: Option<Duration>,
+        should_retry: Option<bool>,
     },
     Transport(E),
 }
@@ -249,13 +300,8 @@ where
         Failed::Status {
             status,
             retry_after,
-        } => {
-            let class = classify_status(status.as_u16());
-            match retry_after {
-                Some(wait) => class.with_retry_after(*wait),
-                None => class,
-            }
-        }
+            should_retry,
+        } => classify_failure(*status, *retry_after, *should_retry),
         Failed::Transport(err) => classify_transport(err),
     };
     let mut call = policy.call_with(endpoint, classify);
@@ -284,10 +330,12 @@ where
                     Ok(response) => {
                         let status = response.status();
                         let hint = retry_after(response.headers(), config.now());
+                        let should_retry = should_retry(response.headers());
                         *pending.lock().unwrap_or_else(PoisonError::into_inner) = Some(response);
                         Err(Failed::Status {
                             status,
                             retry_after: hint,
+                            should_retry,
                         })
                     }
                     Err(err) => Err(Failed::Transport(err)),

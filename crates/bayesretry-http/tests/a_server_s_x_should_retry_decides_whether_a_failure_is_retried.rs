@@ -1,0 +1,140 @@
+//! `x-should-retry`, which the OpenAI and Anthropic APIs send and their
+//! official SDKs obey before looking at the status: `false` ends the call at
+//! the failure it came with, `true` makes a status the table calls permanent
+//! retryable. The policy still decides whether a retryable failure is worth
+//! another attempt, and a request not safe to replay is replayed only after a
+//! refusal, as without the header.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
+)]
+
+extern crate alloc;
+
+mod support;
+
+use alloc::sync::Arc;
+use core::convert::Infallible;
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+use bayesretry_http::{NotRetried, RetryClient, RetryLayer};
+use support::{answer, serve, virtual_policy};
+use tower::{Layer, Service, ServiceExt};
+
+#[tokio::test]
+async fn false_ends_the_call_at_a_failure_the_status_would_retry() {
+    for status in [429_u16, 500, 503, 529] {
+        let server = serve(move |_| answer(status, &[("x-should-retry", "false")])).await;
+        let (policy, sleeper) = virtual_policy();
+        let client = RetryClient::new(reqwest::Client::new(), policy);
+
+        let response = client.get(server.url("/v1/models")).send().await.unwrap();
+
+        assert_eq!(response.status().as_u16(), status);
+        assert_eq!(server.requests(), 1, "status {status}");
+        assert!(sleeper.delays().is_empty(), "status {status}");
+    }
+}
+
+#[tokio::test]
+async fn false_returns_the_response_even_with_a_wait_beyond_the_limit() {
+    // the server says not to retry at all: its wait is no reason to stop with
+    // an error, the answer is the response
+    let server =
+        serve(|_| answer(429, &[("x-should-retry", "false"), ("retry-after", "7200")])).await;
+    let (policy, _) = virtual_policy();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let response = client.get(server.url("/v1/models")).send().await.unwrap();
+
+    assert_eq!(response.status(), 429);
+    assert_eq!(server.requests(), 1);
+}
+
+#[tokio::test]
+async fn true_retries_a_status_the_table_calls_permanent() {
+    let server = serve(|seen| match seen.index {
+        0 => answer(400, &[("x-should-retry", "true")]),
+        _ => answer(200, &[]),
+    })
+    .await;
+    let (policy, sleeper) = virtual_policy();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let response = client.get(server.url("/v1/models")).send().await.unwrap();
+
+    assert_eq!(response.status(), 200);
+    assert_eq!(server.requests(), 2);
+    assert_eq!(sleeper.delays().len(), 1);
+}
+
+#[tokio::test]
+async fn true_does_not_make_a_post_without_a_key_safe_to_replay() {
+    let server = serve(|seen| match seen.index {
+        0 => answer(500, &[("x-should-retry", "true")]),
+        _ => answer(200, &[]),
+    })
+    .await;
+    let (policy, _) = virtual_policy();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let response = client
+        .post(server.url("/v1/chat/completions"))
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 500);
+    assert_eq!(server.requests(), 1);
+    assert!(response.extensions().get::<NotRetried>().is_some());
+}
+
+#[tokio::test]
+async fn any_other_value_leaves_the_status_to_decide() {
+    for value in ["maybe", "", "1", "yes"] {
+        let server = serve(move |seen| match seen.index {
+            0 => answer(503, &[("x-should-retry", value)]),
+            _ => answer(200, &[]),
+        })
+        .await;
+        let (policy, _) = virtual_policy();
+        let client = RetryClient::new(reqwest::Client::new(), policy);
+
+        let response = client.get(server.url("/v1/models")).send().await.unwrap();
+
+        assert_eq!(response.status(), 200, "value {value:?}");
+        assert_eq!(server.requests(), 2, "value {value:?}");
+    }
+}
+
+#[tokio::test]
+async fn the_tower_layer_obeys_it_too() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let inner = tower::service_fn(move |_req: http::Request<String>| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        async move {
+            let response = http::Response::builder()
+                .status(529)
+                .header("x-should-retry", "false")
+                .body(String::new())
+                .unwrap();
+            Ok::<_, Infallible>(response)
+        }
+    });
+    let (policy, sleeper) = virtual_policy();
+    let mut retried = RetryLayer::new(policy).layer(inner);
+    let request = http::Request::get("http://api.internal/v1/messages")
+        .body(String::new())
+        .unwrap();
+
+    let response = retried.ready().await.unwrap().call(request).await.unwrap();
+
+    assert_eq!(response.status(), 529);
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    assert!(sleeper.delays().is_empty());
+}
