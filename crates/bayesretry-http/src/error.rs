@@ -109,7 +109,12 @@ pub enum Error<E = reqwest::Error, R = reqwest::Response> {
 }
 
 impl<E, R> Error<E, R> {
-    /// The server's requested wait, when it is what stopped the call.
+    /// How long to wait before calling again, when the error says: the
+    /// server's requested wait, when it is what stopped the call
+    /// ([`RetryAfterBeyondLimit`](Error::RetryAfterBeyondLimit),
+    /// [`RetryAfterPastDeadline`](Error::RetryAfterPastDeadline)), or the time
+    /// until the open breaker may admit a call
+    /// ([`CircuitOpen`](Error::CircuitOpen), when known).
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
             Error::RetryAfterBeyondLimit { retry_after, .. }
@@ -301,6 +306,28 @@ mod tests {
             "request failed after 1 attempt(s), no further attempt (the request body is a \
              stream that cannot be cloned: sent once)"
         );
+    }
+
+    #[test]
+    fn the_wait_before_calling_again_is_the_server_s_or_the_breaker_s() {
+        let beyond: Plain = Error::RetryAfterBeyondLimit {
+            retry_after: Duration::from_secs(120),
+            attempts: 1,
+            response: Box::new(()),
+        };
+        assert_eq!(beyond.retry_after(), Some(Duration::from_secs(120)));
+        let open: Plain = Error::CircuitOpen {
+            endpoint: "https://api.example.com".to_owned(),
+            retry_after: Some(Duration::from_secs(5)),
+            attempts: 0,
+        };
+        assert_eq!(open.retry_after(), Some(Duration::from_secs(5)));
+        let transport: Plain = Error::Transport {
+            source: "connection refused",
+            attempts: 4,
+            stop: Stop::Policy(Reason::MaxAttempts),
+        };
+        assert_eq!(transport.retry_after(), None);
     }
 
     #[test]
