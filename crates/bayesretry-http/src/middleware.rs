@@ -2,6 +2,7 @@
 
 use alloc::sync::Arc;
 use core::fmt;
+use std::sync::{Mutex, PoisonError};
 
 use bayesretry_policy::{Classification, RetryPolicy};
 use http::Extensions;
@@ -19,6 +20,11 @@ use crate::exchange::{exchange, once};
 /// [`RetryClient`](crate::RetryClient). A request is marked safe to replay by
 /// an [`Idempotent`] in the chain's extensions
 /// (`.with_extension(Idempotent)`), or by an idempotency key.
+///
+/// Each attempt runs the rest of the chain with a copy of the extensions as
+/// the call brought them; what the last attempt's chain wrote in them is
+/// handed back, so the middlewares above see it as they would without
+/// retries in between.
 ///
 /// The chain's errors come back as they are when the last attempt failed in
 /// transport. The other stops ([`Error::RetryAfterBeyondLimit`] and its kin)
@@ -151,8 +157,12 @@ impl Middleware for RetryMiddleware {
                 once(&endpoint, why, next.run(request, extensions)).await
             }
             Ok(only_refusals) => {
+                // each attempt runs with a copy of the extensions as the call
+                // got them; the last attempt's, with whatever the chain below
+                // wrote in them, are handed back to the chain above
+                let last: Mutex<Option<Extensions>> = Mutex::new(None);
                 let shared: &Extensions = extensions;
-                exchange(
+                let outcome = exchange(
                     &self.policy,
                     config,
                     &endpoint,
@@ -163,10 +173,19 @@ impl Middleware for RetryMiddleware {
                         let next = next.clone();
                         let request = copy(&request, false);
                         let mut extensions = shared.clone();
-                        async move { next.run(request, &mut extensions).await }
+                        let last = &last;
+                        async move {
+                            let outcome = next.run(request, &mut extensions).await;
+                            *last.lock().unwrap_or_else(PoisonError::into_inner) = Some(extensions);
+                            outcome
+                        }
                     },
                 )
-                .await
+                .await;
+                if let Some(written) = last.into_inner().unwrap_or_else(PoisonError::into_inner) {
+                    *extensions = written;
+                }
+                outcome
             }
         };
         outcome.map_err(|err| match err {

@@ -9,9 +9,14 @@
 )]
 #![cfg(feature = "middleware")]
 
+extern crate alloc;
+
 mod support;
 
+use alloc::sync::Arc;
+use core::sync::atomic::{AtomicU32, Ordering};
 use core::time::Duration;
+use std::sync::Mutex;
 
 use bayesretry_http::{Idempotent, MiddlewareError, RetryMiddleware};
 use bayesretry_policy::RetryPolicy;
@@ -106,4 +111,66 @@ async fn a_hint_above_the_cap_arrives_as_this_crates_error() {
     let err = err.downcast_ref::<MiddlewareError>().unwrap();
     assert_eq!(err.retry_after(), Some(Duration::from_secs(7200)));
     assert!(sleeper.delays().is_empty());
+}
+
+/// What a middleware below the retries wrote in the chain's extensions: the
+/// number of the attempt it saw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct AttemptSeen(u32);
+
+/// Below the retries: counts the attempts and writes each one's number in
+/// the extensions, as a middleware that leaves a note for those above it does.
+struct Counting(AtomicU32);
+
+#[async_trait::async_trait]
+impl reqwest_middleware::Middleware for Counting {
+    async fn handle(
+        &self,
+        request: reqwest::Request,
+        extensions: &mut http::Extensions,
+        next: reqwest_middleware::Next<'_>,
+    ) -> reqwest_middleware::Result<reqwest::Response> {
+        let attempt = self.0.fetch_add(1, Ordering::SeqCst) + 1;
+        extensions.insert(AttemptSeen(attempt));
+        next.run(request, extensions).await
+    }
+}
+
+/// Above the retries: keeps what the chain below left in the extensions.
+struct Reading(Mutex<Option<AttemptSeen>>);
+
+#[async_trait::async_trait]
+impl reqwest_middleware::Middleware for Reading {
+    async fn handle(
+        &self,
+        request: reqwest::Request,
+        extensions: &mut http::Extensions,
+        next: reqwest_middleware::Next<'_>,
+    ) -> reqwest_middleware::Result<reqwest::Response> {
+        let response = next.run(request, extensions).await;
+        *self.0.lock().unwrap() = extensions.get::<AttemptSeen>().copied();
+        response
+    }
+}
+
+#[tokio::test]
+async fn what_the_chain_below_writes_in_the_extensions_reaches_the_chain_above() {
+    let server = serve(|seen| match seen.index {
+        0 => answer(503, &[]),
+        _ => answer(200, &[]),
+    })
+    .await;
+    let (policy, _) = virtual_policy();
+    let reading = Arc::new(Reading(Mutex::new(None)));
+    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+        .with_arc(reading.clone())
+        .with(RetryMiddleware::new(policy))
+        .with(Counting(AtomicU32::new(0)))
+        .build();
+
+    let response = client.get(server.url("/")).send().await.unwrap();
+
+    assert_eq!(response.status(), 200);
+    // the last attempt's note, as without the retries in between
+    assert_eq!(*reading.0.lock().unwrap(), Some(AttemptSeen(2)));
 }
