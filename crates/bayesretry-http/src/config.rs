@@ -312,7 +312,8 @@ pub fn is_idempotent(method: &Method) -> bool {
 pub enum NotRetried {
     /// The method is not idempotent (POST, PATCH, CONNECT or an extension), the
     /// request has no idempotency key, the caller did not opt in, and the
-    /// failure was not a refusal.
+    /// failure was neither a refusal nor permanent (a permanent failure ends
+    /// any request, and is reported as one).
     NotIdempotent(Method),
     /// The body is a stream, which cannot be sent a second time.
     BodyNotClonable,

@@ -407,8 +407,10 @@ where
     // A request not safe to replay whose last failure was not a refusal is not
     // sent again whatever the policy said: that, and not the policy's reason
     // (its cap, a server's wait it would not honour), is why the call ends.
+    // Not for a permanent failure, which no request is sent again after,
+    // whatever its method: that is the reason, as for a GET.
     let held_back = match (why, &refusal) {
-        (Some(why), Some(refusal)) if !refusal(&last) => Some(why),
+        (Some(why), Some(refusal)) if reason != Stop::Permanent && !refusal(&last) => Some(why),
         _ => None,
     };
     if let Some(why) = held_back {

@@ -271,3 +271,43 @@ async fn an_attempt_the_timeout_cut_off_is_not_replayed() {
     );
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
+
+/// A failure no method would retry is not blamed on the method: a `400`, or a
+/// failure the server says not to retry, is returned without a `NotRetried`,
+/// as it is for a GET.
+#[tokio::test]
+async fn a_permanent_failure_is_not_marked_as_held_back_for_want_of_a_key() {
+    for headers in [&[][..], &[("x-should-retry", "false")][..]] {
+        let status = if headers.is_empty() { 400 } else { 500 };
+        let server = serve(move |_| answer(status, headers)).await;
+        let (policy, _) = virtual_policy();
+        let client = RetryClient::new(reqwest::Client::new(), policy);
+
+        let response = chat(&client, server.url("/v1/chat/completions"))
+            .await
+            .unwrap();
+
+        assert_eq!(response.status().as_u16(), status);
+        assert_eq!(response.extensions().get::<NotRetried>(), None, "{status}");
+        assert_eq!(server.requests(), 1);
+    }
+}
+
+/// A redirect loop ends a POST as it ends a GET: permanent, not held back for
+/// want of a key.
+#[tokio::test]
+async fn a_redirect_loop_is_permanent_not_held_back() {
+    let server = serve(|_| answer(307, &[("location", "/v1/chat/completions")])).await;
+    let (policy, _) = virtual_policy();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let err = chat(&client, server.url("/v1/chat/completions"))
+        .await
+        .unwrap_err();
+
+    let Error::Transport { source, stop, .. } = err else {
+        panic!("expected a transport error, got {err:?}");
+    };
+    assert!(source.is_redirect(), "{source:?}");
+    assert_eq!(stop, Stop::Permanent);
+}
