@@ -12,6 +12,8 @@
     clippy::panic,
     reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
 )]
+// the drain's timer, and the policy's tokio sleeper, are the `tokio` feature's
+#![cfg(feature = "tokio")]
 
 extern crate alloc;
 
