@@ -5,6 +5,7 @@ use alloc::sync::Arc;
 use core::fmt;
 use core::future::{Future, poll_fn};
 use core::pin::Pin;
+use core::sync::atomic::{AtomicBool, Ordering};
 use core::task::{Context, Poll};
 
 use bayesretry_policy::{Classification, RetryPolicy};
@@ -191,7 +192,11 @@ where
     ///
     /// An error is the inner service's failure (in tower's contract, a service
     /// whose `poll_ready` fails is done): [`Error::Transport`] with no attempt
-    /// made and [`Stop::Permanent`](crate::Stop::Permanent), never retried.
+    /// made and [`Stop::Permanent`](crate::Stop::Permanent), never retried. So
+    /// is a retry's: a clone whose readiness fails ends the call with that
+    /// error and [`Stop::Permanent`](crate::Stop::Permanent), the retry counted
+    /// among the attempts, and the breaker does not count it against the
+    /// endpoint.
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner
             .poll_ready(cx)
@@ -220,18 +225,28 @@ where
             let only_refusals = config
                 .replayable(&parts.method, &parts.headers, opted_in)
                 .err();
+            // set when a retry's clone fails its readiness: the inner service
+            // is done (tower's contract), so its error ends the call, as a
+            // permanent failure — a local one, for the breaker not to count
+            let done = &AtomicBool::new(false);
             exchange(
                 &policy,
                 &config,
                 &endpoint,
-                |err: &S::Error| classify.classify_error(err),
+                |err: &S::Error| {
+                    if done.load(Ordering::Relaxed) {
+                        Classification::Permanent
+                    } else {
+                        classify.classify_error(err)
+                    }
+                },
                 |err: &S::Error| is_failure_to_connect(&classify.classify_error(err)),
                 only_refusals,
                 move || {
                     let request = Request::from_parts(parts.clone(), body.clone());
                     match first.take() {
-                        Some(ready) => attempt(ready, true, request),
-                        None => attempt(inner.clone(), false, request),
+                        Some(ready) => attempt(ready, None, request),
+                        None => attempt(inner.clone(), Some(done), request),
                     }
                 },
             )
@@ -240,15 +255,23 @@ where
     }
 }
 
-/// Calls `service`, once it is ready: at once if `ready` (the first attempt,
-/// on the service the caller's `poll_ready` readied), else after waiting for
-/// its readiness (a retry, on a fresh clone).
-async fn attempt<S, Req>(mut service: S, ready: bool, request: Req) -> Result<S::Response, S::Error>
+/// Calls `service`, once it is ready: at once for the first attempt (`done`
+/// is `None`: the caller's `poll_ready` readied the service), else after
+/// waiting for its readiness (a retry, on a fresh clone); a readiness that
+/// fails sets `done` and is the attempt's error.
+async fn attempt<S, Req>(
+    mut service: S,
+    done: Option<&AtomicBool>,
+    request: Req,
+) -> Result<S::Response, S::Error>
 where
     S: Service<Req>,
 {
-    if !ready {
-        poll_fn(|cx| service.poll_ready(cx)).await?;
+    if let Some(done) = done {
+        if let Err(err) = poll_fn(|cx| service.poll_ready(cx)).await {
+            done.store(true, Ordering::Relaxed);
+            return Err(err);
+        }
     }
     service.call(request).await
 }

@@ -116,3 +116,67 @@ async fn a_service_whose_readiness_fails_is_not_retried() {
     }
     assert_eq!(calls.load(Ordering::Relaxed), 0);
 }
+
+/// A service that answers its first call with a 503 and then fails: its
+/// clones' readiness fails from then on, as a buffer's does once its worker
+/// is gone. Counts calls and readiness checks.
+#[derive(Clone)]
+struct FailsAfterA503 {
+    calls: Arc<AtomicU32>,
+    readiness: Arc<AtomicU32>,
+}
+
+impl Service<Request<String>> for FailsAfterA503 {
+    type Response = Response<String>;
+    type Error = io::Error;
+    type Future = Ready<Result<Response<String>, io::Error>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), io::Error>> {
+        self.readiness.fetch_add(1, Ordering::Relaxed);
+        if self.calls.load(Ordering::Relaxed) == 0 {
+            Poll::Ready(Ok(()))
+        } else {
+            Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "worker gone",
+            )))
+        }
+    }
+
+    fn call(&mut self, _request: Request<String>) -> Self::Future {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        let mut response = Response::new(String::new());
+        *response.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
+        ready(Ok(response))
+    }
+}
+
+#[tokio::test]
+async fn a_retry_whose_service_fails_its_readiness_ends_the_call_at_once() {
+    let calls = Arc::new(AtomicU32::new(0));
+    let readiness = Arc::new(AtomicU32::new(0));
+    let mut service = ServiceBuilder::new()
+        .layer(RetryLayer::new(classic_at_once(4)))
+        .service(FailsAfterA503 {
+            calls: Arc::clone(&calls),
+            readiness: Arc::clone(&readiness),
+        });
+
+    let failed = service.ready().await.unwrap().call(request()).await;
+
+    match failed {
+        Err(Error::Transport {
+            source,
+            attempts,
+            stop,
+        }) => {
+            assert_eq!(source.kind(), io::ErrorKind::BrokenPipe);
+            // the retry that found the service done is the last attempt
+            assert_eq!((attempts, stop), (2, Stop::Permanent));
+        }
+        other => panic!("expected the inner service's failure, got {other:?}"),
+    }
+    assert_eq!(calls.load(Ordering::Relaxed), 1);
+    // the caller's readiness check, and the one retry's
+    assert_eq!(readiness.load(Ordering::Relaxed), 2);
+}
