@@ -16,9 +16,12 @@ const MAX_SOURCE_DEPTH: usize = 16;
 /// - a failure to connect because the connector cannot connect for the URL's
 ///   scheme at all — an `https://` URL when reqwest has no TLS backend
 ///   ("invalid URL, scheme is not http") — is permanent: no connection was
-///   tried. Other failures to connect with no I/O error underneath (a proxy
-///   that answers its `CONNECT` with an error status, which may be a passing
-///   502 or 503) stay retryable as [`ErrorClass::Connect`];
+///   tried. So is a proxy's `407 Proxy Authentication Required` to the
+///   `CONNECT` of a tunnel: the client's proxy credentials are wrong or
+///   missing, which no retry changes, and the endpoint behind the proxy was
+///   never reached. Other failures to connect with no I/O error underneath (a
+///   proxy that answers its `CONNECT` with another error status, which may be
+///   a passing 502 or 503) stay retryable as [`ErrorClass::Connect`];
 /// - a request or body error (a connection reset mid-request, say) is retryable,
 ///   as its I/O error says, or [`ErrorClass::Unknown`];
 /// - a builder error (a bad URL, a scheme the client does not allow) and a
@@ -44,7 +47,7 @@ pub fn classify_reqwest_error(err: &reqwest::Error) -> Classification {
     let class = io_kind(err).map(ErrorClass::from_io_kind);
     if err.is_connect() {
         return match class {
-            None if !err.is_dns() && cannot_serve_scheme(err) => Classification::Permanent,
+            None if !err.is_dns() && no_connection_can_be_made(err) => Classification::Permanent,
             Some(ErrorClass::Unknown) | None => Classification::Retryable(ErrorClass::Connect),
             Some(class) => Classification::Retryable(class),
         };
@@ -62,13 +65,18 @@ pub(crate) fn is_failure_to_connect(classification: &Classification) -> bool {
     )
 }
 
-/// Whether `err`'s source chain says the connector has no way to connect for
-/// the URL's scheme (an `https://` URL when reqwest has no TLS backend): the
-/// words of the HTTP connector, the one sign it gives. Read as text, and so
-/// only for this error: if the words ever change, the error is retried as any
-/// other failure to connect, never made permanent by mistake.
-fn cannot_serve_scheme(err: &(dyn core::error::Error + 'static)) -> bool {
-    chain(err).any(|cause| cause.to_string().contains("scheme is not http"))
+/// Whether `err`'s source chain says that no retry could connect: the
+/// connector has no way to connect for the URL's scheme (an `https://` URL
+/// when reqwest has no TLS backend), or the proxy refused to open a tunnel
+/// without credentials (`407`). The words of the HTTP and tunnel connectors
+/// are the one sign they give. Read as text, and so only for these errors: if
+/// the words ever change, the error is retried as any other failure to
+/// connect, never made permanent by mistake.
+fn no_connection_can_be_made(err: &(dyn core::error::Error + 'static)) -> bool {
+    chain(err).any(|cause| {
+        let text = cause.to_string();
+        text.contains("scheme is not http") || text.contains("proxy authorization required")
+    })
 }
 
 /// The kind of the first I/O error in `err`'s source chain.

@@ -133,3 +133,28 @@ async fn a_name_that_does_not_resolve_is_still_retried() {
     assert!(source.is_dns(), "{source:?}");
     assert_eq!((attempts, stop), (3, Stop::Policy(Reason::MaxAttempts)));
 }
+
+/// A proxy that answers every `CONNECT` with `407 Proxy Authentication
+/// Required`: the client's proxy credentials are wrong or missing, which no
+/// retry changes.
+#[cfg(feature = "rustls")]
+#[tokio::test]
+async fn a_proxy_that_asks_for_credentials_is_one_attempt() {
+    let proxy = support::serve_raw(|_| {
+        b"HTTP/1.1 407 Proxy Authentication Required\r\ncontent-length: 0\r\n\r\n".to_vec()
+    })
+    .await;
+    let reqwest = reqwest::Client::builder()
+        .proxy(reqwest::Proxy::https(proxy.url("")).unwrap())
+        .build()
+        .unwrap();
+    let client = RetryClient::new(reqwest, classic_at_once(3));
+
+    // the name is never resolved: the client only asks the proxy for a tunnel
+    let (attempts, stop, source) =
+        transport_failure(&client, "https://api.example.com/v1/models").await;
+
+    assert!(source.is_connect(), "{source:?}");
+    assert_eq!((attempts, stop), (1, Stop::Permanent));
+    assert_eq!(proxy.requests(), 1);
+}
