@@ -99,7 +99,8 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 /// ([`SharedBreaker::release_probe`](bayesretry_breaker::SharedBreaker::release_probe)),
 /// so the next call may probe at once. So is the slot of a probe that ends
 /// with no outcome at all: its call's future dropped while the attempt was in
-/// flight (an outer timeout), or its blocking operation unwinding. The slot
+/// flight (an outer timeout), or its operation unwinding (a blocking one, an
+/// async one in making its future or in a poll of it). The slot
 /// goes back to the probe's own round: a probe of a round the breaker has
 /// since given up on frees no slot of the current one.
 #[must_use = "a call does nothing until run"]

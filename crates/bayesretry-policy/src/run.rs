@@ -102,10 +102,25 @@ type LoopSlot<'a, E> = ManuallyDrop<Option<Box<Looping<'a, E>>>>;
 #[cold]
 #[inline(never)]
 fn drop_looping<E>(lp: Box<Looping<'_, E>>, in_flight: bool) {
-    if in_flight {
+    // `Attempting` without an attempt: the operation unwound making it
+    if in_flight || matches!(lp.step, Step::Attempting) {
         lp.attempts.hand_back_probe();
     }
     drop(lp);
+}
+
+/// A fresh loop state while [`drive`] runs it on the stack: dropped only if
+/// the operation unwinds (it is forgotten once `drive` returns), when the slot
+/// of a probe under way is handed back, as [`drop_looping`] does for a boxed
+/// state.
+struct Unwinding<'g, 'a, E>(&'g mut Looping<'a, E>);
+
+impl<E> Drop for Unwinding<'_, '_, E> {
+    fn drop(&mut self) {
+        if matches!(self.0.step, Step::Attempting) {
+            self.0.attempts.hand_back_probe();
+        }
+    }
 }
 
 /// The general loop's state.
@@ -297,13 +312,18 @@ where
         }
         // a fresh state runs where it was made, and moves into the box only
         // if the loop must wait
-        Some(mut lp) => match drive(&mut lp, call, inner, op, attempt, cx) {
-            Poll::Pending => {
-                **looping = Some(Box::new(lp));
-                return Poll::Pending;
+        Some(mut lp) => {
+            let unwinding = Unwinding(&mut lp);
+            let poll = drive(unwinding.0, call, inner, op, attempt, cx);
+            core::mem::forget(unwinding);
+            match poll {
+                Poll::Pending => {
+                    **looping = Some(Box::new(lp));
+                    return Poll::Pending;
+                }
+                Poll::Ready(out) => out,
             }
-            Poll::Ready(out) => out,
-        },
+        }
     };
     // finished: what the loop held has gone, the call goes last
     if let Some(call) = call_slot.take() {
@@ -387,8 +407,10 @@ where
                     }
                 };
                 lp.timer = None;
-                attempt.set(Some(op(number)));
+                // under way from here: a probe whose operation unwinds in
+                // making its future hands its slot back
                 lp.step = Step::Attempting;
+                attempt.set(Some(op(number)));
             }
             Step::Attempting => {
                 let Some(pending) = attempt.as_mut().as_pin_mut() else {

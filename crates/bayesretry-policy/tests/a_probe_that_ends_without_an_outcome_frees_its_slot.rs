@@ -8,7 +8,10 @@
 //!   neither closes nor reopens on it;
 //! - a call dropped while its probe attempt was in flight (an outer timeout,
 //!   say);
-//! - a blocking operation that panicked in its probe.
+//! - a blocking operation that panicked in its probe;
+//! - an async probe whose operation panicked, in making the attempt's future
+//!   or in polling it (a task that panics, caught by its runtime, drops the
+//!   call).
 //!
 //! The slot goes back to the probe's own round: a call dropped in a probe of a
 //! round the breaker has given up on frees no slot of the round that followed.
@@ -19,8 +22,10 @@
     reason = "test code: a broken expectation must fail the test"
 )]
 
-use core::future::{Future, pending};
+use core::future::{Future, Ready, pending};
 use core::panic::AssertUnwindSafe;
+use core::pin::Pin;
+use core::task::Poll;
 use core::task::{Context, Waker};
 use core::time::Duration;
 use std::panic::catch_unwind;
@@ -116,6 +121,119 @@ fn a_probe_whose_operation_panics_lets_the_next_call_probe() {
         })
     }));
     assert!(unwound.is_err());
+
+    the_next_call_probes_and_closes(&policy, &clock);
+}
+
+/// An attempt that panics when polled.
+struct Panics;
+
+impl Future for Panics {
+    type Output = Result<u32, HttpStatus>;
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
+        panic!("the attempt panicked in its probe")
+    }
+}
+
+/// Polls `call` to its end, or until it unwinds; whether it unwound.
+fn unwinds<F: Future>(call: F) -> bool {
+    let mut call = Box::pin(call);
+    let mut cx = Context::from_waker(Waker::noop());
+    catch_unwind(AssertUnwindSafe(|| {
+        // bounded: every wait here is virtual or a single yield
+        for _ in 0..100 {
+            if call.as_mut().poll(&mut cx).is_ready() {
+                return;
+            }
+        }
+    }))
+    .is_err()
+}
+
+#[test]
+fn an_async_probe_whose_attempt_panics_lets_the_next_call_probe() {
+    let clock = ManualClock::new(0);
+    let (policy, until) = opened(&clock);
+    clock.set(until);
+    assert!(unwinds(policy.run("api", |_| Panics)));
+
+    the_next_call_probes_and_closes(&policy, &clock);
+}
+
+#[test]
+fn an_async_probe_whose_operation_panics_lets_the_next_call_probe() {
+    let clock = ManualClock::new(0);
+    let (policy, until) = opened(&clock);
+    clock.set(until);
+    assert!(unwinds(
+        policy.run("api", |_| -> Ready<Result<u32, HttpStatus>> {
+            panic!("the operation panicked in its probe")
+        })
+    ));
+
+    the_next_call_probes_and_closes(&policy, &clock);
+}
+
+/// A sleep that advances `clock` by its delay and yields once before it ends,
+/// so that the call waiting on it is held in its future.
+struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+#[test]
+fn a_probe_that_panics_after_its_call_waited_for_the_breaker_lets_the_next_call_probe() {
+    let clock = ManualClock::new(0);
+    let sleeper_clock = clock.clone();
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_breaker(bayesretry_breaker::Config::new())
+        .with_max_attempts(1)
+        .with_clock(clock.clone())
+        .with_blocking_sleeper(VirtualSleeper::new(clock.clone()))
+        .with_sleeper(move |delay| {
+            sleeper_clock.advance(delay);
+            YieldOnce(false)
+        })
+        .with_wait_while_open(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    for _ in 0..100 {
+        let _ = policy.run_blocking("api", |_| Err::<(), _>(HttpStatus(503)));
+        if matches!(policy.breaker_state("api"), Some(State::Open { .. })) {
+            break;
+        }
+    }
+    assert!(matches!(
+        policy.breaker_state("api"),
+        Some(State::Open { .. })
+    ));
+    // the call waits out the cooldown in its future, then is the probe
+    assert!(unwinds(
+        policy.run("api", |_| -> Ready<Result<u32, HttpStatus>> {
+            panic!("the operation panicked in its probe")
+        })
+    ));
+    // its slot is free at once, without waiting out the round
+    assert!(
+        matches!(
+            policy.breaker_state("api"),
+            Some(State::HalfOpen { probes: 0, .. })
+        ),
+        "{:?}",
+        policy.breaker_state("api")
+    );
 
     the_next_call_probes_and_closes(&policy, &clock);
 }
