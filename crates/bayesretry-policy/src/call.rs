@@ -82,7 +82,9 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 ///    deadline.
 ///
 ///    The retry budget, if the policy has one, is charged only after this hook,
-///    when the retry is really going to be made: a vetoed retry spends nothing.
+///    when the retry is really going to be made: a vetoed retry spends nothing,
+///    and neither does one whose call was cancelled while the attempt was
+///    under way (the call ends with [`RetryErrorKind::Cancelled`] instead).
 ///    So the decision the hooks see is the engine's, before the budget; if the
 ///    budget then refuses, the call stops with [`RetryErrorKind::BudgetExhausted`]
 ///    and `on_exhausted` sees that. The policy's observer
@@ -551,9 +553,13 @@ impl<'a> Attempts<'a> {
             decision = Decision::stop(Reason::Vetoed);
         }
         if decision.retry() {
-            // charged only now that the retry is really made: a veto spends nothing
+            // charged only now that the retry is really made: a veto spends
+            // nothing, nor does a retry that a cancellation which came during
+            // the attempt stops before it goes out
             if let Some(budget) = &inner.budget {
-                if budget.try_spend(now_ms, 1).is_err() {
+                if !call.cancel().is_some_and(CancelToken::is_cancelled)
+                    && budget.try_spend(now_ms, 1).is_err()
+                {
                     // every hard check passed, so the budget is the first to stop it
                     decision = Decision::stop(Reason::BudgetExhausted);
                 }

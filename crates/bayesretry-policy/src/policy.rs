@@ -803,7 +803,8 @@ impl Builder {
 
     /// A retry budget shared by every call: first attempts deposit, each retry
     /// spends 1. A retry is charged only when it is really made, after the
-    /// `should_retry` hook has had its say: a vetoed retry spends nothing.
+    /// `should_retry` hook has had its say: a vetoed retry spends nothing, nor
+    /// does one whose call was cancelled while the attempt was under way.
     pub fn with_budget(mut self, budget: impl Budget + Send + Sync + 'static) -> Builder {
         self.budget = Some(Arc::new(budget));
         self

@@ -1,5 +1,7 @@
 //! A `should_retry` veto stops a retry without spending the retry budget: the
-//! budget is charged only when a retry is really made.
+//! budget is charged only when a retry is really made. So does a cancellation
+//! that came while the attempt was under way: the call ends `Cancelled`
+//! instead of retrying, and the retry it will not make is not charged.
 
 #![allow(
     clippy::unwrap_used,
@@ -8,8 +10,12 @@
 )]
 
 use bayesretry_budget::{FixedWindowBudget, FixedWindowConfig};
+use core::future::Future;
+use core::pin::pin;
+use core::task::{Context, Poll, Waker};
+
 use bayesretry_policy::{
-    HttpStatus, ManualClock, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
+    CancelToken, HttpStatus, ManualClock, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
 };
 
 /// A classic policy whose budget grants exactly one retry in the (long) window.
@@ -64,4 +70,64 @@ fn a_vetoed_retry_leaves_the_budget_for_the_next_call() {
         ),
         "{refused:?}"
     );
+}
+
+/// The budget's one retry is still there: a call that fails once retries.
+fn the_budget_still_has_its_retry(policy: &RetryPolicy) {
+    let retried = policy.run_blocking("api", |attempt| {
+        if attempt == 1 {
+            Err(HttpStatus(503))
+        } else {
+            Ok(attempt)
+        }
+    });
+    assert!(
+        matches!(retried, Ok(2)),
+        "the budget was charged: {retried:?}"
+    );
+}
+
+#[test]
+fn a_blocking_call_cancelled_during_its_attempt_spends_no_retry_budget() {
+    let policy = policy_with_one_retry_of_budget();
+    let token = CancelToken::new();
+    let cancel = token.clone();
+    let cancelled = policy.call("api").with_cancel(token).run_blocking(|_| {
+        // the signal comes while the attempt is under way
+        cancel.cancel("shutting down");
+        Err::<u32, _>(HttpStatus(503))
+    });
+    assert!(
+        matches!(
+            cancelled.as_ref().map_err(RetryError::kind),
+            Err(RetryErrorKind::Cancelled { reason, last_error: Some(HttpStatus(503)) })
+                if reason == "shutting down"
+        ),
+        "{cancelled:?}"
+    );
+
+    the_budget_still_has_its_retry(&policy);
+}
+
+#[test]
+fn an_async_call_cancelled_during_its_attempt_spends_no_retry_budget() {
+    let policy = policy_with_one_retry_of_budget();
+    let token = CancelToken::new();
+    let cancel = token.clone();
+    let mut call = pin!(policy.call("api").with_cancel(token).run(|_| {
+        cancel.cancel("shutting down");
+        core::future::ready(Err::<u32, _>(HttpStatus(503)))
+    }));
+    let Poll::Ready(cancelled) = call.as_mut().poll(&mut Context::from_waker(Waker::noop())) else {
+        panic!("a cancelled call with virtual waits ends at its first poll");
+    };
+    assert!(
+        matches!(
+            cancelled.as_ref().map_err(RetryError::kind),
+            Err(RetryErrorKind::Cancelled { .. })
+        ),
+        "{cancelled:?}"
+    );
+
+    the_budget_still_has_its_retry(&policy);
 }
