@@ -11,7 +11,8 @@ use core::time::Duration;
 
 use bayesretry_backoff::{Config, Jitter};
 use bayesretry_policy::{
-    Clock, HttpStatus, ManualClock, Reason, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
+    Classification, Clock, ErrorClass, HttpStatus, ManualClock, Reason, RetryError, RetryErrorKind,
+    RetryPolicy, VirtualSleeper,
 };
 
 fn classic(backoff: Config, attempts: u32) -> (RetryPolicy, VirtualSleeper) {
@@ -95,6 +96,44 @@ fn the_cap_clamps_the_delays() {
     let _: Result<(), _> = policy.run_blocking("db", |_| Err(HttpStatus(503)));
     let ms: Vec<u128> = sleeper.delays().iter().map(Duration::as_millis).collect();
     assert_eq!(ms, [200, 400, 500, 500]);
+}
+
+#[test]
+fn a_server_wait_beyond_the_backoff_cap_is_slept_whole_up_to_the_retry_after_limit() {
+    // the backoff's cap bounds the backoff, not the server's wait: a retry
+    // sent before the Retry-After would only be refused again
+    let backoff = Config::new()
+        .with_base_delay(Duration::from_millis(200))
+        .with_max_delay(Duration::from_millis(500))
+        .with_jitter(Jitter::None);
+    let (policy, sleeper) = classic(backoff, 3);
+    let hinted = |wait_ms: u64| {
+        move |_: &u16| {
+            Classification::Retryable(ErrorClass::Http(429))
+                .with_retry_after(Duration::from_millis(wait_ms))
+        }
+    };
+    let _: Result<(), _> = policy
+        .call_with("api", hinted(45_000))
+        .run_blocking(|_| Err(429));
+    assert_eq!(
+        sleeper.delays(),
+        [Duration::from_secs(45), Duration::from_secs(45)]
+    );
+
+    // a wait beyond the limit (60 s by default) is not made at all
+    let over: Result<(), _> = policy
+        .call_with("api", hinted(61_000))
+        .run_blocking(|_| Err(429));
+    assert_eq!(sleeper.delays().len(), 2, "nothing more was slept");
+    assert!(
+        matches!(
+            over.as_ref().map_err(RetryError::kind),
+            Err(RetryErrorKind::Exhausted { decision, .. })
+                if decision.reason() == Reason::RetryAfterBeyondLimit
+        ),
+        "{over:?}"
+    );
 }
 
 #[test]
