@@ -695,6 +695,14 @@ impl Builder {
 
     /// The deadline of a call, from its start (p-retry's `maxRetryTime`): no
     /// retry starts after it, and no delay that would cross it is slept.
+    ///
+    /// It bounds when attempts start, not how long one runs: an attempt under
+    /// way when the deadline passes is not cut off, so a call can end up to one
+    /// attempt's duration after it. Bound each attempt of
+    /// [`RetryPolicy::run`] with [`with_attempt_timeout`](Builder::with_attempt_timeout)
+    /// (its timer is the whole timeout, not shortened to what is left of the
+    /// deadline): the longest a call then takes is about the deadline plus one
+    /// timeout.
     pub fn with_max_elapsed(mut self, max_elapsed: Duration) -> Builder {
         self.max_elapsed = Some(max_elapsed);
         self

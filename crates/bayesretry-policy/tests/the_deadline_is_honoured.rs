@@ -1,11 +1,14 @@
 //! The deadline (`max_elapsed`): no sleep that would cross it, and a server's
-//! Retry-After counts toward it.
+//! Retry-After counts toward it. It bounds when attempts start: an attempt
+//! under way is bounded by its own timeout, not by the deadline.
 
 #![allow(
     clippy::unwrap_used,
     clippy::panic,
     reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
 )]
+
+mod common;
 
 use core::time::Duration;
 
@@ -127,5 +130,34 @@ fn a_retry_after_beyond_the_limit_is_reported_with_the_wait_asked_for() {
             assert_eq!(retry_after, Some(Duration::from_secs(300)));
         }
         other => panic!("expected the limit, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_attempt_under_way_runs_to_its_own_timeout_and_no_retry_follows() {
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(10)
+        .with_max_elapsed(Duration::from_secs(1))
+        .with_attempt_timeout(Duration::from_secs(10))
+        .with_virtual_time(sleeper.clone())
+        .build()
+        .unwrap();
+    let mut made = 0;
+    let result = common::block_on(policy.run("db", |_| {
+        made += 1;
+        core::future::pending::<Result<(), std::io::Error>>()
+    }));
+    assert_eq!(made, 1);
+    assert_eq!(sleeper.clock().now_ms(), 10_000, "the whole timeout");
+    match result.map_err(RetryError::into_kind) {
+        Err(RetryErrorKind::AttemptTimedOut {
+            timeout, decision, ..
+        }) => {
+            assert_eq!(timeout, Duration::from_secs(10));
+            assert_eq!(decision.reason(), Reason::Deadline);
+        }
+        other => panic!("expected the attempt's timeout, got {other:?}"),
     }
 }
