@@ -95,6 +95,14 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 /// 4. `on_exhausted(error)`: once, when the call gives up after a retryable
 ///    failure (not for a permanent error or a cancellation).
 ///
+/// A hook that panics is not contained, as an observer's panic is: an
+/// observer is the policy's, shared by every call, while a hook is the
+/// caller's own code, and its panic unwinds out of `run_blocking` (or the
+/// poll of `run`'s future) to the caller. Nothing the policy holds is left
+/// half done: the failed attempt has been counted by the breaker and learned
+/// by the store before any hook runs, and the retry budget, charged after
+/// the hooks, is not spent.
+///
 /// A permanent error ends the call before any hook runs. It is not a failure
 /// of the endpoint, so the breaker does not count it; if the attempt was a
 /// half-open breaker's probe, the probe's slot is handed back

@@ -1,7 +1,8 @@
 //! A `should_retry` veto stops a retry without spending the retry budget: the
 //! budget is charged only when a retry is really made. So does a cancellation
 //! that came while the attempt was under way: the call ends `Cancelled`
-//! instead of retrying, and the retry it will not make is not charged.
+//! instead of retrying, and the retry it will not make is not charged. A hook
+//! that panics unwinds to the caller, having spent nothing either.
 
 #![allow(
     clippy::unwrap_used,
@@ -11,6 +12,7 @@
 
 use bayesretry_budget::{FixedWindowBudget, FixedWindowConfig};
 use core::future::Future;
+use core::panic::AssertUnwindSafe;
 use core::pin::pin;
 use core::task::{Context, Poll, Waker};
 
@@ -128,6 +130,20 @@ fn an_async_call_cancelled_during_its_attempt_spends_no_retry_budget() {
         ),
         "{cancelled:?}"
     );
+
+    the_budget_still_has_its_retry(&policy);
+}
+
+#[test]
+fn a_hook_that_panics_unwinds_to_the_caller_and_spends_no_retry_budget() {
+    let policy = policy_with_one_retry_of_budget();
+    let unwound = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        policy
+            .call("api")
+            .should_retry(|_| panic!("the hook panicked"))
+            .run_blocking(|_| Err::<u32, _>(HttpStatus(503)))
+    }));
+    assert!(unwound.is_err(), "a hook's panic is not contained");
 
     the_budget_still_has_its_retry(&policy);
 }
