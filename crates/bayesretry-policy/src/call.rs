@@ -1266,14 +1266,16 @@ impl<'a, E> Call<'a, E> {
         }
     }
 
-    /// The breaker refused an attempt, after `attempts` were made.
+    /// The breaker refused an attempt, after `attempts` were made:
+    /// `on_exhausted` sees it if one was (the last may have been cut off by
+    /// its timeout, and left no error).
     fn circuit_open(
         &mut self,
         retry_after: Option<Duration>,
         last: Option<E>,
         attempts: u32,
     ) -> RetryError<E> {
-        let had_attempt = last.is_some();
+        let had_attempt = attempts > 0;
         let stop: RetryError<E> = RetryErrorKind::CircuitOpen {
             endpoint: self.endpoint.to_owned(),
             retry_after,
