@@ -1123,20 +1123,21 @@ impl<'a, E> Call<'a, E> {
                 .into(),
             ));
         }
-        if last.is_some() {
-            if let Some((decision, retry_after)) = attempts.recheck(self.endpoint) {
-                // the error that ends the call, as after any failure: a
-                // deadline that passed during the wait is `DeadlineExceeded`
-                let stop = Stop {
-                    decision,
-                    vetoed: false,
-                    breaker_until: None,
-                    now_ms: 0,
-                    timed_out: None,
-                    retry_after,
-                };
-                return Err(Refusal::Stop(attempts.stop(last.take(), stop, self)));
-            }
+        // a retry is pending after any failure, an attempt cut off by its
+        // timeout (which left no error) too
+        if let Some((decision, retry_after)) = attempts.recheck(self.endpoint) {
+            // the error that ends the call, as after any failure: a
+            // deadline that passed during the wait is `DeadlineExceeded`
+            let stop = Stop {
+                decision,
+                vetoed: false,
+                breaker_until: None,
+                now_ms: 0,
+                // no error: the last attempt ran out of the policy's timeout
+                timed_out: attempts.inner.attempt_timeout.filter(|_| last.is_none()),
+                retry_after,
+            };
+            return Err(Refusal::Stop(attempts.stop(last.take(), stop, self)));
         }
         match attempts.start() {
             Ok(attempt) => Ok(attempt),

@@ -170,3 +170,60 @@ fn a_deadline_that_passed_during_the_wait_ends_the_call_as_a_deadline() {
         other => panic!("expected the deadline, got {other:?}"),
     }
 }
+
+#[test]
+fn a_retry_after_a_timed_out_attempt_is_judged_again_too() {
+    // as the first test, with the outer call's attempt cut off by its timeout:
+    // the retry that follows a timeout waits as long, on evidence as stale
+    let clock = ManualClock::new(0);
+    let policy_slot: Arc<OnceLock<RetryPolicy>> = Arc::default();
+    let waits = Arc::new(AtomicU32::new(0));
+    let sleeper = {
+        let (clock, policy_slot, waits) =
+            (clock.clone(), Arc::clone(&policy_slot), Arc::clone(&waits));
+        move |delay: Duration| {
+            clock.advance(delay);
+            // the first wait is the attempt's timer; the second, the backoff
+            if waits.fetch_add(1, Ordering::SeqCst) == 1 {
+                if let Some(policy) = policy_slot.get() {
+                    for _ in 0..6 {
+                        let _ = policy
+                            .call::<HttpStatus>("api")
+                            .should_retry(|_| false)
+                            .run_blocking(|_| Err::<(), _>(HttpStatus(503)));
+                        clock.advance(Duration::from_millis(10));
+                    }
+                }
+            }
+            core::future::ready(())
+        }
+    };
+    let policy = RetryPolicy::builder()
+        .with_clock(clock.clone())
+        .with_sleeper(sleeper)
+        .with_blocking_sleeper(bayesretry_policy::VirtualSleeper::new(clock.clone()))
+        .with_attempt_timeout(Duration::from_secs(2))
+        .with_seed(5)
+        .build()
+        .unwrap();
+    healthy_minute(&policy, &clock);
+    assert!(policy_slot.set(policy.clone()).is_ok());
+    let mut attempts: u32 = 0;
+    let result = common::block_on(policy.run("api", |_| {
+        attempts += 1;
+        core::future::pending::<Result<(), HttpStatus>>()
+    }));
+    assert_eq!(attempts, 1, "the retry never went out");
+    assert_eq!(waits.load(Ordering::SeqCst), 2, "a timer and a backoff");
+    let Err(RetryErrorKind::AttemptTimedOut {
+        timeout,
+        attempts: 1,
+        decision,
+        vetoed: false,
+    }) = result.map_err(RetryError::into_kind)
+    else {
+        panic!("a timed-out attempt, not retried");
+    };
+    assert_eq!(timeout, Duration::from_secs(2));
+    assert_eq!(decision.reason(), Reason::NegativeExpectedValue);
+}
