@@ -1124,20 +1124,23 @@ impl<'a, E> Call<'a, E> {
             ));
         }
         // a retry is pending after any failure, an attempt cut off by its
-        // timeout (which left no error) too
-        if let Some((decision, retry_after)) = attempts.recheck(self.endpoint) {
-            // the error that ends the call, as after any failure: a
-            // deadline that passed during the wait is `DeadlineExceeded`
-            let stop = Stop {
-                decision,
-                vetoed: false,
-                breaker_until: None,
-                now_ms: 0,
-                // no error: the last attempt ran out of the policy's timeout
-                timed_out: attempts.inner.attempt_timeout.filter(|_| last.is_none()),
-                retry_after,
-            };
-            return Err(Refusal::Stop(attempts.stop(last.take(), stop, self)));
+        // timeout (which left no error) too; never before the first attempt,
+        // which the test keeps free of the look
+        if attempts.attempt > 0 {
+            if let Some((decision, retry_after)) = attempts.recheck(self.endpoint) {
+                // the error that ends the call, as after any failure: a
+                // deadline that passed during the wait is `DeadlineExceeded`
+                let stop = Stop {
+                    decision,
+                    vetoed: false,
+                    breaker_until: None,
+                    now_ms: 0,
+                    // no error: the last attempt ran out of the policy's timeout
+                    timed_out: attempts.inner.attempt_timeout.filter(|_| last.is_none()),
+                    retry_after,
+                };
+                return Err(Refusal::Stop(attempts.stop(last.take(), stop, self)));
+            }
         }
         match attempts.start() {
             Ok(attempt) => Ok(attempt),
