@@ -97,6 +97,9 @@ pub(crate) struct EvidenceSync {
     /// too: set when Redis lost its data, so that everything this process
     /// knows is pushed again.
     full: bool,
+    /// How many entries the last pass of [`prune`](EvidenceSync::prune)
+    /// kept: the next waits until twice that many are remembered.
+    kept: usize,
     /// Makes every epoch offered unique: offered to a Redis that lost its
     /// data, an epoch seen before would hide the loss.
     offers: u64,
@@ -123,6 +126,7 @@ impl EvidenceSync {
             known_sums: HashMap::new(),
             own: None,
             full: false,
+            kept: 0,
             offers: 0,
             prefix,
             ttl_ms,
@@ -194,23 +198,33 @@ impl EvidenceSync {
     /// go — long after Redis let their entries expire.
     ///
     /// Done only when the sync remembers more than twice what the store holds
-    /// (plus [`PRUNE_SLACK`]), so that its cost, a pass over both, is spread
-    /// over the rounds that made the growth. Letting go is safe either way:
+    /// and twice what the last pass kept (plus [`PRUNE_SLACK`]), so that its
+    /// cost, a pass over both, is spread over the rounds that made the
+    /// growth. Letting go is safe either way:
     ///
     /// - an entry the store holds again later (a newer version) is new to the
     ///   sync and pushed or merged as such;
+    /// - the entries of a writer this process writes for (its own, and any
+    ///   other it renews while the store holds some of it) are kept: Redis
+    ///   keeps them as long as their time to live is renewed, and the
+    ///   writer's sum counts them. Let go, a context of its own that the
+    ///   store forgot and a call writes again would be pushed as new, and
+    ///   the sum, counting both versions where Redis replaced one by the
+    ///   other, would read as a loss and push all of the writer's entries
+    ///   again. The next pass waits until what is remembered has doubled
+    ///   again, so that kept entries do not make every round pay for one;
     /// - a writer's sum is left as it was: it still counts what Redis was
-    ///   given, so a loss there is seen as before. Where the sum reads more
-    ///   than Redis holds for another reason (Redis lost a pruned entry, or a
-    ///   pruned context was written again and pushed anew), the writer's
-    ///   entries are pushed once more, as after any loss, and the sum is
-    ///   rebuilt from what the store holds;
-    /// - a writer left with no entry here is no longer taken as pulled, nor,
-    ///   unless it is the replica's own, as authored: there is nothing of it
-    ///   to push, nor a time to live worth renewing.
+    ///   given, so a loss there is seen as before;
+    /// - a writer the store holds nothing of (its entries under whatever
+    ///   name the store keeps them, a long endpoint clipped) is no longer
+    ///   taken as pulled, nor, unless it is the replica's own, as authored:
+    ///   there is nothing of it to push, nor a time to live worth renewing.
+    ///   A writer the store still holds some of stays as it was: a pulled
+    ///   one is never pushed as this process's own.
     fn prune(&mut self, snapshot: &Snapshot, authored: &mut HashSet<WriterId>) {
         let remembered = self.known.len().max(self.deferred.len());
-        if remembered <= snapshot.len().saturating_mul(2).saturating_add(PRUNE_SLACK) {
+        let base = snapshot.len().max(self.kept);
+        if remembered <= base.saturating_mul(2).saturating_add(PRUNE_SLACK) {
             return;
         }
         let held: HashSet<Key> = snapshot
@@ -225,19 +239,21 @@ impl EvidenceSync {
             deferred,
             pulled_writers,
             own,
+            kept,
             ..
         } = self;
-        known.retain(|key, _| held.contains(key));
-        deferred.retain(|key, _| held.contains(key));
-        let live: HashSet<WriterId> = known
-            .keys()
-            .chain(buffer.keys())
-            .chain(deferred.keys())
-            .map(|(writer, _)| *writer)
+        let live: HashSet<WriterId> = snapshot
+            .entries()
+            .iter()
+            .map(SnapshotEntry::writer)
+            .chain(buffer.keys().map(|(writer, _)| *writer))
             .collect();
         pulled_writers.retain(|writer| live.contains(writer));
         authored.retain(|writer| *own == Some(*writer) || live.contains(writer));
+        known.retain(|key, _| held.contains(key) || authored.contains(&key.0));
+        deferred.retain(|key, _| held.contains(key));
         known_sums.retain(|writer, _| authored.contains(writer) || live.contains(writer));
+        *kept = known.len().max(deferred.len());
     }
 
     /// Pushes the buffer, a batch per script call, heartbeat included (one
@@ -393,6 +409,7 @@ impl EvidenceSync {
                 self.known_sums.clear();
                 self.since = 0;
                 self.full = true;
+                self.kept = 0;
                 true
             }
             None => {
@@ -581,11 +598,148 @@ mod tests {
             &mut authored,
         );
 
-        assert_eq!(sync.known.len(), 1, "the forgotten context is let go");
-        assert!(sync.known.contains_key(&(writer, codec::field(&live))));
+        assert_eq!(
+            sync.known.len(),
+            2,
+            "the departed writers are let go, the writer's own entries kept"
+        );
+        assert!(sync.known.contains_key(&(writer, codec::field(&old))));
         // Redis still holds the forgotten entry: a sum of 3 here would hide
         // the loss of the live one's version behind it
         assert_eq!(sync.known_sums.get(&writer), Some(&8));
         assert_eq!(sync.buffered(), 0, "the live entry is already in Redis");
+    }
+}
+
+#[cfg(test)]
+mod let_go {
+    use super::*;
+    use bayesretry_store::{Evidence, MemoryStore};
+
+    fn entry(writer: u64, endpoint: &str, seq: u64) -> SnapshotEntry {
+        let evidence = Evidence::new(1.0, 2.0).expect("finite counts");
+        SnapshotEntry::new(
+            endpoint,
+            1,
+            "http-503",
+            WriterId::new(writer),
+            seq,
+            evidence,
+            1_000,
+        )
+        .expect("a valid entry")
+    }
+
+    /// A sync that remembers 1 100 entries of writers long gone, so that the
+    /// next collect lets go of what the store does not hold.
+    fn outgrown() -> EvidenceSync {
+        let mut sync = EvidenceSync::new(String::from("test"), 60_000, 10_000, 100);
+        pull_departed(&mut sync);
+        sync
+    }
+
+    /// Notes 1 100 entries of writers long gone as pulled from Redis.
+    fn pull_departed(sync: &mut EvidenceSync) {
+        for writer in 1_000..1_110 {
+            for endpoint in 0..10 {
+                let gone = entry(writer, &format!("api-{endpoint}"), 3);
+                sync.pulled_writers.insert(gone.writer());
+                sync.note_known((gone.writer(), codec::field(&gone)), gone.seq());
+            }
+        }
+    }
+
+    /// What a push that Redis acknowledged notes: every buffered version.
+    fn acknowledge(sync: &mut EvidenceSync) {
+        let pushed: Vec<(Key, SnapshotEntry)> = sync.buffer.drain().collect();
+        for (key, entry) in pushed {
+            sync.note_known(key, entry.seq());
+        }
+    }
+
+    #[test]
+    fn a_writer_whose_entry_the_store_holds_under_a_clipped_name_stays_another_s() {
+        let mut sync = outgrown();
+        // writer 9's entry for an endpoint longer than the store keeps (256
+        // bytes by default): pulled under its full name, held clipped
+        let long = entry(9, &"e".repeat(300), 3);
+        sync.pulled_writers.insert(long.writer());
+        sync.note_known((long.writer(), codec::field(&long)), long.seq());
+        let store = MemoryStore::new();
+        store.merge_at(&Snapshot::from_entries(1_000, vec![long]), 2_000);
+        let mut authored = HashSet::new();
+
+        sync.collect(&store.snapshot(2_000), &mut authored);
+        sync.collect(&store.snapshot(2_000), &mut authored);
+
+        assert!(
+            !authored.contains(&WriterId::new(9)),
+            "writer 9 is not this process's to renew"
+        );
+        assert_eq!(
+            sync.buffered(),
+            0,
+            "writer 9's entry is not pushed from here"
+        );
+    }
+
+    #[test]
+    fn a_context_of_its_own_written_again_after_the_store_forgot_it_is_no_loss() {
+        let mut sync = EvidenceSync::new(String::from("test"), 60_000, 10_000, 100);
+        let own = WriterId::new(1);
+        let idle = entry(1, "idle", 5);
+        let busy = entry(1, "busy", 6);
+        let mut authored = HashSet::from([own]);
+        sync.collect(
+            &Snapshot::from_entries(2_000, vec![idle, busy.clone()]),
+            &mut authored,
+        );
+        acknowledge(&mut sync);
+        // Redis holds seq 5 and 6 of writer 1: its sum is 11
+        pull_departed(&mut sync);
+
+        // the store forgets "idle" (untouched for 64 half-lives) ...
+        sync.collect(
+            &Snapshot::from_entries(3_000, vec![busy.clone()]),
+            &mut authored,
+        );
+        // ... and a call writes it again, at seq 7, which replaces 5 in Redis
+        sync.collect(
+            &Snapshot::from_entries(4_000, vec![busy, entry(1, "idle", 7)]),
+            &mut authored,
+        );
+        acknowledge(&mut sync);
+
+        assert_eq!(
+            sync.known_sums.get(&own),
+            Some(&13),
+            "the sum Redis holds of writer 1: more would read as a loss and push all again"
+        );
+    }
+
+    #[test]
+    fn what_a_pass_kept_is_not_passed_over_again_until_it_has_doubled() {
+        let mut sync = EvidenceSync::new(String::from("test"), 60_000, 10_000, 100);
+        let own: Vec<SnapshotEntry> = (0..1_200)
+            .map(|e| entry(1, &format!("api-{e}"), 2))
+            .collect();
+        let mut authored = HashSet::from([WriterId::new(1)]);
+        sync.collect(&Snapshot::from_entries(2_000, own.clone()), &mut authored);
+        acknowledge(&mut sync);
+        // the store forgets all but one of them; Redis keeps them all
+        let left = vec![own[0].clone()];
+        pull_departed(&mut sync);
+        sync.collect(&Snapshot::from_entries(3_000, left.clone()), &mut authored);
+        assert_eq!(sync.known.len(), 1_200, "the departed let go, the own kept");
+
+        let late = entry(2_000, "api", 3);
+        sync.pulled_writers.insert(late.writer());
+        sync.note_known((late.writer(), codec::field(&late)), late.seq());
+        sync.collect(&Snapshot::from_entries(4_000, left), &mut authored);
+        assert_eq!(
+            sync.known.len(),
+            1_201,
+            "one more entry than the pass kept: no second pass over 1 200"
+        );
     }
 }
