@@ -29,14 +29,14 @@ const MAX_DIGITS: usize = 20;
 /// dropped: a wait beyond the policy's Retry-After limit stops the call instead
 /// of letting it retry at its own backoff.
 ///
-/// Delta-seconds with a fraction (`1.5`), which RFC 9110 does not allow but
-/// some servers send and the official OpenAI and Anthropic SDKs honour, are
-/// read to the millisecond: ignoring them would send the retry at the
+/// Delta-seconds with a fraction (`1.5`, `.5`), which RFC 9110 does not allow
+/// but some servers send and the official OpenAI and Anthropic SDKs honour,
+/// are read to the millisecond: ignoring them would send the retry at the
 /// policy's backoff, sooner than the server asked.
 ///
 /// Returns `None`, so that the hint is ignored, for anything that is not one of
 /// those forms: an empty value, a sign (`-5`, `+5`), an exponent (`1e3`), a
-/// point with no digit before it (`.5`), non-ASCII bytes, a date before 1970 or
+/// point with no digit on either side (`.`), non-ASCII bytes, a date before 1970 or
 /// after 9999, a date whose wait does not fit a [`Duration`]. Leading and
 /// trailing spaces and tabs (HTTP's optional whitespace) are allowed.
 ///
@@ -77,7 +77,8 @@ pub fn parse_retry_after(value: &[u8], now: SystemTime) -> Option<Duration> {
 }
 
 /// Parses one `retry-after-ms` value: a non-negative number of milliseconds,
-/// whole (`1500`) or with a fraction (`20.5`, read to the microsecond).
+/// whole (`1500`) or with a fraction (`20.5` or `.5`, read to the
+/// microsecond).
 ///
 /// A whole part too large for a `u64` is read as the longest wait there is,
 /// `u64::MAX` milliseconds, as [`parse_retry_after`] reads delta-seconds.
@@ -105,19 +106,24 @@ pub fn parse_retry_after_ms(value: &[u8]) -> Option<Duration> {
     Some(Duration::from_millis(millis).saturating_add(Duration::from_micros(micros)))
 }
 
-/// A non-negative decimal number, `12` or `12.5` (or `12.`): its whole part, as
-/// [`digits`] reads it, and the digits after the point (empty without one).
-/// `None` for anything else: no digit before the point, a second point, a
-/// sign, an exponent, any other byte.
+/// A non-negative decimal number, `12` or `12.5` (or `12.`, or `.5`): its
+/// whole part, as [`digits`] reads it (0 when the point comes first), and the
+/// digits after the point (empty without one). `None` for anything else: no
+/// digit on either side of the point, a second point, a sign, an exponent,
+/// any other byte.
 fn decimal(value: &[u8]) -> Option<(u64, &[u8])> {
     let (whole, fraction) = match value.iter().position(|&b| b == b'.') {
         Some(point) => (value.get(..point)?, value.get(point + 1..)?),
         None => (value, &[][..]),
     };
-    let whole = digits(whole)?;
     if !fraction.iter().all(u8::is_ascii_digit) {
         return None;
     }
+    let whole = if whole.is_empty() && !fraction.is_empty() {
+        0
+    } else {
+        digits(whole)?
+    };
     Some((whole, fraction))
 }
 
@@ -365,12 +371,18 @@ mod tests {
         assert_eq!(read(b" 2.0625\t"), Some(Duration::from_millis(2_062)));
         assert_eq!(read(b"7."), Some(Duration::from_secs(7)));
         assert_eq!(read(b"0.0001"), Some(Duration::ZERO));
+        // no digit before the point, as Python's float and JavaScript's
+        // parseFloat, which the SDKs use, read it
+        assert_eq!(read(b".5"), Some(Duration::from_millis(500)));
+        assert_eq!(read(b" .25 "), Some(Duration::from_millis(250)));
         // a whole part too large to store is still the longest wait there is
         let longest = read(b"99999999999999999999999.5");
         assert!(longest.is_some_and(|wait| wait >= Duration::from_secs(u64::MAX)));
         each_reads(
             [
-                &b".5"[..],
+                &b"."[..],
+                b" . ",
+                b"-.5",
                 b"-1.5",
                 b"+1.5",
                 b"1.2.3",
@@ -421,6 +433,10 @@ mod tests {
         );
         assert_eq!(parse_retry_after_ms(b"7."), Some(Duration::from_millis(7)));
         assert_eq!(
+            parse_retry_after_ms(b".5"),
+            Some(Duration::from_micros(500))
+        );
+        assert_eq!(
             parse_retry_after_ms(b"\t250 "),
             Some(Duration::from_millis(250))
         );
@@ -431,7 +447,8 @@ mod tests {
         each_reads(
             [
                 &b""[..],
-                b".5",
+                b".",
+                b"-.5",
                 b"-1",
                 b"+1",
                 b"1.2.3",
