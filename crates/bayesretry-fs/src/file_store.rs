@@ -13,7 +13,7 @@ use crate::identity::FileId;
 use crate::lock::SaveLock;
 use crate::read::read_file;
 use crate::recovery::{Merged, Origin, Recovery, Source};
-use crate::target::{Target, check_file_name};
+use crate::target::{Target, check_file_name, check_name_length, check_not_a_directory};
 
 /// A snapshot file on disk, with its backup: atomic saves, typed errors for
 /// bad files, recovery from the backup, and merge-on-save across processes.
@@ -135,7 +135,8 @@ impl FileStore {
     /// [`Error::Io`] if `path` has no file name (`/`, `..`), names a
     /// directory (ends in a separator or in `.`), has a file name too long for
     /// the files a save puts beside it (on Unix, more than 247 bytes: 255 with
-    /// `.bak.tmp` added), or its directory cannot be read.
+    /// `.bak.tmp` added; for a symbolic link, the name of the file it names,
+    /// beside which a save writes), or its directory cannot be read.
     pub fn open(path: impl AsRef<Path>) -> Result<FileStore, Error> {
         let path = path.as_ref().to_path_buf();
         if path.file_name().is_none() {
@@ -145,7 +146,14 @@ impl FileStore {
                 source: io::Error::new(io::ErrorKind::InvalidInput, "the path has no file name"),
             });
         }
-        check_file_name(&path)?;
+        check_not_a_directory(&path)?;
+        // the files a save writes go beside the file a link names, not beside
+        // the link: that file's name must leave room for their suffixes (a
+        // link that cannot be followed is reported by the save)
+        match Target::resolve(&path) {
+            Ok(target) => check_name_length(&target.file)?,
+            Err(_) => check_name_length(&path)?,
+        }
         let dir = match path.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
             _ => PathBuf::from("."),

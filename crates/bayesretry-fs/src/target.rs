@@ -28,6 +28,13 @@ const LONGEST_SUFFIX: &str = ".bak.tmp";
 /// suffix would pass `NAME_MAX` — the first save, which keeps no backup,
 /// would succeed and every later one fail.
 pub(crate) fn check_file_name(path: &Path) -> Result<(), Error> {
+    check_not_a_directory(path)?;
+    check_name_length(path)
+}
+
+/// Refuses a path that ends in a separator or in `.`: it names a directory,
+/// whatever its last name.
+pub(crate) fn check_not_a_directory(path: &Path) -> Result<(), Error> {
     let bytes = path.as_os_str().as_encoded_bytes();
     let separator = |b: &u8| b.is_ascii() && std::path::is_separator(char::from(*b));
     let names_a_directory = match bytes {
@@ -45,6 +52,14 @@ pub(crate) fn check_file_name(path: &Path) -> Result<(), Error> {
             ),
         });
     }
+    Ok(())
+}
+
+/// On Unix, refuses a file name so long that a file beside it named with a
+/// save's longest suffix would pass `NAME_MAX`.
+pub(crate) fn check_name_length(path: &Path) -> Result<(), Error> {
+    #[cfg(not(unix))]
+    let _ = path;
     #[cfg(unix)]
     if let Some(name) = path.file_name() {
         if name.len() + LONGEST_SUFFIX.len() > MAX_NAME_BYTES {

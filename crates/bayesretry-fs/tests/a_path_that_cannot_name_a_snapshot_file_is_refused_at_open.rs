@@ -68,7 +68,14 @@ fn a_link_to_a_name_too_long_is_refused_by_save_and_nothing_is_written() -> Test
     let dir = tempfile::tempdir()?;
     let link = dir.path().join("evidence.json");
     std::os::unix::fs::symlink("e".repeat(250), &link)?;
+    let why = invalid_input(FileStore::open(&link)).unwrap_or_default();
+    assert!(why.contains("250 bytes"), "{why}");
+    // a link pointed at such a name after the store was opened
+    fs::remove_file(&link)?;
+    std::os::unix::fs::symlink("short.json", &link)?;
     let file = FileStore::open(&link)?;
+    fs::remove_file(&link)?;
+    std::os::unix::fs::symlink("e".repeat(250), &link)?;
     let store = MemoryStore::new();
     store.observe(&Context::new("api", 1, ErrorClass::Timeout), true, 0);
     assert!(matches!(
@@ -81,5 +88,25 @@ fn a_link_to_a_name_too_long_is_refused_by_save_and_nothing_is_written() -> Test
     ));
     // only the link itself is in the directory
     assert_eq!(fs::read_dir(dir.path())?.count(), 1);
+    Ok(())
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_with_a_long_name_to_a_file_with_a_short_one_opens_and_saves() -> TestResult {
+    // a save writes beside the file the link names, never beside the link:
+    // only the file's name must leave room for the suffixes
+    let dir = tempfile::tempdir()?;
+    let link = dir.path().join("e".repeat(250));
+    std::os::unix::fs::symlink("evidence.json", &link)?;
+    let file = FileStore::open(&link)?;
+    let store = MemoryStore::new();
+    let ctx = Context::new("api", 1, ErrorClass::Timeout);
+    store.observe(&ctx, true, 0);
+    file.save(&store.snapshot(0))?;
+    store.observe(&ctx, true, 0);
+    file.save(&store.snapshot(0))?;
+    assert_eq!(file.load_backup()?.len(), 1);
+    assert!(fs::symlink_metadata(&link)?.file_type().is_symlink());
     Ok(())
 }
