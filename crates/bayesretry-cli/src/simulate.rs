@@ -289,7 +289,9 @@ fn value_ratio(value: f64, cost: f64) -> f64 {
 /// How `adaptive`'s count of `what` compares with `other`'s, as a share of
 /// `other`'s: "55% fewer attempts", "3% more wasted retries", "as many
 /// attempts", and, when `other` is 0, the count itself ("14 more wasted
-/// retries"), since no share of nothing reads.
+/// retries"), since no share of nothing reads. Counts that differ by less
+/// than 1% read "under 1%", and one left by more than 99% fewer "over 99%":
+/// never "0%", nor "100% fewer" for a count that is not 0.
 fn fewer_or_more(adaptive: u64, other: u64, what: &str) -> String {
     if adaptive == other {
         return format!("as many {what}");
@@ -302,7 +304,13 @@ fn fewer_or_more(adaptive: u64, other: u64, what: &str) -> String {
     if other == 0 {
         return format!("{by} more {what}");
     }
-    format!("{:.0}% {word} {what}", 100.0 * by as f64 / other as f64)
+    let share = format!("{:.0}", 100.0 * by as f64 / other as f64);
+    // counts that differ never read as "0%", nor a count left as "100% fewer"
+    match share.as_str() {
+        "0" => format!("under 1% {word} {what}"),
+        "100" if adaptive > 0 && adaptive < other => format!("over 99% {word} {what}"),
+        _ => format!("{share}% {word} {what}"),
+    }
 }
 
 /// The success rate and retries per call over the slices within
@@ -392,6 +400,26 @@ mod tests {
         assert_eq!(
             fewer_or_more(0, 412, "wasted retries"),
             "100% fewer wasted retries"
+        );
+    }
+
+    #[test]
+    fn counts_that_differ_never_read_as_the_same_or_as_none() {
+        assert_eq!(
+            fewer_or_more(1_001, 1_000, "attempts"),
+            "under 1% more attempts"
+        );
+        assert_eq!(
+            fewer_or_more(995, 1_000, "attempts"),
+            "under 1% fewer attempts"
+        );
+        assert_eq!(
+            fewer_or_more(1, 1_000, "wasted retries"),
+            "over 99% fewer wasted retries"
+        );
+        assert_eq!(
+            fewer_or_more(2_999, 1_000, "attempts"),
+            "200% more attempts"
         );
     }
 
