@@ -30,12 +30,6 @@ pub(crate) fn open(path: Option<&Path>) -> Result<Input, Error> {
     }
 }
 
-/// Checks that `path` names a file that can be opened for reading, so that a
-/// missing one is reported as missing input before another crate reads it.
-pub(crate) fn check_file(path: &Path) -> Result<(), Error> {
-    open_file(path).map(drop)
-}
-
 /// Opens the file at `path` for reading; a directory is refused here rather than
 /// failing at the first read, so that it is reported as missing input.
 fn open_file(path: &Path) -> Result<File, Error> {

@@ -8,7 +8,6 @@ use std::path::Path;
 use std::time::UNIX_EPOCH;
 
 use bayesretry_beta::Beta;
-use bayesretry_fs::FileStore;
 use bayesretry_store::{Evidence, Snapshot, SnapshotEntry};
 use serde::Serialize;
 
@@ -44,27 +43,31 @@ pub(crate) fn run(args: &InspectArgs, out: &mut Output<'_>) -> Result<(), Error>
 
 /// The snapshot at `path`, checked by `bayesretry-fs` (which migrates older
 /// formats and tells a truncated file from a syntax error from a wrong shape).
-/// A regular file is read as the store reads it; standard input (`-`) and
-/// anything else that streams (a pipe, `<(...)`, `/dev/stdin`) are read to
-/// their end and checked the same way. A missing file or a directory is
-/// refused first, as missing input.
+/// A file, standard input (`-`) and anything else that streams (a pipe,
+/// `<(...)`, `/dev/stdin`) are read to their end and checked alike. Nothing is
+/// opened for saving: a file is read whatever its name, even one too long for
+/// a store to save beside. A missing file or a directory is refused first, as
+/// missing input.
 fn load(path: &Path) -> Result<Snapshot, Error> {
-    if path.as_os_str() == "-" || !is_regular_file(path) {
-        let mut input = input::open(Some(path))?;
-        let mut bytes = Vec::new();
-        input
-            .reader
-            .read_to_end(&mut bytes)
-            .map_err(|error| Error::Read {
+    let file = path.as_os_str() != "-" && is_regular_file(path);
+    let mut input = input::open(Some(path))?;
+    let mut bytes = Vec::new();
+    input.reader.read_to_end(&mut bytes).map_err(|error| {
+        if file {
+            // as the store reports a file it cannot read
+            Error::Store(bayesretry_fs::Error::Io {
+                op: "read",
+                path: path.into(),
+                source: error,
+            })
+        } else {
+            Error::Read {
                 path: input.name.clone(),
                 error,
-            })?;
-        return bayesretry_fs::parse_snapshot(&input.name, &bytes).map_err(Error::Store);
-    }
-    input::check_file(path)?;
-    FileStore::open(path)
-        .and_then(|store| store.load())
-        .map_err(Error::Store)
+            }
+        }
+    })?;
+    bayesretry_fs::parse_snapshot(&input.name, &bytes).map_err(Error::Store)
 }
 
 /// Whether `path`, its links followed, is a regular file; `false` for a

@@ -95,6 +95,18 @@ fn a_unix_time_reads_as_a_utc_date_and_updates_are_timed_from_the_snapshot() {
     assert_eq!(json["contexts"][0]["updated_at_ms"], taken - 90_000);
 }
 
+/// Inspecting saves nothing: a file whose name leaves no room for a save's
+/// backup beside it (on Unix, more than 247 bytes) is read as any other.
+#[cfg(unix)]
+#[test]
+fn a_file_whose_name_is_too_long_to_save_beside_is_still_read() {
+    let name = format!("{}.json", "e".repeat(245));
+    let path = saved_store(&name);
+    let run = bayesretry(&["inspect", arg(&path)], b"");
+    assert_eq!(run.code, 0, "{run:#?}");
+    assert!(run.stdout.contains("4 entries"), "{}", run.stdout);
+}
+
 #[test]
 fn json_output_carries_every_number() {
     let path = saved_store("inspect-json.json");
