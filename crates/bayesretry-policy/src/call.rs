@@ -495,6 +495,14 @@ impl<'a> Attempts<'a> {
                     .record_failure_since(self.failures_before, now_ms);
             }
         }
+        // the retry this failure ends is learned before any hook runs: a hook
+        // that panics leaves nothing half done
+        let observes = inner.observes();
+        if observes {
+            if let Some((attempt, class)) = self.previous() {
+                inner.observe(&Context::new(call.endpoint, attempt, class), false, now_ms);
+            }
+        }
         let consumed = match (
             call.hooks.as_mut().and_then(|h| h.consume.as_mut()),
             last.as_ref(),
@@ -508,10 +516,7 @@ impl<'a> Attempts<'a> {
         let (endpoint, counted) = (call.endpoint, self.counted);
         let ctx = || Context::new(endpoint, counted, *class);
         // the context whose next attempt is pending, kept only for someone to tell
-        if inner.observes() {
-            if let Some((attempt, class)) = self.previous() {
-                inner.observe(&Context::new(endpoint, attempt, class), false, now_ms);
-            }
+        if observes {
             self.previous_class = Some(*class);
             self.previous_attempt = counted;
         }
