@@ -24,7 +24,9 @@ use crate::exchange::{exchange, once};
 /// Each attempt runs the rest of the chain with a copy of the extensions as
 /// the call brought them; what the last attempt's chain wrote in them is
 /// handed back, so the middlewares above see it as they would without
-/// retries in between.
+/// retries in between. That holds for a last attempt cut off by the policy's
+/// per-attempt timeout too: what its chain had written by then comes back,
+/// not the notes of the attempt before it.
 ///
 /// The chain's errors come back as they are when the last attempt failed in
 /// transport. The other stops ([`Error::RetryAfterBeyondLimit`] and its kin)
@@ -140,6 +142,22 @@ fn chain_error_before_sending(err: &reqwest_middleware::Error) -> bool {
     }
 }
 
+/// One attempt's copy of the chain's extensions: handed back to `last` when
+/// the attempt ends, whether its chain answered or its future was dropped
+/// (cut off by the policy's per-attempt timeout), so that `last` always holds
+/// the latest attempt's, never those of an attempt before it.
+struct Attempt<'l> {
+    extensions: Extensions,
+    last: &'l Mutex<Option<Extensions>>,
+}
+
+impl Drop for Attempt<'_> {
+    fn drop(&mut self) {
+        let extensions = core::mem::take(&mut self.extensions);
+        *self.last.lock().unwrap_or_else(PoisonError::into_inner) = Some(extensions);
+    }
+}
+
 #[async_trait::async_trait]
 impl Middleware for RetryMiddleware {
     async fn handle(
@@ -159,7 +177,8 @@ impl Middleware for RetryMiddleware {
             Ok(only_refusals) => {
                 // each attempt runs with a copy of the extensions as the call
                 // got them; the last attempt's, with whatever the chain below
-                // wrote in them, are handed back to the chain above
+                // wrote in them, are handed back to the chain above (also
+                // when the policy's timeout cut that attempt off)
                 let last: Mutex<Option<Extensions>> = Mutex::new(None);
                 let shared: &Extensions = extensions;
                 let outcome = exchange(
@@ -172,12 +191,13 @@ impl Middleware for RetryMiddleware {
                     || {
                         let next = next.clone();
                         let request = copy(&request, false);
-                        let mut extensions = shared.clone();
-                        let last = &last;
+                        let attempt = Attempt {
+                            extensions: shared.clone(),
+                            last: &last,
+                        };
                         async move {
-                            let outcome = next.run(request, &mut extensions).await;
-                            *last.lock().unwrap_or_else(PoisonError::into_inner) = Some(extensions);
-                            outcome
+                            let mut attempt = attempt;
+                            next.run(request, &mut attempt.extensions).await
                         }
                     },
                 )

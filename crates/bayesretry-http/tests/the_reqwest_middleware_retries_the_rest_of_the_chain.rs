@@ -174,3 +174,69 @@ async fn what_the_chain_below_writes_in_the_extensions_reaches_the_chain_above()
     // the last attempt's note, as without the retries in between
     assert_eq!(*reading.0.lock().unwrap(), Some(AttemptSeen(2)));
 }
+
+/// Below the retries, in place of the server: writes each attempt's number
+/// in the extensions, then answers the first attempt with a 503 and never
+/// answers the second.
+struct ThenStalls(AtomicU32);
+
+#[async_trait::async_trait]
+impl reqwest_middleware::Middleware for ThenStalls {
+    async fn handle(
+        &self,
+        _request: reqwest::Request,
+        extensions: &mut http::Extensions,
+        _next: reqwest_middleware::Next<'_>,
+    ) -> reqwest_middleware::Result<reqwest::Response> {
+        let attempt = self.0.fetch_add(1, Ordering::SeqCst) + 1;
+        extensions.insert(AttemptSeen(attempt));
+        if attempt == 1 {
+            return Ok(http::Response::builder()
+                .status(503)
+                .body("")
+                .unwrap()
+                .into());
+        }
+        core::future::pending().await
+    }
+}
+
+#[tokio::test]
+async fn a_last_attempt_cut_off_by_its_timeout_hands_back_its_own_extensions() {
+    // the policy's timer is a virtual sleep: the attempt that waits is cut off
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(2)
+        .with_attempt_timeout(Duration::from_secs(5))
+        .with_virtual_time(bayesretry_policy::VirtualSleeper::new(
+            bayesretry_policy::ManualClock::new(0),
+        ))
+        .build()
+        .unwrap();
+    let reading = Arc::new(Reading(Mutex::new(None)));
+    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+        .with_arc(reading.clone())
+        .with(RetryMiddleware::new(policy))
+        .with(ThenStalls(AtomicU32::new(0)))
+        .build();
+
+    let err = client
+        .get("http://api.example.com/v1/chat")
+        .send()
+        .await
+        .unwrap_err();
+
+    let reqwest_middleware::Error::Middleware(err) = err else {
+        panic!("a timeout is this crate's error: {err:?}");
+    };
+    let err = err.downcast_ref::<MiddlewareError>().unwrap();
+    assert!(
+        matches!(
+            err,
+            bayesretry_http::Error::AttemptTimedOut { attempts: 2, .. }
+        ),
+        "{err:?}"
+    );
+    // the note of the attempt the call ended on, not of the 503 before it
+    assert_eq!(*reading.0.lock().unwrap(), Some(AttemptSeen(2)));
+}
