@@ -109,9 +109,10 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 /// ([`SharedBreaker::release_probe`](bayesretry_breaker::SharedBreaker::release_probe)),
 /// so the next call may probe at once. So is the slot of a probe that ends
 /// with no outcome at all: its call's future dropped while the attempt was in
-/// flight (an outer timeout), or its operation unwinding (a blocking one, an
-/// async one in making its future or in a poll of it). The slot
-/// goes back to the probe's own round: a probe of a round the breaker has
+/// flight (an outer timeout), its operation unwinding (a blocking one, an
+/// async one in making its future or in a poll of it), or the call's
+/// classifier unwinding on its error (before the breaker counted it). The
+/// slot goes back once, however often the call unwinds, and it goes back to the probe's own round: a probe of a round the breaker has
 /// since given up on frees no slot of the current one.
 #[must_use = "a call does nothing until run"]
 pub struct Call<'a, E> {
@@ -275,10 +276,10 @@ pub(crate) struct Attempts<'a> {
     failures_before: FailureCount,
 }
 
-/// An attempt of the blocking loop under way: dropped only if its operation
-/// unwinds (the loop forgets it once the operation returns), when a probe's
-/// slot is handed back ([`Attempts::hand_back_probe`]).
-struct InFlight<'g, 'a>(&'g Attempts<'a>);
+/// An attempt under way, or its error being classified: dropped only if the
+/// operation (or the classifier) unwinds — the loop forgets it once they
+/// return — when a probe's slot is handed back ([`Attempts::hand_back_probe`]).
+struct InFlight<'g, 'a>(&'g mut Attempts<'a>);
 
 impl Drop for InFlight<'_, '_> {
     fn drop(&mut self) {
@@ -456,7 +457,14 @@ impl<'a> Attempts<'a> {
     ) -> Result<Duration, RetryError<E>> {
         let inner = self.inner;
         let classification = match last.as_ref() {
-            Some(err) => call.classify.classify(err),
+            Some(err) => {
+                // a classifier that unwinds leaves the attempt without an
+                // outcome (the breaker counts it below): a probe's slot goes back
+                let unwinding = InFlight(self);
+                let classification = call.classify.classify(err);
+                core::mem::forget(unwinding);
+                classification
+            }
             None => Classification::Retryable(ErrorClass::Timeout),
         };
         let needs_time = inner.learning
@@ -746,10 +754,13 @@ impl<'a> Attempts<'a> {
     /// is handed back, so the next call may probe at once instead of being
     /// refused until the probe round is given up, a cooldown later. Handed
     /// back to the probe's own round: if that round was given up on or ended
-    /// meanwhile, this frees no slot of the current one.
-    pub(crate) fn hand_back_probe(&self) {
+    /// meanwhile, this frees no slot of the current one. Handed back once: the
+    /// attempt is no longer a probe after, so a second call (a future polled
+    /// again after a panic, and dropped) frees no slot another call holds.
+    pub(crate) fn hand_back_probe(&mut self) {
         if let (true, Some(state)) = (self.probe != ProbeRound::NONE, &self.state) {
             state.breaker.release_probe(self.probe);
+            self.probe = ProbeRound::NONE;
         }
     }
 

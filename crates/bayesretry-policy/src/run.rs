@@ -101,7 +101,7 @@ type LoopSlot<'a, E> = ManuallyDrop<Option<Box<Looping<'a, E>>>>;
 /// timeout that drops a call in its probe is the common case.
 #[cold]
 #[inline(never)]
-fn drop_looping<E>(lp: Box<Looping<'_, E>>, in_flight: bool) {
+fn drop_looping<E>(mut lp: Box<Looping<'_, E>>, in_flight: bool) {
     // `Attempting` without an attempt: the operation unwound making it
     if in_flight || matches!(lp.step, Step::Attempting) {
         lp.attempts.hand_back_probe();

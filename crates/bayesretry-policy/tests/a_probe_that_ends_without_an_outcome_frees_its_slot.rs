@@ -11,7 +11,9 @@
 //! - a blocking operation that panicked in its probe;
 //! - an async probe whose operation panicked, in making the attempt's future
 //!   or in polling it (a task that panics, caught by its runtime, drops the
-//!   call).
+//!   call);
+//! - a probe whose error the call's classifier panicked on, in either loop:
+//!   the breaker had not counted the failure yet.
 //!
 //! The slot goes back to the probe's own round: a call dropped in a probe of a
 //! round the breaker has given up on frees no slot of the round that followed.
@@ -266,4 +268,86 @@ fn a_call_dropped_in_a_probe_of_a_round_given_up_frees_no_slot_of_the_next() {
 
     drop(current);
     the_next_call_probes_and_closes(&policy, &clock);
+}
+
+/// A classifier that panics on every error.
+fn panics_on(_: &u16) -> bayesretry_policy::Classification {
+    panic!("the classifier panicked on the probe's error")
+}
+
+#[test]
+fn a_blocking_probe_whose_classifier_panics_lets_the_next_call_probe() {
+    let clock = ManualClock::new(0);
+    let (policy, until) = opened(&clock);
+    clock.set(until);
+    let unwound = catch_unwind(AssertUnwindSafe(|| {
+        policy
+            .call_with("api", panics_on)
+            .run_blocking(|_| Err::<u32, _>(503))
+    }));
+    assert!(unwound.is_err());
+
+    the_next_call_probes_and_closes(&policy, &clock);
+}
+
+#[test]
+fn an_async_probe_whose_classifier_panics_lets_the_next_call_probe() {
+    let clock = ManualClock::new(0);
+    let (policy, until) = opened(&clock);
+    clock.set(until);
+    assert!(unwinds(
+        policy
+            .call_with("api", panics_on)
+            .run(|_| core::future::ready(Err::<u32, _>(503)))
+    ));
+
+    the_next_call_probes_and_closes(&policy, &clock);
+}
+
+#[test]
+fn a_probe_whose_classifier_panics_again_when_polled_again_frees_its_slot_once() {
+    let clock = ManualClock::new(0);
+    let sleeper_clock = clock.clone();
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_breaker(bayesretry_breaker::Config::new().with_max_probes(2))
+        .with_max_attempts(1)
+        .with_clock(clock.clone())
+        .with_blocking_sleeper(VirtualSleeper::new(clock.clone()))
+        .with_sleeper(move |delay| {
+            sleeper_clock.advance(delay);
+            YieldOnce(false)
+        })
+        .with_wait_while_open(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    for _ in 0..100 {
+        let _ = policy.run_blocking("api", |_| Err::<(), _>(HttpStatus(503)));
+        if matches!(policy.breaker_state("api"), Some(State::Open { .. })) {
+            break;
+        }
+    }
+    let probes = || match policy.breaker_state("api") {
+        Some(State::HalfOpen { probes, .. }) => probes,
+        other => panic!("expected half-open, got {other:?}"),
+    };
+    // the call waits out the cooldown in its future, then is a probe whose
+    // classifier panics
+    let mut call = Box::pin(
+        policy
+            .call_with("api", panics_on)
+            .run(|_| core::future::ready(Err::<u32, _>(503))),
+    );
+    let mut cx = Context::from_waker(Waker::noop());
+    assert!(call.as_mut().poll(&mut cx).is_pending());
+    assert!(catch_unwind(AssertUnwindSafe(|| call.as_mut().poll(&mut cx))).is_err());
+    assert_eq!(probes(), 0, "the probe's slot went back");
+    // another call takes a slot
+    let mut other = Box::pin(policy.run("api", |_| pending::<Result<u32, HttpStatus>>()));
+    assert!(other.as_mut().poll(&mut cx).is_pending());
+    assert_eq!(probes(), 1);
+    // polled again, the call panics again, and drops: the other call's slot stays taken
+    assert!(catch_unwind(AssertUnwindSafe(|| call.as_mut().poll(&mut cx))).is_err());
+    drop(call);
+    assert_eq!(probes(), 1, "a slot went back twice");
 }
