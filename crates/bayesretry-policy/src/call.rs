@@ -91,7 +91,11 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 ///    ([`Observer::on_decision`](crate::Observer::on_decision)) is told once per
 ///    failure, after the veto and the budget, of the decision the call acts on:
 ///    a retry the budget refuses reaches it as that stop, a vetoed one as a stop
-///    with [`Reason::Vetoed`], never as a retry.
+///    with [`Reason::Vetoed`], never as a retry. A cancellation is not a
+///    decision: a call cancelled while the attempt was under way reports the
+///    retry the policy decided (the budget not asked, so as a retry even when
+///    the budget had none left), then ends [`RetryErrorKind::Cancelled`]
+///    before that retry goes out.
 /// 4. `on_exhausted(error)`: once, when the call gives up after a retryable
 ///    failure (not for a permanent error or a cancellation).
 ///
