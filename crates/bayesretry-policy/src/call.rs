@@ -451,6 +451,19 @@ impl<'a> Attempts<'a> {
         self.failed_full(last, timed_out, call)
     }
 
+    /// The classification of a probe's error. A classifier that unwinds
+    /// leaves the attempt without an outcome (the breaker counts it after):
+    /// the probe's slot goes back. Out of line, and only for a probe, so that
+    /// the guard's unwinding path stays off every other failure.
+    #[cold]
+    #[inline(never)]
+    fn classify_probe<E>(&mut self, classify: &Classifier<'_, E>, err: &E) -> Classification {
+        let unwinding = InFlight(self);
+        let classification = classify.classify(err);
+        core::mem::forget(unwinding);
+        classification
+    }
+
     /// [`failed`](Attempts::failed), for every policy and call.
     #[inline(never)]
     fn failed_full<E>(
@@ -461,14 +474,8 @@ impl<'a> Attempts<'a> {
     ) -> Result<Duration, RetryError<E>> {
         let inner = self.inner;
         let classification = match last.as_ref() {
-            Some(err) => {
-                // a classifier that unwinds leaves the attempt without an
-                // outcome (the breaker counts it below): a probe's slot goes back
-                let unwinding = InFlight(self);
-                let classification = call.classify.classify(err);
-                core::mem::forget(unwinding);
-                classification
-            }
+            Some(err) if self.probe == ProbeRound::NONE => call.classify.classify(err),
+            Some(err) => self.classify_probe(&call.classify, err),
             None => Classification::Retryable(ErrorClass::Timeout),
         };
         let needs_time = inner.learning
