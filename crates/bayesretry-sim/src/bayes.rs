@@ -267,10 +267,7 @@ pub(crate) async fn drive(
                 let mut t = track.borrow_mut();
                 if attempt > 1 {
                     let p = f64::from_bits(prob.load(Ordering::Relaxed));
-                    let y = if ok { 1.0 } else { 0.0 };
-                    let mut l = log.borrow_mut();
-                    l.brier.0 += (p - y) * (p - y);
-                    l.brier.1 += 1;
+                    log.borrow_mut().note_brier(call.endpoint, p, ok);
                     if !ok {
                         t.failed_retries += 1;
                     }

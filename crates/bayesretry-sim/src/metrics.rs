@@ -67,12 +67,13 @@ impl Metrics {
 /// An outage window to measure detection against: [start, end) in us.
 pub(crate) type Window = (u64, u64);
 
-/// The metrics of the calls `filter` keeps; `outage` (when given) is the
-/// window time to detect is measured in; `healthy_shard` marks the calls whose
-/// refusals are collateral.
+/// The metrics of the calls `filter` keeps; `brier` is the Brier sums of
+/// their retries; `outage` (when given) is the window time to detect is
+/// measured in; `healthy_shard` marks the calls whose refusals are collateral.
 pub(crate) fn compute(
     log: &RunLog,
     filter: impl Fn(&CallRecord) -> bool,
+    brier: (f64, u64),
     outage: Option<Window>,
     max_attempts: u32,
     collateral: impl Fn(&CallRecord) -> bool,
@@ -109,9 +110,8 @@ pub(crate) fn compute(
     m.latency_p50_ms = quantile(&mut latencies, 0.5);
     m.latency_p99_ms = quantile(&mut latencies, 0.99);
     m.latency_p999_ms = quantile(&mut latencies, 0.999);
-    if log.brier.1 > 0 {
-        let b = log.brier.0 / log.brier.1 as f64;
-        m.brier = Some(b);
+    if brier.1 > 0 {
+        m.brier = Some(brier.0 / brier.1 as f64);
     }
     if let Some(window) = outage {
         let endpoint = log.calls.iter().find(|r| filter(r)).map(|r| r.endpoint);

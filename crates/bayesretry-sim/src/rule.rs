@@ -111,10 +111,7 @@ pub(crate) async fn drive(
         state.now_us = end;
         let ok = outcome.failure.is_none();
         if let Some(p) = predicted.take() {
-            let y = if ok { 1.0 } else { 0.0 };
-            let mut l = log.borrow_mut();
-            l.brier.0 += (p - y) * (p - y);
-            l.brier.1 += 1;
+            log.borrow_mut().note_brier(call.endpoint, p, ok);
         }
         rule.borrow_mut().record(&mut state, ok, end);
         if !ok && rule.borrow().breaker_open(call.endpoint) {

@@ -213,6 +213,7 @@ pub fn run_with_log(
     let pooled = metrics::compute(
         &log,
         |_| true,
+        log.brier,
         if endpoints.len() == 1 {
             single_outage
         } else {
@@ -229,6 +230,7 @@ pub fn run_with_log(
             let m = metrics::compute(
                 &log,
                 |r| r.endpoint == ep,
+                log.brier_of(ep),
                 outage_of(*profile, horizon),
                 max_attempts,
                 healthy,

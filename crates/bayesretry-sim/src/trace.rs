@@ -42,6 +42,8 @@ pub struct RunLog {
     /// Sum of squared errors of the policy's predicted success probability
     /// against the outcomes of the retries it made, and their number.
     pub brier: (f64, u64),
+    /// The same, per endpoint index.
+    pub brier_by_endpoint: Vec<(f64, u64)>,
     /// Events the executor processed.
     pub events: u64,
 }
@@ -53,6 +55,30 @@ impl RunLog {
             calls: vec![CallRecord::default(); calls],
             ..RunLog::default()
         }
+    }
+
+    /// Notes a prediction `p` of a retry on `endpoint` and its outcome.
+    pub fn note_brier(&mut self, endpoint: u8, p: f64, success: bool) {
+        let y = if success { 1.0 } else { 0.0 };
+        let error = (p - y) * (p - y);
+        self.brier.0 += error;
+        self.brier.1 += 1;
+        let at = usize::from(endpoint);
+        if self.brier_by_endpoint.len() <= at {
+            self.brier_by_endpoint.resize(at + 1, (0.0, 0));
+        }
+        if let Some(sum) = self.brier_by_endpoint.get_mut(at) {
+            sum.0 += error;
+            sum.1 += 1;
+        }
+    }
+
+    /// The Brier sums of `endpoint`'s retries.
+    pub fn brier_of(&self, endpoint: u8) -> (f64, u64) {
+        self.brier_by_endpoint
+            .get(usize::from(endpoint))
+            .copied()
+            .unwrap_or((0.0, 0))
     }
 
     /// The record of call `id`, if it exists.
