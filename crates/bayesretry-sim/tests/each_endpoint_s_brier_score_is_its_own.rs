@@ -21,7 +21,9 @@ fn the_pooled_score_is_the_retry_weighted_mean_of_different_endpoint_scores() {
     assert!(scored.len() >= 4, "{scored:?}");
     let (low, high) = scored
         .iter()
-        .fold((f64::INFINITY, 0.0_f64), |(l, h), &(b, _)| (l.min(b), h.max(b)));
+        .fold((f64::INFINITY, 0.0_f64), |(l, h), &(b, _)| {
+            (l.min(b), h.max(b))
+        });
     assert!(high - low > 0.01, "every endpoint reads alike: {scored:?}");
     let retries: f64 = scored.iter().map(|&(_, n)| n).sum();
     let weighted = scored.iter().map(|&(b, n)| b * n).sum::<f64>() / retries;

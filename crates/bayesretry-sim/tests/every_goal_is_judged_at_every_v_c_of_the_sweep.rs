@@ -69,3 +69,33 @@ fn s8_met_at_every_v_c_is_met() {
         goal.detail
     );
 }
+
+/// One S0 run of `policy` (told `value`, if any): 1000 calls, 500 successes,
+/// `attempts` attempts.
+fn s0_run(policy: &str, value: Option<f64>, attempts: u64) -> RunResult {
+    let mut run = s8_run(policy, value, 0);
+    run.scenario = "S0";
+    run.pooled = Metrics {
+        calls: 1_000,
+        successes: 500,
+        attempts,
+        ..Metrics::default()
+    };
+    run
+}
+
+#[test]
+fn a_regret_where_the_oracle_trails_b0_is_not_taken_for_a_small_one() {
+    // the oracle makes 100 attempts more than B0 for no more successes, and
+    // BR-G 100 more than the oracle: a regret of 100 per 1000 calls against a
+    // lead of -100, which a share (-100 %) would pass
+    let mut results = vec![s0_run("B0", None, 1_000), s0_run("DP", None, 1_100)];
+    for v in VALUE_RATIOS {
+        results.push(s0_run("BR-G", Some(v), 1_200));
+    }
+    let regret = goals(&results, "BR-G")
+        .into_iter()
+        .find(|g| g.goal.contains("regret"))
+        .unwrap_or_else(|| panic!("no regret goal"));
+    assert!(!regret.met, "{regret:?}");
+}
