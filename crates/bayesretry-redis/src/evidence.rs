@@ -494,7 +494,7 @@ impl EvidenceSync {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bayesretry_store::Evidence;
+    use bayesretry_store::{Evidence, MemoryStore};
 
     fn entry(writer: u64, endpoint: &str, seq: u64) -> SnapshotEntry {
         let evidence = Evidence::new(1.0, 2.0).expect("finite counts");
@@ -609,45 +609,6 @@ mod tests {
         assert_eq!(sync.known_sums.get(&writer), Some(&8));
         assert_eq!(sync.buffered(), 0, "the live entry is already in Redis");
     }
-}
-
-#[cfg(test)]
-mod let_go {
-    use super::*;
-    use bayesretry_store::{Evidence, MemoryStore};
-
-    fn entry(writer: u64, endpoint: &str, seq: u64) -> SnapshotEntry {
-        let evidence = Evidence::new(1.0, 2.0).expect("finite counts");
-        SnapshotEntry::new(
-            endpoint,
-            1,
-            "http-503",
-            WriterId::new(writer),
-            seq,
-            evidence,
-            1_000,
-        )
-        .expect("a valid entry")
-    }
-
-    /// A sync that remembers 1 100 entries of writers long gone, so that the
-    /// next collect lets go of what the store does not hold.
-    fn outgrown() -> EvidenceSync {
-        let mut sync = EvidenceSync::new(String::from("test"), 60_000, 10_000, 100);
-        pull_departed(&mut sync);
-        sync
-    }
-
-    /// Notes 1 100 entries of writers long gone as pulled from Redis.
-    fn pull_departed(sync: &mut EvidenceSync) {
-        for writer in 1_000..1_110 {
-            for endpoint in 0..10 {
-                let gone = entry(writer, &format!("api-{endpoint}"), 3);
-                sync.pulled_writers.insert(gone.writer());
-                sync.note_known((gone.writer(), codec::field(&gone)), gone.seq());
-            }
-        }
-    }
 
     /// What a push that Redis acknowledged notes: every buffered version.
     fn acknowledge(sync: &mut EvidenceSync) {
@@ -659,12 +620,12 @@ mod let_go {
 
     #[test]
     fn a_writer_whose_entry_the_store_holds_under_a_clipped_name_stays_another_s() {
-        let mut sync = outgrown();
+        let mut sync = sync();
+        pull_departed_writers(&mut sync);
         // writer 9's entry for an endpoint longer than the store keeps (256
         // bytes by default): pulled under its full name, held clipped
         let long = entry(9, &"e".repeat(300), 3);
-        sync.pulled_writers.insert(long.writer());
-        sync.note_known((long.writer(), codec::field(&long)), long.seq());
+        pulled(&mut sync, &long);
         let store = MemoryStore::new();
         store.merge_at(&Snapshot::from_entries(1_000, vec![long]), 2_000);
         let mut authored = HashSet::new();
@@ -685,7 +646,7 @@ mod let_go {
 
     #[test]
     fn a_context_of_its_own_written_again_after_the_store_forgot_it_is_no_loss() {
-        let mut sync = EvidenceSync::new(String::from("test"), 60_000, 10_000, 100);
+        let mut sync = sync();
         let own = WriterId::new(1);
         let idle = entry(1, "idle", 5);
         let busy = entry(1, "busy", 6);
@@ -696,7 +657,7 @@ mod let_go {
         );
         acknowledge(&mut sync);
         // Redis holds seq 5 and 6 of writer 1: its sum is 11
-        pull_departed(&mut sync);
+        pull_departed_writers(&mut sync);
 
         // the store forgets "idle" (untouched for 64 half-lives) ...
         sync.collect(
@@ -719,7 +680,7 @@ mod let_go {
 
     #[test]
     fn what_a_pass_kept_is_not_passed_over_again_until_it_has_doubled() {
-        let mut sync = EvidenceSync::new(String::from("test"), 60_000, 10_000, 100);
+        let mut sync = sync();
         let own: Vec<SnapshotEntry> = (0..1_200)
             .map(|e| entry(1, &format!("api-{e}"), 2))
             .collect();
@@ -728,13 +689,11 @@ mod let_go {
         acknowledge(&mut sync);
         // the store forgets all but one of them; Redis keeps them all
         let left = vec![own[0].clone()];
-        pull_departed(&mut sync);
+        pull_departed_writers(&mut sync);
         sync.collect(&Snapshot::from_entries(3_000, left.clone()), &mut authored);
         assert_eq!(sync.known.len(), 1_200, "the departed let go, the own kept");
 
-        let late = entry(2_000, "api", 3);
-        sync.pulled_writers.insert(late.writer());
-        sync.note_known((late.writer(), codec::field(&late)), late.seq());
+        pulled(&mut sync, &entry(2_000, "api", 3));
         sync.collect(&Snapshot::from_entries(4_000, left), &mut authored);
         assert_eq!(
             sync.known.len(),
