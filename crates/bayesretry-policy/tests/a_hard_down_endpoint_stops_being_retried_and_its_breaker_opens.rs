@@ -8,6 +8,8 @@
     reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
 )]
 
+mod common;
+
 use bayesretry_cost::CostModel;
 use bayesretry_policy::{
     Context, ErrorClass, HttpStatus, ManualClock, RetryError, RetryErrorKind, RetryPolicy,
@@ -85,13 +87,7 @@ fn a_hard_down_endpoint_stops_getting_retries_and_its_breaker_opens() {
 fn a_transient_endpoint_keeps_being_retried() {
     let policy = virtual_policy();
     for _ in 0..100 {
-        let result = policy.run_blocking("flaky", |attempt| {
-            if attempt == 1 {
-                Err(HttpStatus(503))
-            } else {
-                Ok(attempt)
-            }
-        });
+        let result = policy.run_blocking("flaky", common::fails_once);
         assert_eq!(result.ok(), Some(2));
     }
     let ctx = Context::new("flaky", 1, ErrorClass::Http(503));

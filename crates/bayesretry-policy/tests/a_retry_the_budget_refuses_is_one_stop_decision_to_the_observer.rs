@@ -14,14 +14,14 @@
 
 extern crate alloc;
 
+mod common;
+
 use alloc::sync::Arc;
 use std::sync::Mutex;
 
-use bayesretry_budget::{FixedWindowBudget, FixedWindowConfig};
 use bayesretry_decision::{Decision, Reason};
 use bayesretry_policy::{
-    CancelToken, HttpStatus, ManualClock, Observer, RetryError, RetryErrorKind, RetryPolicy,
-    VirtualSleeper,
+    HttpStatus, ManualClock, Observer, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
 };
 use bayesretry_store::Context;
 
@@ -37,32 +37,29 @@ impl Observer for Decisions {
     }
 }
 
-#[test]
-fn the_observer_sees_only_the_budget_stop() {
-    let one = FixedWindowConfig::new()
-        .with_max_cost_per_window(1)
-        .with_window_ms(3_600_000)
-        .build()
-        .unwrap();
-    let decisions = Decisions::default();
-    let policy = RetryPolicy::builder()
-        .classic()
-        .with_max_attempts(3)
-        .with_virtual_time(VirtualSleeper::new(ManualClock::new(0)))
-        .with_budget(FixedWindowBudget::new(one))
+/// A classic policy whose budget grants one retry an hour, telling
+/// `decisions` what it decides.
+fn one_retry_of_budget_seen_by(decisions: &Decisions) -> RetryPolicy {
+    common::one_retry_of_budget()
         .with_observer(decisions.clone())
         .build()
-        .unwrap();
-    // the first call spends the budget's one retry
-    let spent = policy.run_blocking("api", |attempt| {
-        if attempt == 1 {
-            Err(HttpStatus(503))
-        } else {
-            Ok(attempt)
-        }
-    });
+        .unwrap()
+}
+
+/// A call that fails once spends the budget's one retry; what `decisions`
+/// saw of it is forgotten.
+fn spend_the_one_retry(policy: &RetryPolicy, decisions: &Decisions) {
+    let spent = policy.run_blocking("api", common::fails_once);
     assert_eq!(spent.ok(), Some(2));
     decisions.0.lock().unwrap().clear();
+}
+
+#[test]
+fn the_observer_sees_only_the_budget_stop() {
+    let decisions = Decisions::default();
+    let policy = one_retry_of_budget_seen_by(&decisions);
+    // the first call spends the budget's one retry
+    spend_the_one_retry(&policy, &decisions);
 
     let refused = policy.run_blocking("api", |_| Err::<u32, _>(HttpStatus(503)));
     assert!(
@@ -78,28 +75,10 @@ fn the_observer_sees_only_the_budget_stop() {
 
 #[test]
 fn a_retry_the_budget_allows_is_seen_once_as_a_retry() {
-    let one = FixedWindowConfig::new()
-        .with_max_cost_per_window(1)
-        .with_window_ms(3_600_000)
-        .build()
-        .unwrap();
     let decisions = Decisions::default();
-    let policy = RetryPolicy::builder()
-        .classic()
-        .with_max_attempts(3)
-        .with_virtual_time(VirtualSleeper::new(ManualClock::new(0)))
-        .with_budget(FixedWindowBudget::new(one))
-        .with_observer(decisions.clone())
-        .build()
-        .unwrap();
+    let policy = one_retry_of_budget_seen_by(&decisions);
 
-    let answer = policy.run_blocking("api", |attempt| {
-        if attempt == 1 {
-            Err(HttpStatus(503))
-        } else {
-            Ok(attempt)
-        }
-    });
+    let answer = policy.run_blocking("api", common::fails_once);
     assert_eq!(answer.ok(), Some(2));
     let seen = decisions.0.lock().unwrap().clone();
     assert_eq!(seen, [(Reason::Fixed, true)]);
@@ -133,37 +112,12 @@ fn a_vetoed_retry_is_seen_once_as_a_vetoed_stop() {
 
 #[test]
 fn a_call_cancelled_during_its_attempt_reports_the_retry_it_will_not_make() {
-    let none = FixedWindowConfig::new()
-        .with_max_cost_per_window(1)
-        .with_window_ms(3_600_000)
-        .build()
-        .unwrap();
     let decisions = Decisions::default();
-    let policy = RetryPolicy::builder()
-        .classic()
-        .with_max_attempts(3)
-        .with_virtual_time(VirtualSleeper::new(ManualClock::new(0)))
-        .with_budget(FixedWindowBudget::new(none))
-        .with_observer(decisions.clone())
-        .build()
-        .unwrap();
+    let policy = one_retry_of_budget_seen_by(&decisions);
     // the budget's one retry is spent
-    let spent = policy.run_blocking("api", |attempt| {
-        if attempt == 1 {
-            Err(HttpStatus(503))
-        } else {
-            Ok(attempt)
-        }
-    });
-    assert_eq!(spent.ok(), Some(2));
-    decisions.0.lock().unwrap().clear();
+    spend_the_one_retry(&policy, &decisions);
 
-    let token = CancelToken::new();
-    let cancel = token.clone();
-    let cancelled = policy.call("api").with_cancel(token).run_blocking(|_| {
-        cancel.cancel("shutting down");
-        Err::<u32, _>(HttpStatus(503))
-    });
+    let cancelled = common::cancelled_during_its_attempt(&policy);
     assert!(
         matches!(
             cancelled.as_ref().map_err(RetryError::kind),

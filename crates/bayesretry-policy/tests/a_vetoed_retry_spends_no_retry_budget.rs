@@ -10,30 +10,18 @@
     reason = "test code: a broken expectation must fail the test"
 )]
 
-use bayesretry_budget::{FixedWindowBudget, FixedWindowConfig};
+mod common;
+
 use core::future::Future;
 use core::panic::AssertUnwindSafe;
 use core::pin::pin;
 use core::task::{Context, Poll, Waker};
 
-use bayesretry_policy::{
-    CancelToken, HttpStatus, ManualClock, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
-};
+use bayesretry_policy::{CancelToken, HttpStatus, RetryError, RetryErrorKind, RetryPolicy};
 
 /// A classic policy whose budget grants exactly one retry in the (long) window.
 fn policy_with_one_retry_of_budget() -> RetryPolicy {
-    let rules = FixedWindowConfig::new()
-        .with_max_cost_per_window(1)
-        .with_window_ms(3_600_000)
-        .build()
-        .unwrap();
-    RetryPolicy::builder()
-        .classic()
-        .with_max_attempts(3)
-        .with_virtual_time(VirtualSleeper::new(ManualClock::new(0)))
-        .with_budget(FixedWindowBudget::new(rules))
-        .build()
-        .unwrap()
+    common::one_retry_of_budget().build().unwrap()
 }
 
 #[test]
@@ -54,13 +42,7 @@ fn a_vetoed_retry_leaves_the_budget_for_the_next_call() {
     );
 
     // The budget's one retry is still there for the next call.
-    let retried = policy.run_blocking("api", |attempt| {
-        if attempt == 1 {
-            Err(HttpStatus(503))
-        } else {
-            Ok(attempt)
-        }
-    });
+    let retried = policy.run_blocking("api", common::fails_once);
     assert_eq!(retried.ok(), Some(2));
 
     // And now it is spent: the next retry is refused by the budget.
@@ -76,13 +58,7 @@ fn a_vetoed_retry_leaves_the_budget_for_the_next_call() {
 
 /// The budget's one retry is still there: a call that fails once retries.
 fn the_budget_still_has_its_retry(policy: &RetryPolicy) {
-    let retried = policy.run_blocking("api", |attempt| {
-        if attempt == 1 {
-            Err(HttpStatus(503))
-        } else {
-            Ok(attempt)
-        }
-    });
+    let retried = policy.run_blocking("api", common::fails_once);
     assert!(
         matches!(retried, Ok(2)),
         "the budget was charged: {retried:?}"
@@ -92,13 +68,7 @@ fn the_budget_still_has_its_retry(policy: &RetryPolicy) {
 #[test]
 fn a_blocking_call_cancelled_during_its_attempt_spends_no_retry_budget() {
     let policy = policy_with_one_retry_of_budget();
-    let token = CancelToken::new();
-    let cancel = token.clone();
-    let cancelled = policy.call("api").with_cancel(token).run_blocking(|_| {
-        // the signal comes while the attempt is under way
-        cancel.cancel("shutting down");
-        Err::<u32, _>(HttpStatus(503))
-    });
+    let cancelled = common::cancelled_during_its_attempt(&policy);
     assert!(
         matches!(
             cancelled.as_ref().map_err(RetryError::kind),

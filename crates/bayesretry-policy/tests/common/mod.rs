@@ -6,7 +6,10 @@ use core::pin::pin;
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 
-use bayesretry_policy::{HttpStatus, ManualClock, RetryPolicy};
+use bayesretry_budget::{FixedWindowBudget, FixedWindowConfig};
+use bayesretry_policy::{
+    Builder, CancelToken, HttpStatus, ManualClock, RetryError, RetryPolicy, VirtualSleeper,
+};
 
 /// A minute of healthy traffic at endpoint `api`: ten calls a second, each
 /// succeeding at its first attempt, on the manual `clock`.
@@ -34,4 +37,43 @@ pub(crate) fn block_on<F: Future>(fut: F) -> F::Output {
         }
     }
     panic!("a virtual-time call did not finish");
+}
+
+/// An operation whose first attempt fails with a 503 and whose second answers
+/// its attempt number.
+pub(crate) fn fails_once(attempt: u32) -> Result<u32, HttpStatus> {
+    if attempt == 1 {
+        Err(HttpStatus(503))
+    } else {
+        Ok(attempt)
+    }
+}
+
+/// A classic policy of three attempts on virtual time, whose budget grants
+/// exactly one retry in the (long) window: what is left to set, then build.
+#[expect(clippy::unwrap_used, reason = "the window's rules are valid")]
+pub(crate) fn one_retry_of_budget() -> Builder {
+    let rules = FixedWindowConfig::new()
+        .with_max_cost_per_window(1)
+        .with_window_ms(3_600_000)
+        .build()
+        .unwrap();
+    RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(3)
+        .with_virtual_time(VirtualSleeper::new(ManualClock::new(0)))
+        .with_budget(FixedWindowBudget::new(rules))
+}
+
+/// A blocking call at `api` whose attempt fails with a 503 while the call is
+/// cancelled, "shutting down": the signal comes while the attempt is under way.
+pub(crate) fn cancelled_during_its_attempt(
+    policy: &RetryPolicy,
+) -> Result<u32, RetryError<HttpStatus>> {
+    let token = CancelToken::new();
+    let cancel = token.clone();
+    policy.call("api").with_cancel(token).run_blocking(|_| {
+        cancel.cancel("shutting down");
+        Err::<u32, _>(HttpStatus(503))
+    })
 }
