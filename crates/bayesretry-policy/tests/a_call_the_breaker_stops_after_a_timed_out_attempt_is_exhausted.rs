@@ -12,6 +12,8 @@
 
 extern crate alloc;
 
+mod common;
+
 use alloc::sync::Arc;
 use core::future::{Future, pending, ready};
 use core::pin::{Pin, pin};
@@ -24,27 +26,9 @@ use bayesretry_policy::{
     HttpStatus, ManualClock, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
 };
 
-/// A sleep that advances `clock` by its delay when made and yields once
-/// before it ends: the test acts between the two polls.
-struct YieldOnce(bool);
-
-impl Future for YieldOnce {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 {
-            return Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
-}
-
 /// A classic policy with the breaker crate's default breaker, a 2 s
 /// per-attempt timeout, and a sleeper that yields once.
 fn policy(clock: &ManualClock) -> RetryPolicy {
-    let sleeper_clock = clock.clone();
     RetryPolicy::builder()
         .classic()
         .with_breaker(bayesretry_breaker::Config::new())
@@ -52,10 +36,7 @@ fn policy(clock: &ManualClock) -> RetryPolicy {
         .with_attempt_timeout(Duration::from_secs(2))
         .with_clock(clock.clone())
         .with_blocking_sleeper(VirtualSleeper::new(clock.clone()))
-        .with_sleeper(move |delay| {
-            sleeper_clock.advance(delay);
-            YieldOnce(false)
-        })
+        .with_sleeper(common::advances_and_yields_once(clock))
         .build()
         .unwrap()
 }

@@ -24,6 +24,8 @@
     reason = "test code: a broken expectation must fail the test"
 )]
 
+mod common;
+
 use core::future::{Future, Ready, pending};
 use core::panic::AssertUnwindSafe;
 use core::pin::Pin;
@@ -177,37 +179,20 @@ fn an_async_probe_whose_operation_panics_lets_the_next_call_probe() {
     the_next_call_probes_and_closes(&policy, &clock);
 }
 
-/// A sleep that advances `clock` by its delay and yields once before it ends,
-/// so that the call waiting on it is held in its future.
-struct YieldOnce(bool);
-
-impl Future for YieldOnce {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 {
-            return Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
-}
-
-#[test]
-fn a_probe_that_panics_after_its_call_waited_for_the_breaker_lets_the_next_call_probe() {
-    let clock = ManualClock::new(0);
-    let sleeper_clock = clock.clone();
+/// A classic policy with `breaker`, on `clock`, that waits out a cooldown in
+/// the call's future (whose sleep yields once), after a hard-down spell opened
+/// the breaker.
+fn opened_waiting_while_open(
+    clock: &ManualClock,
+    breaker: bayesretry_breaker::Config,
+) -> RetryPolicy {
     let policy = RetryPolicy::builder()
         .classic()
-        .with_breaker(bayesretry_breaker::Config::new())
+        .with_breaker(breaker)
         .with_max_attempts(1)
         .with_clock(clock.clone())
         .with_blocking_sleeper(VirtualSleeper::new(clock.clone()))
-        .with_sleeper(move |delay| {
-            sleeper_clock.advance(delay);
-            YieldOnce(false)
-        })
+        .with_sleeper(common::advances_and_yields_once(clock))
         .with_wait_while_open(Duration::from_secs(60))
         .build()
         .unwrap();
@@ -217,6 +202,13 @@ fn a_probe_that_panics_after_its_call_waited_for_the_breaker_lets_the_next_call_
             break;
         }
     }
+    policy
+}
+
+#[test]
+fn a_probe_that_panics_after_its_call_waited_for_the_breaker_lets_the_next_call_probe() {
+    let clock = ManualClock::new(0);
+    let policy = opened_waiting_while_open(&clock, bayesretry_breaker::Config::new());
     assert!(matches!(
         policy.breaker_state("api"),
         Some(State::Open { .. })
@@ -307,26 +299,8 @@ fn an_async_probe_whose_classifier_panics_lets_the_next_call_probe() {
 #[test]
 fn a_probe_whose_classifier_panics_again_when_polled_again_frees_its_slot_once() {
     let clock = ManualClock::new(0);
-    let sleeper_clock = clock.clone();
-    let policy = RetryPolicy::builder()
-        .classic()
-        .with_breaker(bayesretry_breaker::Config::new().with_max_probes(2))
-        .with_max_attempts(1)
-        .with_clock(clock.clone())
-        .with_blocking_sleeper(VirtualSleeper::new(clock.clone()))
-        .with_sleeper(move |delay| {
-            sleeper_clock.advance(delay);
-            YieldOnce(false)
-        })
-        .with_wait_while_open(Duration::from_secs(60))
-        .build()
-        .unwrap();
-    for _ in 0..100 {
-        let _ = policy.run_blocking("api", |_| Err::<(), _>(HttpStatus(503)));
-        if matches!(policy.breaker_state("api"), Some(State::Open { .. })) {
-            break;
-        }
-    }
+    let policy =
+        opened_waiting_while_open(&clock, bayesretry_breaker::Config::new().with_max_probes(2));
     let probes = || match policy.breaker_state("api") {
         Some(State::HalfOpen { probes, .. }) => probes,
         other => panic!("expected half-open, got {other:?}"),

@@ -2,13 +2,13 @@
 #![allow(dead_code, reason = "each test file uses only some of these helpers")]
 
 use core::future::Future;
-use core::pin::pin;
+use core::pin::{Pin, pin};
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 
 use bayesretry_budget::{FixedWindowBudget, FixedWindowConfig};
 use bayesretry_policy::{
-    Builder, CancelToken, HttpStatus, ManualClock, RetryError, RetryPolicy, VirtualSleeper,
+    Builder, CancelToken, HttpStatus, ManualClock, RetryError, RetryPolicy, Sleeper, VirtualSleeper,
 };
 
 /// A minute of healthy traffic at endpoint `api`: ten calls a second, each
@@ -76,4 +76,31 @@ pub(crate) fn cancelled_during_its_attempt(
         cancel.cancel("shutting down");
         Err::<u32, _>(HttpStatus(503))
     })
+}
+
+/// A sleep that yields once before it ends, so that the call waiting on it is
+/// held in its future: the test acts between the two polls.
+pub(crate) struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// A sleeper that advances `clock` by the delay when the sleep is made, and
+/// whose sleep yields once before it ends.
+pub(crate) fn advances_and_yields_once(clock: &ManualClock) -> impl Sleeper {
+    let clock = clock.clone();
+    move |delay: Duration| {
+        clock.advance(delay);
+        YieldOnce(false)
+    }
 }
