@@ -32,11 +32,21 @@ fn failures_after_a_first_503(policy: &RetryPolicy) -> f64 {
         .beta()
 }
 
-#[test]
-fn the_retry_that_failed_is_learned_before_should_consume_retry_panics() {
+/// Runs `call`, whose hook panics at the retry's failure, on a learning
+/// policy: the panic unwinds to the caller, and the store has learned the
+/// retry after the first 503 at `api` that was made and failed.
+fn the_failure_is_learned_when_the_hook_panics<R>(call: impl FnOnce(&RetryPolicy) -> R) {
     let policy = learning();
     let before = failures_after_a_first_503(&policy);
-    let unwound = catch_unwind(AssertUnwindSafe(|| {
+    let unwound = catch_unwind(AssertUnwindSafe(|| call(&policy)));
+    assert!(unwound.is_err(), "a hook's panic is not contained");
+    let after = failures_after_a_first_503(&policy);
+    assert!(after > before, "β went from {before} to {after}");
+}
+
+#[test]
+fn the_retry_that_failed_is_learned_before_should_consume_retry_panics() {
+    the_failure_is_learned_when_the_hook_panics(|policy| {
         policy
             .call("api")
             .should_consume_retry(|_: &HttpStatus, attempt| {
@@ -44,26 +54,17 @@ fn the_retry_that_failed_is_learned_before_should_consume_retry_panics() {
                 true
             })
             .run_blocking(|_| Err::<(), _>(HttpStatus(503)))
-    }));
-    assert!(unwound.is_err(), "a hook's panic is not contained");
-    // the retry after the first 503 was made and failed: the store learned it
-    let after = failures_after_a_first_503(&policy);
-    assert!(after > before, "β went from {before} to {after}");
+    });
 }
 
 #[test]
 fn as_it_is_when_on_failed_attempt_panics() {
-    let policy = learning();
-    let before = failures_after_a_first_503(&policy);
-    let unwound = catch_unwind(AssertUnwindSafe(|| {
+    the_failure_is_learned_when_the_hook_panics(|policy| {
         policy
             .call("api")
             .on_failed_attempt(|info| {
                 assert!(info.attempt < 2, "the hook panicked at the retry's failure");
             })
             .run_blocking(|_| Err::<(), _>(HttpStatus(503)))
-    }));
-    assert!(unwound.is_err(), "a hook's panic is not contained");
-    let after = failures_after_a_first_503(&policy);
-    assert!(after > before, "β went from {before} to {after}");
+    });
 }
