@@ -15,7 +15,7 @@ use core::time::Duration;
 use std::time::SystemTime;
 
 use bayesretry_http::{Config, RetryClient};
-use support::{FIRST_BACKOFF_CAP, answer, serve, virtual_policy};
+use support::{FIRST_BACKOFF_CAP, serve_failing_once, virtual_policy};
 
 /// 1994-11-06 08:49:30 UTC.
 fn pinned_now() -> SystemTime {
@@ -23,11 +23,7 @@ fn pinned_now() -> SystemTime {
 }
 
 async fn delays_for(headers: &'static [(&'static str, &'static str)]) -> Vec<Duration> {
-    let server = serve(move |seen| match seen.index {
-        0 => answer(429, headers),
-        _ => answer(200, &[]),
-    })
-    .await;
+    let server = serve_failing_once(429, headers).await;
     let (policy, sleeper) = virtual_policy();
     let client = RetryClient::new(reqwest::Client::new(), policy)
         .with_config(Config::new().with_wall_clock(pinned_now));

@@ -12,18 +12,12 @@ mod support;
 
 use core::time::Duration;
 
-use bayesretry_http::RetryClient;
-use support::{answer, serve, virtual_policy};
+use support::{serve_failing_once, virtual_client};
 
 #[tokio::test]
 async fn the_retry_waits_the_servers_second_and_returns_the_200() {
-    let server = serve(|seen| match seen.index {
-        0 => answer(503, &[("retry-after", "1")]),
-        _ => answer(200, &[]),
-    })
-    .await;
-    let (policy, sleeper) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let server = serve_failing_once(503, &[("retry-after", "1")]).await;
+    let (client, sleeper) = virtual_client();
 
     let response = client.get(server.url("/v1/models")).send().await.unwrap();
 
@@ -35,13 +29,8 @@ async fn the_retry_waits_the_servers_second_and_returns_the_200() {
 
 #[tokio::test]
 async fn without_a_hint_the_wait_is_the_policys_own_backoff() {
-    let server = serve(|seen| match seen.index {
-        0 => answer(503, &[]),
-        _ => answer(200, &[]),
-    })
-    .await;
-    let (policy, sleeper) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let server = serve_failing_once(503, &[]).await;
+    let (client, sleeper) = virtual_client();
 
     let response = client.get(server.url("/")).send().await.unwrap();
 
@@ -53,13 +42,8 @@ async fn without_a_hint_the_wait_is_the_policys_own_backoff() {
 
 #[tokio::test]
 async fn a_529_from_an_overloaded_provider_is_retried_too() {
-    let server = serve(|seen| match seen.index {
-        0 => answer(529, &[("retry-after", "2")]),
-        _ => answer(200, &[]),
-    })
-    .await;
-    let (policy, sleeper) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let server = serve_failing_once(529, &[("retry-after", "2")]).await;
+    let (client, sleeper) = virtual_client();
 
     let response = client.get(server.url("/v1/messages")).send().await.unwrap();
 

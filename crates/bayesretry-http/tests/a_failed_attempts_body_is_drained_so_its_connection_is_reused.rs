@@ -11,7 +11,7 @@
 mod support;
 
 use bayesretry_http::{Config, RetryClient};
-use support::{answer, answer_sized, serve, virtual_policy};
+use support::{answer, answer_sized, serve, virtual_client, virtual_policy};
 
 /// A failure body too large for the client to have read with the headers.
 const BODY: usize = 48 * 1024;
@@ -23,8 +23,7 @@ async fn three_attempts_share_one_connection() {
         _ => answer(200, &[]),
     })
     .await;
-    let (policy, _) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, _) = virtual_client();
 
     let response = client.get(server.url("/")).send().await.unwrap();
 
@@ -70,8 +69,7 @@ async fn with_draining_off_each_retry_opens_a_connection() {
 #[tokio::test]
 async fn successful_calls_keep_using_one_connection() {
     let server = serve(|_| answer(200, &[])).await;
-    let (policy, sleeper) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, sleeper) = virtual_client();
 
     for _ in 0..20 {
         let response = client.get(server.url("/")).send().await.unwrap();

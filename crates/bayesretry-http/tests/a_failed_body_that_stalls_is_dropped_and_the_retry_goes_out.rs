@@ -34,7 +34,7 @@ use bayesretry_policy::{
 };
 use bytes::Bytes;
 use http_body::Frame;
-use support::{OK_200, STALLED_503, serve_raw, virtual_policy};
+use support::{OK_200, STALLED_503, serve_raw, virtual_client, virtual_policy};
 use tower::{Layer, Service, ServiceExt};
 
 /// Longer than any wait in these tests: reaching it means the call hung.
@@ -53,8 +53,7 @@ async fn the_retry_goes_out_under_the_default_policy() {
         _ => OK_200.to_vec(),
     })
     .await;
-    let (policy, _) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, _) = virtual_client();
 
     let response = guarded(client.get(server.url("/")).send()).await.unwrap();
 

@@ -17,13 +17,12 @@ use core::time::Duration;
 use bayesretry_backoff::{Config, Jitter};
 use bayesretry_http::{Error, RetryClient};
 use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};
-use support::{answer, serve, virtual_policy};
+use support::{answer, serve, serve_failing_once, virtual_client};
 
 #[tokio::test]
 async fn an_hour_is_beyond_the_default_minute() {
     let server = serve(|_| answer(429, &[("retry-after", "3600")])).await;
-    let (policy, sleeper) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, sleeper) = virtual_client();
 
     let err = client.get(server.url("/")).send().await.unwrap_err();
 
@@ -59,13 +58,8 @@ async fn a_wait_too_large_to_store_stops_the_call_as_one_beyond_the_limit() {
             Duration::from_millis(u64::MAX),
         ),
     ] {
-        let server = serve(move |seen| match seen.index {
-            0 => answer(503, &[(header, value)]),
-            _ => answer(200, &[]),
-        })
-        .await;
-        let (policy, sleeper) = virtual_policy();
-        let client = RetryClient::new(reqwest::Client::new(), policy);
+        let server = serve_failing_once(503, &[(header, value)]).await;
+        let (client, sleeper) = virtual_client();
 
         let err = client.get(server.url("/")).send().await.unwrap_err();
 
@@ -81,11 +75,7 @@ async fn a_wait_too_large_to_store_stops_the_call_as_one_beyond_the_limit() {
 
 #[tokio::test]
 async fn the_limit_is_the_policys_and_configurable() {
-    let server = serve(|seen| match seen.index {
-        0 => answer(503, &[("retry-after-ms", "2500")]),
-        _ => answer(200, &[]),
-    })
-    .await;
+    let server = serve_failing_once(503, &[("retry-after-ms", "2500")]).await;
     let sleeper = VirtualSleeper::new(ManualClock::new(0));
     let policy = RetryPolicy::builder()
         .with_virtual_time(sleeper.clone())

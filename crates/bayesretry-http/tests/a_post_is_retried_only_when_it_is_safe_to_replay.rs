@@ -16,21 +16,16 @@ mod support;
 
 use bayesretry_http::{Config, NotRetried, RetryClient};
 use http::Method;
-use support::{answer, serve, virtual_policy};
+use support::{serve_failing_once, virtual_client, virtual_policy};
 
 async fn busy_then_ok() -> support::Server {
-    serve(|seen| match seen.index {
-        0 => answer(503, &[("retry-after", "1")]),
-        _ => answer(200, &[]),
-    })
-    .await
+    serve_failing_once(503, &[("retry-after", "1")]).await
 }
 
 #[tokio::test]
 async fn a_post_without_a_key_is_sent_once_and_says_why() {
     let server = busy_then_ok().await;
-    let (policy, sleeper) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, sleeper) = virtual_client();
 
     let response = client
         .post(server.url("/v1/charges"))
@@ -51,8 +46,7 @@ async fn a_post_without_a_key_is_sent_once_and_says_why() {
 #[tokio::test]
 async fn a_post_with_an_idempotency_key_is_retried_with_the_same_key() {
     let server = busy_then_ok().await;
-    let (policy, _) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, _) = virtual_client();
 
     let response = client
         .post(server.url("/v1/charges"))
@@ -91,8 +85,7 @@ async fn the_key_header_name_is_configurable() {
 #[tokio::test]
 async fn a_post_the_caller_opts_in_is_retried() {
     let server = busy_then_ok().await;
-    let (policy, _) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, _) = virtual_client();
 
     let response = client
         .post(server.url("/v1/embeddings"))
@@ -110,8 +103,7 @@ async fn a_post_the_caller_opts_in_is_retried() {
 async fn the_idempotent_methods_are_retried() {
     for method in [Method::GET, Method::PUT, Method::DELETE, Method::OPTIONS] {
         let server = busy_then_ok().await;
-        let (policy, _) = virtual_policy();
-        let client = RetryClient::new(reqwest::Client::new(), policy);
+        let (client, _) = virtual_client();
         let response = client
             .request(method.clone(), server.url("/"))
             .send()
@@ -125,8 +117,7 @@ async fn the_idempotent_methods_are_retried() {
 #[tokio::test]
 async fn a_streamed_body_is_sent_once_and_says_why() {
     let server = busy_then_ok().await;
-    let (policy, sleeper) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, sleeper) = virtual_client();
     let chunks: Vec<Result<&'static str, std::io::Error>> = vec![Ok("{\"a\":"), Ok("1}")];
     let stream = reqwest::Body::wrap_stream(futures_stream(chunks));
 

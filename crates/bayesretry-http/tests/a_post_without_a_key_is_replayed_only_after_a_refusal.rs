@@ -23,7 +23,10 @@ use core::time::Duration;
 use bayesretry_http::{Config, Error, NotRetried, RetryClient, RetryLayer, Stop};
 use bayesretry_policy::{ManualClock, Reason, RetryPolicy, VirtualSleeper};
 use http::Method;
-use support::{answer, classic_at_once, closed_port, serve, serve_raw, virtual_policy};
+use support::{
+    answer, classic_at_once, closed_port, serve, serve_failing_once, serve_raw, virtual_client,
+    virtual_policy,
+};
 use tower::{Layer, Service, ServiceExt};
 
 const CHAT: &str = r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#;
@@ -35,18 +38,13 @@ async fn chat(client: &RetryClient, url: String) -> Result<reqwest::Response, Er
 
 /// A server that answers `status` first, then 200.
 async fn first(status: u16) -> support::Server {
-    serve(move |seen| match seen.index {
-        0 => answer(status, &[("retry-after-ms", "20")]),
-        _ => answer(200, &[]),
-    })
-    .await
+    serve_failing_once(status, &[("retry-after-ms", "20")]).await
 }
 
 #[tokio::test]
 async fn a_429_then_a_200_gives_the_200_after_two_requests() {
     let server = first(429).await;
-    let (policy, sleeper) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, sleeper) = virtual_client();
 
     let response = chat(&client, server.url("/v1/chat/completions"))
         .await
@@ -66,8 +64,7 @@ async fn a_429_then_a_200_gives_the_200_after_two_requests() {
 async fn a_529_and_a_408_are_refusals_too() {
     for status in [529, 408] {
         let server = first(status).await;
-        let (policy, _) = virtual_policy();
-        let client = RetryClient::new(reqwest::Client::new(), policy);
+        let (client, _) = virtual_client();
 
         let response = chat(&client, server.url("/v1/messages")).await.unwrap();
 
@@ -79,8 +76,7 @@ async fn a_529_and_a_408_are_refusals_too() {
 #[tokio::test]
 async fn a_500_is_sent_once_and_says_why() {
     let server = first(500).await;
-    let (policy, sleeper) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, sleeper) = virtual_client();
 
     let response = chat(&client, server.url("/v1/chat/completions"))
         .await
@@ -102,8 +98,7 @@ async fn a_500_after_a_429_is_not_sent_again() {
         _ => answer(500, &[]),
     })
     .await;
-    let (policy, _) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, _) = virtual_client();
 
     let response = client
         .patch(server.url("/v1/jobs/1"))
@@ -183,8 +178,7 @@ async fn a_post_to_a_closed_port_is_retried() {
 async fn a_connection_closed_after_the_request_went_out_is_not_replayed() {
     // the request is read, then the connection closed without an answer
     let server = serve_raw(|_| Vec::new()).await;
-    let (policy, sleeper) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, sleeper) = virtual_client();
 
     let err = chat(&client, server.url("/v1/chat/completions"))
         .await
@@ -280,8 +274,7 @@ async fn a_permanent_failure_is_not_marked_as_held_back_for_want_of_a_key() {
     for headers in [&[][..], &[("x-should-retry", "false")][..]] {
         let status = if headers.is_empty() { 400 } else { 500 };
         let server = serve(move |_| answer(status, headers)).await;
-        let (policy, _) = virtual_policy();
-        let client = RetryClient::new(reqwest::Client::new(), policy);
+        let (client, _) = virtual_client();
 
         let response = chat(&client, server.url("/v1/chat/completions"))
             .await
@@ -298,8 +291,7 @@ async fn a_permanent_failure_is_not_marked_as_held_back_for_want_of_a_key() {
 #[tokio::test]
 async fn a_redirect_loop_is_permanent_not_held_back() {
     let server = serve(|_| answer(307, &[("location", "/v1/chat/completions")])).await;
-    let (policy, _) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, _) = virtual_client();
 
     let err = chat(&client, server.url("/v1/chat/completions"))
         .await

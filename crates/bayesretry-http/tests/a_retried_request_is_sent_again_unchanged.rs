@@ -12,8 +12,7 @@ mod support;
 
 use core::time::Duration;
 
-use bayesretry_http::RetryClient;
-use support::{answer, serve, virtual_policy};
+use support::{answer, serve, virtual_client};
 
 fn busy_twice() -> impl Fn(&support::Seen) -> http::Response<http_body_util::Full<bytes::Bytes>> {
     |seen| match seen.index {
@@ -35,8 +34,7 @@ fn assert_all_alike(server: &support::Server) {
 #[tokio::test]
 async fn a_get_with_headers_and_a_timeout() {
     let server = serve(busy_twice()).await;
-    let (policy, _) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, _) = virtual_client();
 
     let response = client
         .get(server.url("/v1/models?limit=5"))
@@ -55,8 +53,7 @@ async fn a_get_with_headers_and_a_timeout() {
 #[tokio::test]
 async fn a_put_with_a_body() {
     let server = serve(busy_twice()).await;
-    let (policy, _) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, _) = virtual_client();
 
     let response = client
         .put(server.url("/v1/files/7"))
@@ -74,8 +71,7 @@ async fn a_put_with_a_body() {
 #[tokio::test]
 async fn a_request_built_beforehand_and_executed() {
     let server = serve(busy_twice()).await;
-    let (policy, _) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, _) = virtual_client();
     let request = client
         .delete(server.url("/v1/files/7"))
         .header("x-trace", "t-2")

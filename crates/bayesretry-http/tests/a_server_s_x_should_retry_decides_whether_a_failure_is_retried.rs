@@ -20,16 +20,15 @@ use alloc::sync::Arc;
 use core::convert::Infallible;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
-use bayesretry_http::{NotRetried, RetryClient, RetryLayer};
-use support::{answer, serve, virtual_policy};
+use bayesretry_http::{NotRetried, RetryLayer};
+use support::{answer, serve, serve_failing_once, virtual_client, virtual_policy};
 use tower::{Layer, Service, ServiceExt};
 
 #[tokio::test]
 async fn false_ends_the_call_at_a_failure_the_status_would_retry() {
     for status in [429_u16, 500, 503, 529] {
         let server = serve(move |_| answer(status, &[("x-should-retry", "false")])).await;
-        let (policy, sleeper) = virtual_policy();
-        let client = RetryClient::new(reqwest::Client::new(), policy);
+        let (client, sleeper) = virtual_client();
 
         let response = client.get(server.url("/v1/models")).send().await.unwrap();
 
@@ -45,8 +44,7 @@ async fn false_returns_the_response_even_with_a_wait_beyond_the_limit() {
     // an error, the answer is the response
     let server =
         serve(|_| answer(429, &[("x-should-retry", "false"), ("retry-after", "7200")])).await;
-    let (policy, _) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, _) = virtual_client();
 
     let response = client.get(server.url("/v1/models")).send().await.unwrap();
 
@@ -56,13 +54,8 @@ async fn false_returns_the_response_even_with_a_wait_beyond_the_limit() {
 
 #[tokio::test]
 async fn true_retries_a_status_the_table_calls_permanent() {
-    let server = serve(|seen| match seen.index {
-        0 => answer(400, &[("x-should-retry", "true")]),
-        _ => answer(200, &[]),
-    })
-    .await;
-    let (policy, sleeper) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let server = serve_failing_once(400, &[("x-should-retry", "true")]).await;
+    let (client, sleeper) = virtual_client();
 
     let response = client.get(server.url("/v1/models")).send().await.unwrap();
 
@@ -73,13 +66,8 @@ async fn true_retries_a_status_the_table_calls_permanent() {
 
 #[tokio::test]
 async fn true_does_not_make_a_post_without_a_key_safe_to_replay() {
-    let server = serve(|seen| match seen.index {
-        0 => answer(500, &[("x-should-retry", "true")]),
-        _ => answer(200, &[]),
-    })
-    .await;
-    let (policy, _) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let server = serve_failing_once(500, &[("x-should-retry", "true")]).await;
+    let (client, _) = virtual_client();
 
     let response = client
         .post(server.url("/v1/chat/completions"))
@@ -96,13 +84,8 @@ async fn true_does_not_make_a_post_without_a_key_safe_to_replay() {
 #[tokio::test]
 async fn any_other_value_leaves_the_status_to_decide() {
     for value in ["maybe", "", "1", "yes"] {
-        let server = serve(move |seen| match seen.index {
-            0 => answer(503, &[("x-should-retry", value)]),
-            _ => answer(200, &[]),
-        })
-        .await;
-        let (policy, _) = virtual_policy();
-        let client = RetryClient::new(reqwest::Client::new(), policy);
+        let server = serve_failing_once(503, &[("x-should-retry", value)]).await;
+        let (client, _) = virtual_client();
 
         let response = client.get(server.url("/v1/models")).send().await.unwrap();
 

@@ -14,7 +14,7 @@ use core::time::Duration;
 
 use bayesretry_http::RetryClient;
 use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};
-use support::{answer, serve, virtual_policy};
+use support::{answer, serve, virtual_client};
 
 #[tokio::test]
 async fn four_attempts_and_the_last_503_is_returned() {
@@ -44,8 +44,7 @@ async fn four_attempts_and_the_last_503_is_returned() {
 #[tokio::test]
 async fn a_learning_policy_never_exceeds_its_cap_either() {
     let server = serve(|_| answer(503, &[("retry-after-ms", "10")])).await;
-    let (policy, _) = virtual_policy();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, _) = virtual_client();
 
     for call in 1..=5 {
         let response = client.get(server.url("/")).send().await.unwrap();

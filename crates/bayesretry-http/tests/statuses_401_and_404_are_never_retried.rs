@@ -10,15 +10,13 @@
 
 mod support;
 
-use bayesretry_http::RetryClient;
-use support::{answer, serve, virtual_policy};
+use support::{answer, serve, virtual_client};
 
 #[tokio::test]
 async fn a_401_and_a_404_are_returned_after_one_attempt() {
     for status in [401_u16, 404, 400, 403, 422] {
         let server = serve(move |_| answer(status, &[("retry-after", "1")])).await;
-        let (policy, sleeper) = virtual_policy();
-        let client = RetryClient::new(reqwest::Client::new(), policy);
+        let (client, sleeper) = virtual_client();
 
         let response = client.get(server.url("/v1/users/42")).send().await.unwrap();
 

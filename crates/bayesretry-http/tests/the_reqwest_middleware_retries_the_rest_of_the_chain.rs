@@ -20,7 +20,7 @@ use std::sync::Mutex;
 
 use bayesretry_http::{Idempotent, MiddlewareError, RetryMiddleware};
 use bayesretry_policy::RetryPolicy;
-use support::{answer, serve, virtual_policy};
+use support::{answer, serve, serve_failing_once, virtual_policy};
 
 /// A reqwest client whose middleware chain is `RetryMiddleware` under `policy`.
 fn retried(policy: RetryPolicy) -> reqwest_middleware::ClientWithMiddleware {
@@ -31,11 +31,7 @@ fn retried(policy: RetryPolicy) -> reqwest_middleware::ClientWithMiddleware {
 
 #[tokio::test]
 async fn a_503_with_a_hint_then_a_200_through_the_middleware() {
-    let server = serve(|seen| match seen.index {
-        0 => answer(503, &[("retry-after", "1")]),
-        _ => answer(200, &[]),
-    })
-    .await;
+    let server = serve_failing_once(503, &[("retry-after", "1")]).await;
     let (policy, sleeper) = virtual_policy();
     let client = retried(policy);
 
@@ -78,11 +74,7 @@ async fn a_post_is_replayed_only_with_the_idempotent_extension() {
 
 #[tokio::test]
 async fn a_post_without_a_key_is_replayed_after_a_429() {
-    let server = serve(|seen| match seen.index {
-        0 => answer(429, &[("retry-after", "1")]),
-        _ => answer(200, &[]),
-    })
-    .await;
+    let server = serve_failing_once(429, &[("retry-after", "1")]).await;
     let (policy, _) = virtual_policy();
     let client = retried(policy);
 
@@ -155,11 +147,7 @@ impl reqwest_middleware::Middleware for Reading {
 
 #[tokio::test]
 async fn what_the_chain_below_writes_in_the_extensions_reaches_the_chain_above() {
-    let server = serve(|seen| match seen.index {
-        0 => answer(503, &[]),
-        _ => answer(200, &[]),
-    })
-    .await;
+    let server = serve_failing_once(503, &[]).await;
     let (policy, _) = virtual_policy();
     let reading = Arc::new(Reading(Mutex::new(None)));
     let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())

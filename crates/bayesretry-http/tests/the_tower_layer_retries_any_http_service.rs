@@ -19,7 +19,7 @@ use http::Request;
 use http_body_util::Full;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-use support::{answer, classic_at_once, closed_port, serve, virtual_policy};
+use support::{answer, classic_at_once, closed_port, serve, serve_failing_once, virtual_policy};
 use tower::{Layer, Service};
 
 type Body = Full<Bytes>;
@@ -38,11 +38,7 @@ where
 
 #[tokio::test]
 async fn a_503_with_a_hint_then_a_200_through_the_layer() {
-    let server = serve(|seen| match seen.index {
-        0 => answer(503, &[("retry-after", "1")]),
-        _ => answer(200, &[]),
-    })
-    .await;
+    let server = serve_failing_once(503, &[("retry-after", "1")]).await;
     let (policy, sleeper) = virtual_policy();
     let mut service = RetryLayer::new(policy).layer(hyper_client());
 

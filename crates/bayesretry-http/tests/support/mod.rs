@@ -20,6 +20,7 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 use core::time::Duration;
 use std::sync::{Mutex, PoisonError};
 
+use bayesretry_http::RetryClient;
 use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};
 use bytes::Bytes;
 use http::{HeaderMap, Method, Request, Response, StatusCode};
@@ -156,6 +157,17 @@ pub fn answer(status: u16, headers: &[(&str, &str)]) -> Response<Full<Bytes>> {
     response
 }
 
+/// Starts a server that answers the first request with `status` and
+/// `headers`, and every later one with a `200`.
+pub async fn serve_failing_once(status: u16, headers: &[(&'static str, &'static str)]) -> Server {
+    let headers = headers.to_vec();
+    serve(move |seen| match seen.index {
+        0 => answer(status, &headers),
+        _ => answer(200, &[]),
+    })
+    .await
+}
+
 /// A learning policy on virtual time: every sleep is recorded, none is waited.
 pub fn virtual_policy() -> (RetryPolicy, VirtualSleeper) {
     let sleeper = VirtualSleeper::new(ManualClock::new(0));
@@ -165,6 +177,12 @@ pub fn virtual_policy() -> (RetryPolicy, VirtualSleeper) {
         .build()
         .expect("a valid policy");
     (policy, sleeper)
+}
+
+/// A client on [`virtual_policy`], and the sleeper that records its waits.
+pub fn virtual_client() -> (RetryClient, VirtualSleeper) {
+    let (policy, sleeper) = virtual_policy();
+    (RetryClient::new(reqwest::Client::new(), policy), sleeper)
 }
 
 /// Classic mode, `attempts` attempts in all, each retry sent at once.
