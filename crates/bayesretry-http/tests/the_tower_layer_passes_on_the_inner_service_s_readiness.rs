@@ -34,6 +34,24 @@ fn request() -> Request<String> {
         .unwrap()
 }
 
+/// The attempts and the stop of the inner service's `BrokenPipe` failure,
+/// which `failed` must be.
+fn broken_pipe<T: core::fmt::Debug>(
+    failed: Result<T, Error<io::Error, Response<String>>>,
+) -> (u32, Stop) {
+    match failed {
+        Err(Error::Transport {
+            source,
+            attempts,
+            stop,
+        }) => {
+            assert_eq!(source.kind(), io::ErrorKind::BrokenPipe);
+            (attempts, stop)
+        }
+        other => panic!("expected the inner service's failure, got {other:?}"),
+    }
+}
+
 // on tokio's paused clock, so that a second call queued inside the layer
 // (rather than shed) fails the test at its guard instead of hanging it
 #[tokio::test(start_paused = true)]
@@ -103,17 +121,7 @@ async fn a_service_whose_readiness_fails_is_not_retried() {
 
     let failed = poll_fn(|cx| service.poll_ready(cx)).await;
 
-    match failed {
-        Err(Error::Transport {
-            source,
-            attempts,
-            stop,
-        }) => {
-            assert_eq!(source.kind(), io::ErrorKind::BrokenPipe);
-            assert_eq!((attempts, stop), (0, Stop::Permanent));
-        }
-        other => panic!("expected the inner service's failure, got {other:?}"),
-    }
+    assert_eq!(broken_pipe(failed), (0, Stop::Permanent));
     assert_eq!(calls.load(Ordering::Relaxed), 0);
 }
 
@@ -164,18 +172,8 @@ async fn a_retry_whose_service_fails_its_readiness_ends_the_call_at_once() {
 
     let failed = service.ready().await.unwrap().call(request()).await;
 
-    match failed {
-        Err(Error::Transport {
-            source,
-            attempts,
-            stop,
-        }) => {
-            assert_eq!(source.kind(), io::ErrorKind::BrokenPipe);
-            // the retry that found the service done is the last attempt
-            assert_eq!((attempts, stop), (2, Stop::Permanent));
-        }
-        other => panic!("expected the inner service's failure, got {other:?}"),
-    }
+    // the retry that found the service done is the last attempt
+    assert_eq!(broken_pipe(failed), (2, Stop::Permanent));
     assert_eq!(calls.load(Ordering::Relaxed), 1);
     // the caller's readiness check, and the one retry's
     assert_eq!(readiness.load(Ordering::Relaxed), 2);
