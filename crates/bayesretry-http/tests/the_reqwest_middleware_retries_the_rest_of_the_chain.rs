@@ -110,6 +110,13 @@ async fn a_hint_above_the_cap_arrives_as_this_crates_error() {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct AttemptSeen(u32);
 
+/// Counts an attempt on `attempts` and writes its number in `extensions`.
+fn note_attempt(attempts: &AtomicU32, extensions: &mut http::Extensions) -> u32 {
+    let attempt = attempts.fetch_add(1, Ordering::SeqCst) + 1;
+    extensions.insert(AttemptSeen(attempt));
+    attempt
+}
+
 /// Below the retries: counts the attempts and writes each one's number in
 /// the extensions, as a middleware that leaves a note for those above it does.
 struct Counting(AtomicU32);
@@ -122,8 +129,7 @@ impl reqwest_middleware::Middleware for Counting {
         extensions: &mut http::Extensions,
         next: reqwest_middleware::Next<'_>,
     ) -> reqwest_middleware::Result<reqwest::Response> {
-        let attempt = self.0.fetch_add(1, Ordering::SeqCst) + 1;
-        extensions.insert(AttemptSeen(attempt));
+        note_attempt(&self.0, extensions);
         next.run(request, extensions).await
     }
 }
@@ -145,16 +151,26 @@ impl reqwest_middleware::Middleware for Reading {
     }
 }
 
-#[tokio::test]
-async fn what_the_chain_below_writes_in_the_extensions_reaches_the_chain_above() {
-    let server = serve_failing_once(503, &[]).await;
-    let (policy, _) = virtual_policy();
+/// A chain of [`Reading`], `RetryMiddleware` under `policy`, and `below`; and
+/// the `Reading`, to look at afterwards.
+fn between(
+    policy: RetryPolicy,
+    below: impl reqwest_middleware::Middleware,
+) -> (reqwest_middleware::ClientWithMiddleware, Arc<Reading>) {
     let reading = Arc::new(Reading(Mutex::new(None)));
     let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
         .with_arc(reading.clone())
         .with(RetryMiddleware::new(policy))
-        .with(Counting(AtomicU32::new(0)))
+        .with(below)
         .build();
+    (client, reading)
+}
+
+#[tokio::test]
+async fn what_the_chain_below_writes_in_the_extensions_reaches_the_chain_above() {
+    let server = serve_failing_once(503, &[]).await;
+    let (policy, _) = virtual_policy();
+    let (client, reading) = between(policy, Counting(AtomicU32::new(0)));
 
     let response = client.get(server.url("/")).send().await.unwrap();
 
@@ -176,9 +192,7 @@ impl reqwest_middleware::Middleware for ThenStalls {
         extensions: &mut http::Extensions,
         _next: reqwest_middleware::Next<'_>,
     ) -> reqwest_middleware::Result<reqwest::Response> {
-        let attempt = self.0.fetch_add(1, Ordering::SeqCst) + 1;
-        extensions.insert(AttemptSeen(attempt));
-        if attempt == 1 {
+        if note_attempt(&self.0, extensions) == 1 {
             return Ok(http::Response::builder()
                 .status(503)
                 .body("")
@@ -201,12 +215,7 @@ async fn a_last_attempt_cut_off_by_its_timeout_hands_back_its_own_extensions() {
         ))
         .build()
         .unwrap();
-    let reading = Arc::new(Reading(Mutex::new(None)));
-    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
-        .with_arc(reading.clone())
-        .with(RetryMiddleware::new(policy))
-        .with(ThenStalls(AtomicU32::new(0)))
-        .build();
+    let (client, reading) = between(policy, ThenStalls(AtomicU32::new(0)));
 
     let err = client
         .get("http://api.example.com/v1/chat")
