@@ -46,13 +46,18 @@ async fn guarded<T>(call: impl Future<Output = T>) -> T {
         .expect("the call hung on the stalled body")
 }
 
-#[tokio::test(start_paused = true)]
-async fn the_retry_goes_out_under_the_default_policy() {
-    let server = serve_raw(|index| match index {
+/// A raw server whose first answer is the stalled 503, and every later one a 200.
+async fn stalled_then_ok() -> support::Server {
+    serve_raw(|index| match index {
         0 => STALLED_503.to_vec(),
         _ => OK_200.to_vec(),
     })
-    .await;
+    .await
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_retry_goes_out_under_the_default_policy() {
+    let server = stalled_then_ok().await;
     let (client, _) = virtual_client();
 
     let response = guarded(client.get(server.url("/")).send()).await.unwrap();
@@ -65,11 +70,7 @@ async fn the_retry_goes_out_under_the_default_policy() {
 
 #[tokio::test(start_paused = true)]
 async fn a_zero_drain_timeout_drops_the_stalled_body_at_once() {
-    let server = serve_raw(|index| match index {
-        0 => STALLED_503.to_vec(),
-        _ => OK_200.to_vec(),
-    })
-    .await;
+    let server = stalled_then_ok().await;
     let (policy, _) = virtual_policy();
     let client = RetryClient::new(reqwest::Client::new(), policy)
         .with_config(Config::new().with_drain_timeout(Duration::ZERO));
@@ -199,11 +200,7 @@ async fn the_layer_drops_a_stalled_body_too() {
 /// body before a retry must not be counted in the retry's timeout.
 #[tokio::test(start_paused = true)]
 async fn the_drain_is_not_counted_in_reqwest_s_timeout_of_the_retry() {
-    let server = serve_raw(|index| match index {
-        0 => STALLED_503.to_vec(),
-        _ => OK_200.to_vec(),
-    })
-    .await;
+    let server = stalled_then_ok().await;
     let client = RetryClient::new(reqwest::Client::new(), support::classic_at_once(2));
 
     // the default drain timeout, 1 s, is longer than the request's timeout
@@ -222,11 +219,7 @@ async fn the_drain_is_not_counted_in_reqwest_s_timeout_of_the_retry() {
 
 #[tokio::test(start_paused = true)]
 async fn the_drain_is_not_counted_in_the_client_s_timeout_of_the_retry() {
-    let server = serve_raw(|index| match index {
-        0 => STALLED_503.to_vec(),
-        _ => OK_200.to_vec(),
-    })
-    .await;
+    let server = stalled_then_ok().await;
     let inner = reqwest::Client::builder()
         .timeout(Duration::from_millis(500))
         .build()
