@@ -13,6 +13,9 @@ pub(crate) const STDIN: &str = "<stdin>";
 pub(crate) struct Input {
     pub(crate) name: String,
     pub(crate) reader: Box<dyn Read>,
+    /// Whether it is a regular file (links followed), not standard input, a
+    /// pipe or a device.
+    pub(crate) regular: bool,
 }
 
 /// Opens `path`, or standard input when it is `None` or `-`.
@@ -21,18 +24,20 @@ pub(crate) fn open(path: Option<&Path>) -> Result<Input, Error> {
         None => Ok(stdin()),
         Some(path) if path.as_os_str() == "-" => Ok(stdin()),
         Some(path) => {
-            let file = open_file(path)?;
+            let (file, regular) = open_file(path)?;
             Ok(Input {
                 name: path.display().to_string(),
                 reader: Box::new(file),
+                regular,
             })
         }
     }
 }
 
-/// Opens the file at `path` for reading; a directory is refused here rather than
-/// failing at the first read, so that it is reported as missing input.
-fn open_file(path: &Path) -> Result<File, Error> {
+/// Opens the file at `path` for reading, and says whether it is a regular
+/// file; a directory is refused here rather than failing at the first read, so
+/// that it is reported as missing input.
+fn open_file(path: &Path) -> Result<(File, bool), Error> {
     let shown = path.display().to_string();
     let file = File::open(path).map_err(|error| Error::no_input(&shown, &error))?;
     let metadata = file
@@ -44,12 +49,13 @@ fn open_file(path: &Path) -> Result<File, Error> {
             &io::Error::from(io::ErrorKind::IsADirectory),
         ));
     }
-    Ok(file)
+    Ok((file, metadata.is_file()))
 }
 
 fn stdin() -> Input {
     Input {
         name: String::from(STDIN),
         reader: Box::new(io::stdin().lock()),
+        regular: false,
     }
 }

@@ -49,11 +49,10 @@ pub(crate) fn run(args: &InspectArgs, out: &mut Output<'_>) -> Result<(), Error>
 /// a store to save beside. A missing file or a directory is refused first, as
 /// missing input.
 fn load(path: &Path) -> Result<Snapshot, Error> {
-    let file = path.as_os_str() != "-" && is_regular_file(path);
     let mut input = input::open(Some(path))?;
     let mut bytes = Vec::new();
     input.reader.read_to_end(&mut bytes).map_err(|error| {
-        if file {
+        if input.regular {
             // as the store reports a file it cannot read
             Error::Store(bayesretry_fs::Error::Io {
                 op: "read",
@@ -68,13 +67,6 @@ fn load(path: &Path) -> Result<Snapshot, Error> {
         }
     })?;
     bayesretry_fs::parse_snapshot(&input.name, &bytes).map_err(Error::Store)
-}
-
-/// Whether `path`, its links followed, is a regular file; `false` for a
-/// pipe or a device, and for a path that cannot be examined (which opening it
-/// reports).
-fn is_regular_file(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|metadata| metadata.is_file())
 }
 
 /// One context of the snapshot, its writers' evidence summed.
