@@ -17,10 +17,9 @@ pub(crate) const MAX_LINKS: usize = 40;
 #[cfg(unix)]
 const MAX_NAME_BYTES: usize = 255;
 
-/// The longest suffix a save adds to the file's name, for the backup's
-/// temporary file.
-#[cfg(unix)]
-const LONGEST_SUFFIX: &str = ".bak.tmp";
+/// The suffix of the backup's temporary file: the longest a save adds to the
+/// file's name.
+const BACKUP_TEMP_SUFFIX: &str = ".bak.tmp";
 
 /// Refuses a path that cannot name a snapshot file: one that ends in a
 /// separator or in `.` (a directory, whatever its last name), and on Unix a
@@ -62,7 +61,7 @@ pub(crate) fn check_name_length(path: &Path) -> Result<(), Error> {
     let _ = path;
     #[cfg(unix)]
     if let Some(name) = path.file_name() {
-        if name.len() + LONGEST_SUFFIX.len() > MAX_NAME_BYTES {
+        if name.len() + BACKUP_TEMP_SUFFIX.len() > MAX_NAME_BYTES {
             return Err(Error::Io {
                 op: "use as a snapshot file",
                 path: path.into(),
@@ -70,7 +69,7 @@ pub(crate) fn check_name_length(path: &Path) -> Result<(), Error> {
                     io::ErrorKind::InvalidInput,
                     format!(
                         "the file name is {} bytes, too long for the name of the backup's \
-                         temporary file (`{LONGEST_SUFFIX}` added) to fit in {MAX_NAME_BYTES}",
+                         temporary file (`{BACKUP_TEMP_SUFFIX}` added) to fit in {MAX_NAME_BYTES}",
                         name.len()
                     ),
                 ),
@@ -129,7 +128,7 @@ impl Target {
         Ok(Target {
             backup: sibling(".bak"),
             temp: sibling(".tmp"),
-            backup_temp: sibling(".bak.tmp"),
+            backup_temp: sibling(BACKUP_TEMP_SUFFIX),
             lock: sibling(".lock"),
             file,
             dir,
