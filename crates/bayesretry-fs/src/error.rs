@@ -122,6 +122,17 @@ pub enum Error {
         /// Its sequence number in the snapshot.
         in_snapshot: u64,
     },
+    /// Another save held the file's lock (`<file>.lock`) for longer than the
+    /// store waits ([`FileStore::with_lock_timeout`](crate::FileStore::with_lock_timeout)):
+    /// nothing was written. A save holds it for milliseconds, so the holder is
+    /// most likely a process that is stopped or hung; the lock goes when it
+    /// ends.
+    LockTimeout {
+        /// The lock file.
+        path: PathBuf,
+        /// How long the save waited.
+        waited: Duration,
+    },
     /// An autosave interval of zero.
     InvalidInterval(Duration),
     /// The autosave thread is gone: it could not be started, or it has
@@ -144,6 +155,7 @@ impl Error {
             | Error::FutureVersion { path, .. }
             | Error::WriterBehind { path, .. }
             | Error::TooManyLinks { path, .. }
+            | Error::LockTimeout { path, .. }
             | Error::Io { path, .. } => Some(path),
             Error::Unrecoverable { .. }
             | Error::InvalidInterval(_)
@@ -231,6 +243,13 @@ impl fmt::Display for Error {
                  nothing was written: the store was started again under the same writer id \
                  without loading the file. Load the file into the store before it observes \
                  anything, or give each run its own writer id",
+                path.display()
+            ),
+            Error::LockTimeout { path, waited } => write!(
+                f,
+                "gave up waiting for the save lock {} after {waited:?}: another process has held \
+                 it all that time (a save holds it for milliseconds, so the holder is likely \
+                 stopped or hung), and nothing was written",
                 path.display()
             ),
             Error::InvalidInterval(interval) => {

@@ -1,5 +1,6 @@
 //! [`FileStore`]: one snapshot file, its backup, and the protocol between them.
 
+use core::time::Duration;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,7 @@ use bayesretry_store::{Snapshot, SnapshotEntry, WriterId};
 use crate::atomic::{rename, rotate_backup, sync_dir, write_durably};
 use crate::error::Error;
 use crate::identity::FileId;
-use crate::lock::SaveLock;
+use crate::lock::{DEFAULT_LOCK_TIMEOUT, SaveLock};
 use crate::read::read_file;
 use crate::recovery::{Merged, Origin, Recovery, Source};
 use crate::target::{Target, check_file_name, check_name_length, check_not_a_directory};
@@ -123,6 +124,8 @@ pub struct FileStore {
     /// The version of the primary file this store last wrote or read whole,
     /// known to be a good snapshot without reading it again.
     known_good: Mutex<Option<FileId>>,
+    /// How long a save waits for the lock; `None`: as long as it takes.
+    lock_timeout: Option<Duration>,
 }
 
 impl FileStore {
@@ -169,7 +172,43 @@ impl FileStore {
         Ok(FileStore {
             path,
             known_good: Mutex::new(None),
+            lock_timeout: Some(DEFAULT_LOCK_TIMEOUT),
         })
+    }
+
+    /// The store, with saves that wait up to `timeout` for a lock another
+    /// save holds before giving up with [`Error::LockTimeout`] (10 seconds
+    /// unless set). `Duration::ZERO` tries the lock once. See
+    /// [several processes](FileStore#several-processes).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use bayesretry_fs::FileStore;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let file = FileStore::open(dir.path().join("evidence.json"))?
+    ///     .with_lock_timeout(Duration::from_secs(2));
+    /// assert_eq!(file.lock_timeout(), Some(Duration::from_secs(2)));
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub const fn with_lock_timeout(mut self, timeout: Duration) -> FileStore {
+        self.lock_timeout = Some(timeout);
+        self
+    }
+
+    /// The store, with saves that wait for the lock as long as it takes, as a
+    /// process that would rather hang than skip a save needs: a stopped
+    /// holder then blocks them until it ends.
+    #[must_use]
+    pub const fn without_lock_timeout(mut self) -> FileStore {
+        self.lock_timeout = None;
+        self
+    }
+
+    /// How long a save waits for the lock; `None` if as long as it takes.
+    pub const fn lock_timeout(&self) -> Option<Duration> {
+        self.lock_timeout
     }
 
     /// The snapshot file's path, as given to [`open`](FileStore::open): the
@@ -276,12 +315,14 @@ impl FileStore {
     /// [`Error::TooManyLinks`] (and nothing written) if the path is a loop of
     /// symbolic links; [`Error::Io`] (and nothing written) if the file a
     /// symbolic link names could not be opened as one (see
-    /// [`open`](FileStore::open)).
+    /// [`open`](FileStore::open)); [`Error::LockTimeout`] (and nothing
+    /// written) if another save held the lock for longer than the
+    /// [`lock_timeout`](FileStore::lock_timeout).
     pub fn save(&self, snapshot: &Snapshot) -> Result<(), Error> {
         let json = snapshot.to_json();
         let target = Target::resolve(&self.path)?;
         check_file_name(&target.file)?;
-        let _lock = SaveLock::acquire(&target.lock)?;
+        let _lock = SaveLock::acquire(&target.lock, self.lock_timeout)?;
         let rotate = self.primary_is_good(&target)?;
         self.commit(&target, &json, rotate)
     }
@@ -315,12 +356,12 @@ impl FileStore {
     /// [`Error::Io`] if it exists but cannot be read (it is not known to be
     /// bad), and [`Error::Unrecoverable`] if neither the file nor the backup
     /// can be read: in these cases nothing is written, since writing would
-    /// lose evidence. [`Error::Io`] and [`Error::TooManyLinks`] as for
-    /// [`save`](FileStore::save).
+    /// lose evidence. [`Error::Io`], [`Error::TooManyLinks`] and
+    /// [`Error::LockTimeout`] as for [`save`](FileStore::save).
     pub fn save_merged(&self, snapshot: &Snapshot) -> Result<Merged, Error> {
         let target = Target::resolve(&self.path)?;
         check_file_name(&target.file)?;
-        let _lock = SaveLock::acquire(&target.lock)?;
+        let _lock = SaveLock::acquire(&target.lock, self.lock_timeout)?;
         let (mut on_disk, mut origin) = self.read_with_fallback(&target)?;
         // A newer format must not be destroyed, and a file that could not be
         // read (permissions, too many open files, a failing disk) may well be
