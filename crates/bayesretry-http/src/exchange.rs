@@ -180,10 +180,13 @@ fn should_retry(headers: &HeaderMap) -> Option<bool> {
 }
 
 /// The classification of a failure status: the policy's table
-/// ([`classify_status`]), unless the server said otherwise with
-/// `x-should-retry` — `false` makes it permanent (returned at once, not
-/// learned, not counted by the breaker), `true` makes a status the table calls
-/// permanent retryable — with the server's wait attached.
+/// ([`classify_status`]), unless `x-should-retry: true` makes a status the
+/// table calls permanent retryable, with the server's wait attached.
+///
+/// `x-should-retry: false` does not change the class: a failure the table
+/// calls retryable (a 503, say) is still the endpoint failing, learned and
+/// counted by its breaker, and the call's veto ([`server_says_no`]) keeps it
+/// from being retried.
 fn classify_failure(
     status: StatusCode,
     retry_after: Option<Duration>,
@@ -191,7 +194,6 @@ fn classify_failure(
 ) -> Classification {
     let status = status.as_u16();
     let class = match (should_retry, classify_status(status)) {
-        (Some(false), _) => return Classification::Permanent,
         (Some(true), Classification::Permanent) => {
             Classification::Retryable(ErrorClass::from_status(status))
         }
@@ -214,6 +216,18 @@ pub(crate) enum Failed<E> {
         should_retry: Option<bool>,
     },
     Transport(E),
+}
+
+/// Whether the server said, with `x-should-retry: false`, not to send the
+/// request again after this failure.
+fn server_says_no<E>(failed: &Failed<E>) -> bool {
+    matches!(
+        failed,
+        Failed::Status {
+            should_retry: Some(false),
+            ..
+        }
+    )
 }
 
 /// Whether a status ends the call: everything below 400 is an answer to return.
@@ -304,13 +318,20 @@ where
         } => classify_failure(*status, *retry_after, *should_retry),
         Failed::Transport(err) => classify_transport(err),
     };
-    let mut call = policy.call_with(endpoint, classify);
-    if let Some(refusal) = &refusal {
-        // a veto, so that the failure is classified and learned as it is; an
-        // attempt cut off by the policy's timeout (no error) may have been
-        // processed, and is not replayed either
-        call = call.should_retry(move |failed| failed.error.is_some_and(refusal));
-    }
+    // Vetoes, so that the failure is classified, learned and counted by the
+    // breaker as it is: the server's `x-should-retry: false`, and for a
+    // request not safe to replay, any failure but a refusal (an attempt cut
+    // off by the policy's timeout, with no error, may have been processed,
+    // and is not replayed either).
+    let call = policy.call_with(endpoint, classify);
+    let call = match &refusal {
+        Some(refusal) => call.should_retry(move |failed| {
+            failed
+                .error
+                .is_some_and(|error| !server_says_no(error) && refusal(error))
+        }),
+        None => call.should_retry(|failed| !failed.error.is_some_and(server_says_no)),
+    };
     let outcome = call
         .run(|attempt| {
             attempts.store(attempt, Ordering::Relaxed);
@@ -407,10 +428,15 @@ where
     // A request not safe to replay whose last failure was not a refusal is not
     // sent again whatever the policy said: that, and not the policy's reason
     // (its cap, a server's wait it would not honour), is why the call ends.
-    // Not for a permanent failure, which no request is sent again after,
-    // whatever its method: that is the reason, as for a GET.
+    // Not for a permanent failure, or one the server said not to retry,
+    // which no request is sent again after, whatever its method: that is the
+    // reason, as for a GET.
     let held_back = match (why, &refusal) {
-        (Some(why), Some(refusal)) if reason != Stop::Permanent && !refusal(&last) => Some(why),
+        (Some(why), Some(refusal))
+            if reason != Stop::Permanent && !server_says_no(&last) && !refusal(&last) =>
+        {
+            Some(why)
+        }
         _ => None,
     };
     if let Some(why) = held_back {
@@ -434,6 +460,12 @@ where
             attempts,
             stop: reason,
         }),
+        // the server said not to retry: its wait is no reason to stop with an
+        // error, the answer is the response
+        Failed::Status {
+            should_retry: Some(false),
+            ..
+        } => Ok(take_last(&pending)),
         Failed::Status { retry_after, .. } => {
             let response = take_last(&pending);
             match (reason, retry_after) {

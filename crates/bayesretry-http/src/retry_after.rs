@@ -141,8 +141,12 @@ fn scaled(fraction: &[u8], places: usize) -> u64 {
 }
 
 /// The server's requested wait in `headers`, if it gave one that parses:
-/// `retry-after-ms` when present and valid (it is the more precise of the two),
-/// otherwise `Retry-After`. Of several lines of one header, the first counts.
+/// `retry-after-ms` when present, valid and above zero (it is the more precise
+/// of the two), otherwise `Retry-After`. A `retry-after-ms` of zero counts only
+/// when `Retry-After` gives no wait: the OpenAI and Anthropic SDKs read a zero
+/// there as no value and fall through to `Retry-After`, and a server that
+/// sends both means the longer one. Of several lines of one header, the first
+/// counts.
 ///
 /// ```
 /// use bayesretry_http::retry_after;
@@ -155,15 +159,16 @@ fn scaled(fraction: &[u8], places: usize) -> u64 {
 /// assert_eq!(retry_after(&headers, SystemTime::now()), Some(Duration::from_millis(1500)));
 /// ```
 pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    if let Some(wait) = headers
+    let millis = headers
         .get(RETRY_AFTER_MS)
-        .and_then(|value| parse_retry_after_ms(value.as_bytes()))
-    {
+        .and_then(|value| parse_retry_after_ms(value.as_bytes()));
+    if let Some(wait) = millis.filter(|wait| !wait.is_zero()) {
         return Some(wait);
     }
     headers
         .get(RETRY_AFTER)
         .and_then(|value| parse_retry_after(value.as_bytes(), now))
+        .or(millis)
 }
 
 /// `value` without HTTP's optional whitespace (spaces and tabs) at either end.
@@ -478,5 +483,24 @@ mod tests {
         assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(3)));
         headers.insert(RETRY_AFTER, http::HeaderValue::from_static("later"));
         assert_eq!(retry_after(&headers, now), None);
+    }
+
+    #[test]
+    fn a_zero_retry_after_ms_gives_way_to_retry_after() {
+        let now = before_rfc_date();
+        let mut headers = HeaderMap::new();
+        headers.insert(RETRY_AFTER_MS, http::HeaderValue::from_static("0"));
+        assert_eq!(retry_after(&headers, now), Some(Duration::ZERO));
+        headers.insert(RETRY_AFTER, http::HeaderValue::from_static("30"));
+        assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(30)));
+        headers.insert(RETRY_AFTER_MS, http::HeaderValue::from_static("0.000"));
+        assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(30)));
+        // a garbled Retry-After leaves the zero, which was a valid value
+        headers.insert(RETRY_AFTER, http::HeaderValue::from_static("later"));
+        assert_eq!(retry_after(&headers, now), Some(Duration::ZERO));
+        // any wait above zero is the more precise header's
+        headers.insert(RETRY_AFTER, http::HeaderValue::from_static("30"));
+        headers.insert(RETRY_AFTER_MS, http::HeaderValue::from_static("0.5"));
+        assert_eq!(retry_after(&headers, now), Some(Duration::from_micros(500)));
     }
 }

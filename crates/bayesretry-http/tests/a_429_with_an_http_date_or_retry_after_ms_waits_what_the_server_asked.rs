@@ -1,6 +1,7 @@
 //! A 429 with an HTTP-date `Retry-After` waits until that date on the wall
-//! clock; one with `retry-after-ms` waits that many milliseconds; a date in the
-//! past means no wait beyond the policy's own backoff.
+//! clock; one with `retry-after-ms` waits that many milliseconds (unless it is
+//! zero and a `Retry-After` gives a wait); a date in the past means no wait
+//! beyond the policy's own backoff.
 
 #![allow(
     clippy::unwrap_used,
@@ -64,6 +65,13 @@ async fn retry_after_ms_is_waited_for_to_the_millisecond() {
 async fn retry_after_ms_wins_over_a_coarser_retry_after() {
     let delays = delays_for(&[("retry-after", "2"), ("retry-after-ms", "2750")]).await;
     assert_eq!(delays, [Duration::from_millis(2750)]);
+}
+
+#[tokio::test]
+async fn a_zero_retry_after_ms_gives_way_to_the_retry_after_beside_it() {
+    // as the OpenAI and Anthropic SDKs read it: a zero there is no value
+    let delays = delays_for(&[("retry-after", "2"), ("retry-after-ms", "0")]).await;
+    assert_eq!(delays, [Duration::from_secs(2)]);
 }
 
 #[tokio::test]

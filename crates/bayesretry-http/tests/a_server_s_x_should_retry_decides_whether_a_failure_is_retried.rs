@@ -1,6 +1,7 @@
 //! `x-should-retry`, which the OpenAI and Anthropic APIs send and their
 //! official SDKs obey before looking at the status: `false` ends the call at
-//! the failure it came with, `true` makes a status the table calls permanent
+//! the failure it came with (which the breaker still counts: a 503 is the
+//! endpoint failing), `true` makes a status the table calls permanent
 //! retryable. The policy still decides whether a retryable failure is worth
 //! another attempt, and a request not safe to replay is replayed only after a
 //! refusal, as without the header.
@@ -36,6 +37,50 @@ async fn false_ends_the_call_at_a_failure_the_status_would_retry() {
         assert_eq!(server.requests(), 1, "status {status}");
         assert!(sleeper.delays().is_empty(), "status {status}");
     }
+}
+
+#[tokio::test]
+async fn false_on_a_status_the_table_retries_is_still_counted_by_the_breaker() {
+    let server = serve(|_| answer(503, &[("x-should-retry", "false")])).await;
+    let (client, sleeper) = virtual_client();
+
+    let mut refused_after = None;
+    for call in 0..200 {
+        match client.get(server.url("/v1/models")).send().await {
+            Ok(response) => assert_eq!(response.status(), 503),
+            Err(bayesretry_http::Error::CircuitOpen { attempts, .. }) => {
+                assert_eq!(attempts, 0, "a refused call sends nothing");
+                refused_after = Some(call);
+                break;
+            }
+            Err(other) => panic!("call {call}: {other}"),
+        }
+    }
+
+    let calls = refused_after.expect("the breaker opens on a run of 503s");
+    assert_eq!(
+        server.requests(),
+        calls,
+        "one request a call until it opened"
+    );
+    assert!(sleeper.delays().is_empty(), "no call was retried");
+}
+
+#[tokio::test]
+async fn false_on_a_post_without_a_key_is_the_server_s_word_not_a_held_back_replay() {
+    let server = serve(|_| answer(500, &[("x-should-retry", "false")])).await;
+    let (client, _) = virtual_client();
+
+    let response = client
+        .post(server.url("/v1/chat/completions"))
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 500);
+    assert_eq!(server.requests(), 1);
+    assert!(response.extensions().get::<NotRetried>().is_none());
 }
 
 #[tokio::test]
