@@ -13,6 +13,7 @@ mod log;
 mod record;
 mod scan;
 mod seal;
+mod summary;
 mod trail;
 mod verify;
 
@@ -22,5 +23,6 @@ pub use jsonl::{Durable, Fsync, JsonlWriter};
 pub use log::{AuditLog, Entry};
 pub use record::{Event, Record, class_name, reason_name};
 pub use seal::Seal;
+pub use summary::Summary;
 pub use trail::{AuditObserver, AuditTrail, DEFAULT_CAPACITY, Sink, UnixClock};
 pub use verify::{MAX_LINE_LEN, Verifier};

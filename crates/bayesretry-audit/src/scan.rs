@@ -19,6 +19,19 @@ pub(crate) struct Scanned {
     pub(crate) body: usize,
     /// The hash stored on the line.
     pub(crate) hash: Hash,
+    /// What the entry records.
+    pub(crate) kind: Kind,
+}
+
+/// What an entry records, as a verifier tallies it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A decision.
+    Decision,
+    /// An outcome.
+    Outcome,
+    /// A loss of this many records.
+    Dropped(u64),
 }
 
 /// The line (without its newline) as an entry in canonical form, or `None` if
@@ -30,7 +43,9 @@ pub(crate) fn scan(line: &[u8]) -> Option<Scanned> {
     at.literal(b",\"time_ms\":")?;
     at.integer()?;
     at.literal(b",\"event\":\"")?;
+    let kind;
     if at.eat(b"decision\"") {
+        kind = Kind::Decision;
         at.call()?;
         at.literal(b",\"retry\":")?;
         at.boolean()?;
@@ -41,12 +56,13 @@ pub(crate) fn scan(line: &[u8]) -> Option<Scanned> {
         at.literal(b"\",\"reason\":")?;
         at.string()?;
     } else if at.eat(b"outcome\"") {
+        kind = Kind::Outcome;
         at.call()?;
         at.literal(b",\"success\":")?;
         at.boolean()?;
     } else if at.eat(b"dropped\"") {
         at.literal(b",\"count\":")?;
-        at.integer()?;
+        kind = Kind::Dropped(at.integer()?);
     } else {
         return None;
     }
@@ -59,7 +75,12 @@ pub(crate) fn scan(line: &[u8]) -> Option<Scanned> {
     }
     // strings were checked byte by byte; their non-ASCII bytes must be UTF-8
     core::str::from_utf8(line).ok()?;
-    Some(Scanned { seq, body, hash })
+    Some(Scanned {
+        seq,
+        body,
+        hash,
+        kind,
+    })
 }
 
 /// A position in a line.

@@ -12,8 +12,9 @@ use crate::canonical::{self, EventView, View};
 use crate::chain::Checker;
 use crate::error::Error;
 use crate::hash::{Hash, hex_digit};
-use crate::scan::{Scanned, scan};
+use crate::scan::{Kind, Scanned, scan};
 use crate::seal::Seal;
+use crate::summary::{Summary, Tally};
 
 /// The longest line, newline excluded, that a [`JsonlWriter`](crate::JsonlWriter)
 /// writes and a default [`Verifier`] reads: 64 KiB.
@@ -122,14 +123,27 @@ impl Verifier {
 
     /// Verifies the log file at `path`; returns its seal (its length and head).
     pub fn verify_file(&self, path: impl AsRef<Path>) -> Result<Seal, Error> {
-        let path = path.as_ref();
-        let file = File::open(path).map_err(|err| Error::io_at("open", path, err))?;
-        self.verify_reader(BufReader::with_capacity(256 * 1024, file))
-            .map_err(|err| err.in_file(path))
+        self.summarize_file(path).map(|summary| summary.seal())
     }
 
     /// Verifies a log read from `reader`; returns its seal (its length and head).
-    pub fn verify_reader(&self, mut reader: impl BufRead) -> Result<Seal, Error> {
+    pub fn verify_reader(&self, reader: impl BufRead) -> Result<Seal, Error> {
+        self.summarize_reader(reader).map(|summary| summary.seal())
+    }
+
+    /// Verifies the log file at `path`, as [`verify_file`](Verifier::verify_file);
+    /// returns its seal and what its entries record, records lost included.
+    pub fn summarize_file(&self, path: impl AsRef<Path>) -> Result<Summary, Error> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|err| Error::io_at("open", path, err))?;
+        self.summarize_reader(BufReader::with_capacity(256 * 1024, file))
+            .map_err(|err| err.in_file(path))
+    }
+
+    /// Verifies a log read from `reader`, as [`verify_reader`](Verifier::verify_reader);
+    /// returns its seal and what its entries record, records lost included.
+    pub fn summarize_reader(&self, mut reader: impl BufRead) -> Result<Summary, Error> {
+        let mut tally = Tally::default();
         let mut checker = Checker::new(self.seal);
         let mut line = Vec::with_capacity(1024);
         let mut canonical = Vec::with_capacity(1024);
@@ -167,12 +181,15 @@ impl Verifier {
                     .is_empty();
                 return Err(blank(&line, number, last));
             }
-            check_line(&line, number, &mut canonical, &mut checker)?;
+            tally.add(check_line(&line, number, &mut canonical, &mut checker)?);
         }
-        checker.finish().map_err(|broken| Error::Broken {
-            line: broken.index().saturating_add(1),
-            broken,
-        })
+        checker
+            .finish()
+            .map(|seal| tally.summary(seal))
+            .map_err(|broken| Error::Broken {
+                line: broken.index().saturating_add(1),
+                broken,
+            })
     }
 }
 
@@ -199,24 +216,32 @@ fn blank(line: &[u8], number: u64, last: bool) -> Error {
 /// Checks one line (without its newline): that it is an entry in canonical form
 /// with its hash, and that it continues the chain. A line the fast scanner
 /// recognises is hashed in place; any other is parsed as JSON and its canonical
-/// form rebuilt into `canonical`, to say what is wrong with it.
+/// form rebuilt into `canonical`, to say what is wrong with it. Returns what
+/// the entry records.
 fn check_line(
     line: &[u8],
     number: u64,
     canonical: &mut Vec<u8>,
     checker: &mut Checker,
-) -> Result<(), Error> {
+) -> Result<Kind, Error> {
     let broken = |broken| Error::Broken {
         line: number,
         broken,
     };
-    if let Some(Scanned { seq, body, hash }) = scan(line) {
+    if let Some(Scanned {
+        seq,
+        body,
+        hash,
+        kind,
+    }) = scan(line)
+    {
         // the line up to its hash field, and `}`: the canonical form
         let before_hash = line.get(..body).unwrap_or_default();
         return checker
             .step_with(seq, &hash, |prev| {
                 Hash::chain_pieces(prev, before_hash, b"}")
             })
+            .map(|()| kind)
             .map_err(broken);
     }
     slow_check_line(line, number, canonical, checker)
@@ -229,7 +254,7 @@ fn slow_check_line(
     number: u64,
     canonical: &mut Vec<u8>,
     checker: &mut Checker,
-) -> Result<(), Error> {
+) -> Result<Kind, Error> {
     let malformed = |problem: String| Error::Malformed {
         line: number,
         problem,
@@ -243,6 +268,11 @@ fn slow_check_line(
         });
     }
     let event = event_view(&parsed).map_err(|problem| malformed(problem.to_owned()))?;
+    let kind = match event {
+        EventView::Decision { .. } => Kind::Decision,
+        EventView::Outcome { .. } => Kind::Outcome,
+        EventView::Dropped { count } => Kind::Dropped(count),
+    };
     canonical.clear();
     canonical::write(
         parsed.seq,
@@ -267,6 +297,7 @@ fn slow_check_line(
         .ok_or(Error::NotCanonical { line: number })?;
     checker
         .step(parsed.seq, canonical, &stored)
+        .map(|()| kind)
         .map_err(|broken| Error::Broken {
             line: number,
             broken,

@@ -20,8 +20,8 @@ pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Erro
     }
     let input = input::open(Some(&args.log))?;
     let name = input.name;
-    let seal = verifier
-        .verify_reader(BufReader::with_capacity(BUFFER, input.reader))
+    let summary = verifier
+        .summarize_reader(BufReader::with_capacity(BUFFER, input.reader))
         .map_err(|error| Error::Audit {
             path: name.clone(),
             error,
@@ -38,10 +38,32 @@ pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Erro
     } else {
         name.as_str()
     };
+    let seal = summary.seal();
     out.text(&format!(
-        "{shown}: valid: {} entries, every hash chains{sealed}\nseal: {seal}\n",
-        seal.entries()
+        "{shown}: valid: {} entries ({} decisions, {} outcomes), every hash chains{sealed}\n\
+         {}seal: {seal}\n",
+        seal.entries(),
+        summary.decisions(),
+        summary.outcomes(),
+        losses(summary.dropped_entries(), summary.lost()),
     ))
+}
+
+/// The line that says records were lost before they reached the log, empty if
+/// none was: a valid chain shows that nothing written was changed, not that
+/// everything was written.
+fn losses(entries: u64, lost: u64) -> String {
+    match entries {
+        0 => String::new(),
+        1 => format!(
+            "incomplete: {lost} record(s) lost before reaching the log, as its `dropped` entry \
+             records\n"
+        ),
+        _ => format!(
+            "incomplete: {lost} record(s) lost before reaching the log, as its {entries} \
+             `dropped` entries record\n"
+        ),
+    }
 }
 
 /// The exit status of a verification error: a broken or malformed log is bad

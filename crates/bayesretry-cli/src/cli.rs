@@ -134,6 +134,10 @@ pub(crate) enum AuditCommand {
                       each line must be an entry in canonical form whose SHA-256 hash chains\n\
                       to the previous one. Prints the log's seal when it is valid, or the\n\
                       first broken line and why (exit status 65).\n\n\
+                      A valid log also says how many decisions and outcomes it records, and,\n\
+                      in a line starting 'incomplete:', how many records its writer lost\n\
+                      before they reached it (its 'dropped' entries): the chain shows that\n\
+                      nothing written was changed, not that everything was written.\n\n\
                       The chain alone cannot show entries cut from the end, or a log rewritten\n\
                       from some point on with every hash recomputed: keep the seal printed\n\
                       by an earlier run somewhere else and pass it with --seal.\n\n\

@@ -54,7 +54,21 @@ fn a_written_log_is_valid_and_its_seal_is_printed() {
     let (path, seal) = written_log("audit-valid.jsonl", 6);
     let run = bayesretry(&["audit", "verify", arg(&path)], b"");
     assert_eq!(run.code, 0, "{run:#?}");
-    assert!(run.stdout.contains("valid: 6 entries"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("valid: 6 entries (0 decisions, 3 outcomes), every hash chains\n"),
+        "{}",
+        run.stdout
+    );
+    // the three `dropped` entries, counts 1, 3 and 5: valid, but not whole
+    assert!(
+        run.stdout.contains(
+            "incomplete: 9 record(s) lost before reaching the log, as its 3 `dropped` entries \
+             record\n"
+        ),
+        "{}",
+        run.stdout
+    );
     assert!(
         run.stdout.contains(&format!("seal: {seal}\n")),
         "{}",
@@ -72,6 +86,33 @@ fn a_written_log_is_valid_and_its_seal_is_printed() {
     let piped = bayesretry(&["audit", "verify", "-"], &std::fs::read(&path).unwrap());
     assert_eq!(piped.code, 0, "{piped:#?}");
     assert!(piped.stdout.starts_with("<stdin>: valid: 6 entries"));
+}
+
+#[test]
+fn a_log_that_lost_nothing_says_nothing_of_losses() {
+    let path = scratch("audit-whole.jsonl");
+    let mut writer = JsonlWriter::open(&path, Fsync::Never).unwrap();
+    for attempt in 1..=2 {
+        let event = Event::Outcome {
+            endpoint: String::from("api.example.com"),
+            attempt,
+            error_class: String::from("timeout"),
+            success: true,
+        };
+        writer.append(&Record::new(7, event)).unwrap();
+    }
+    writer.flush().unwrap();
+    drop(writer);
+
+    let run = bayesretry(&["audit", "verify", arg(&path)], b"");
+    assert_eq!(run.code, 0, "{run:#?}");
+    assert!(
+        run.stdout
+            .contains("valid: 2 entries (0 decisions, 2 outcomes)"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("incomplete"), "{}", run.stdout);
 }
 
 #[test]
