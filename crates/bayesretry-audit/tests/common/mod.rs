@@ -109,6 +109,8 @@ pub(crate) struct Platters {
     written: Vec<u8>,
     /// How many of them a sync made durable.
     durable: usize,
+    /// Whether the power is going: syncs from now on never complete.
+    failing: bool,
 }
 
 impl Disk {
@@ -120,6 +122,13 @@ impl Disk {
     /// How many bytes are durable.
     pub(crate) fn durable(&self) -> usize {
         self.0.lock().unwrap().durable
+    }
+
+    /// From now on, a sync makes nothing durable: the power is going, and
+    /// the syncs still to come are cut by it (the process does not live to
+    /// see them end, so what they return does not matter).
+    pub(crate) fn lose_power(&self) {
+        self.0.lock().unwrap().failing = true;
     }
 
     /// What a power cut leaves: the durable bytes, and the first `torn` bytes
@@ -145,7 +154,9 @@ impl io::Write for Disk {
 impl Durable for Disk {
     fn sync(&mut self) -> io::Result<()> {
         let mut platters = self.0.lock().unwrap();
-        platters.durable = platters.written.len();
+        if !platters.failing {
+            platters.durable = platters.written.len();
+        }
         Ok(())
     }
 }
