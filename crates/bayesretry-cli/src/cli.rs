@@ -165,7 +165,8 @@ pub(crate) struct VerifyArgs {
 /// `bayesretry simulate`.
 #[derive(Debug, Args)]
 pub(crate) struct SimulateArgs {
-    /// Calls to simulate (at most 10 000 000).
+    /// Calls to simulate (at most 10 000 000; about 50 bytes of memory each, so
+    /// 10 000 000 take about 500 MB).
     #[arg(long, default_value_t = 500, value_parser = |n: &str| whole(n, 1..=10_000_000), allow_negative_numbers = true)]
     pub(crate) n: u64,
     /// The seed of the calls' luck and of the policy's own randomness.
