@@ -24,9 +24,12 @@ const FIRST_PAUSE: Duration = Duration::from_millis(1);
 /// The longest pause between two tries: the pauses double up to it, so a lock
 /// released after a long wait is taken within this much.
 const LAST_PAUSE: Duration = Duration::from_millis(50);
-/// The most tries of one wait, whatever the pauses: a bound on the loop should
-/// the pauses not advance (a timeout of ten seconds takes about 210).
-const MAX_TRIES: u32 = 1 << 20;
+/// The most pauses of one wait that end sooner than asked: a bound on the loop
+/// should the pauses not advance. It counts only those: a bound on every try
+/// would cut a long timeout short (2²⁰ pauses of 50 ms are under 15 hours, so
+/// `Duration::MAX` would give up then), while a sleep that lasts its time
+/// brings the timeout nearer on each try (ten seconds take about 210).
+const MAX_SHORT_PAUSES: u32 = 1 << 20;
 
 /// An exclusive advisory lock on the lock file, held until dropped.
 ///
@@ -91,17 +94,23 @@ fn acquire_within(
 ) -> Result<SaveLock, Error> {
     let mut waited = Duration::ZERO;
     let mut next = FIRST_PAUSE;
-    for _ in 0..MAX_TRIES {
+    let mut short: u32 = 0;
+    loop {
         match FileExt::try_lock(&file) {
             Ok(()) => return Ok(SaveLock { file }),
             Err(TryLockError::Error(e)) => return Err(Error::io("lock", path, e)),
             Err(TryLockError::WouldBlock) => {}
         }
         let left = timeout.saturating_sub(waited);
-        if left.is_zero() {
+        if left.is_zero() || short >= MAX_SHORT_PAUSES {
             break;
         }
-        waited = waited.saturating_add(pause(next.min(left)));
+        let asked = next.min(left);
+        let took = pause(asked);
+        if took < asked {
+            short += 1;
+        }
+        waited = waited.saturating_add(took);
         next = next.saturating_mul(2).min(LAST_PAUSE);
     }
     Err(Error::LockTimeout {
@@ -200,6 +209,26 @@ mod tests {
     }
 
     #[test]
+    fn a_timeout_longer_than_the_cap_on_short_pauses_is_waited_in_full() {
+        // Duration::MAX, or any wait past the cap's 14 hours of 50 ms pauses:
+        // the cap bounds pauses that do not advance, not a wait that does
+        let dir = tempfile::tempdir().unwrap();
+        let path = lock_file(&dir);
+        let mut held = Some(SaveLock::acquire(&path, None).unwrap());
+        let mut pauses: u32 = 0;
+        let lock = acquire_within(open(&path), &path, Duration::MAX, |d| {
+            pauses += 1;
+            if pauses > MAX_SHORT_PAUSES {
+                held = None;
+            }
+            d
+        });
+        assert!(lock.is_ok(), "{lock:?}");
+        assert_eq!(pauses, MAX_SHORT_PAUSES + 1);
+        assert!(held.is_none());
+    }
+
+    #[test]
     fn pauses_that_do_not_advance_end_at_the_cap_on_tries() {
         let dir = tempfile::tempdir().unwrap();
         let path = lock_file(&dir);
@@ -211,6 +240,6 @@ mod tests {
         })
         .unwrap_err();
         assert!(matches!(err, Error::LockTimeout { waited, .. } if waited.is_zero()));
-        assert_eq!(calls, MAX_TRIES);
+        assert_eq!(calls, MAX_SHORT_PAUSES);
     }
 }
