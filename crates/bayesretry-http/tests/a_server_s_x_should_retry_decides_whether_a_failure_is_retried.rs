@@ -84,6 +84,31 @@ async fn false_on_a_post_without_a_key_is_the_server_s_word_not_a_held_back_repl
 }
 
 #[tokio::test]
+async fn false_on_a_refusal_ends_a_post_without_a_key_too() {
+    // a refusal (429, 529, 408) would let a POST without a key be replayed:
+    // the server's word still ends the call, for this request as for a GET
+    for status in [429_u16, 529, 408] {
+        let server = serve(move |_| answer(status, &[("x-should-retry", "false")])).await;
+        let (client, sleeper) = virtual_client();
+
+        let response = client
+            .post(server.url("/v1/chat/completions"))
+            .body("{}")
+            .send()
+            .await
+            .unwrap();
+
+        assert_eq!(response.status().as_u16(), status);
+        assert_eq!(server.requests(), 1, "status {status}");
+        assert!(sleeper.delays().is_empty(), "status {status}");
+        assert!(
+            response.extensions().get::<NotRetried>().is_none(),
+            "status {status}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn false_returns_the_response_even_with_a_wait_beyond_the_limit() {
     // the server says not to retry at all: its wait is no reason to stop with
     // an error, the answer is the response
