@@ -143,10 +143,11 @@ fn scaled(fraction: &[u8], places: usize) -> u64 {
 /// The server's requested wait in `headers`, if it gave one that parses:
 /// `retry-after-ms` when present, valid and above zero (it is the more precise
 /// of the two), otherwise `Retry-After`. A `retry-after-ms` of zero counts only
-/// when `Retry-After` gives no wait: the OpenAI and Anthropic SDKs read a zero
-/// there as no value and fall through to `Retry-After`, and a server that
-/// sends both means the longer one. Of several lines of one header, the first
-/// counts.
+/// when `Retry-After` gives no wait: the OpenAI and Anthropic TypeScript SDKs
+/// read a zero there as no value and fall through to `Retry-After` (their
+/// Python SDKs take the zero and use their own backoff, reading neither), and
+/// a server that sends both means the longer one. Of several lines of one
+/// header, the first counts.
 ///
 /// ```
 /// use bayesretry_http::retry_after;

@@ -69,7 +69,8 @@ async fn retry_after_ms_wins_over_a_coarser_retry_after() {
 
 #[tokio::test]
 async fn a_zero_retry_after_ms_gives_way_to_the_retry_after_beside_it() {
-    // as the OpenAI and Anthropic SDKs read it: a zero there is no value
+    // as the OpenAI and Anthropic TypeScript SDKs read it: a zero there is no
+    // value
     let delays = delays_for(&[("retry-after", "2"), ("retry-after-ms", "0")]).await;
     assert_eq!(delays, [Duration::from_secs(2)]);
 }
