@@ -78,6 +78,16 @@ use crate::target::{Target, check_file_name, check_name_length, check_not_a_dire
 /// and drop its new evidence: `save_merged` refuses such a snapshot with
 /// [`Error::WriterBehind`], writing nothing, rather than lose it silently.
 ///
+/// A save waits for the lock while another process's save holds it, up to
+/// the store's [`lock_timeout`](FileStore::lock_timeout) (10 seconds unless
+/// [`with_lock_timeout`](FileStore::with_lock_timeout) or
+/// [`without_lock_timeout`](FileStore::without_lock_timeout) says otherwise),
+/// then gives up with [`Error::LockTimeout`], writing nothing. The lock goes
+/// when its holder dies, but not while it is stopped (`SIGSTOP`, a debugger),
+/// and a save holds it for milliseconds, so a wait that long means a holder
+/// that will not let go soon (an [`Autosave`](crate::Autosave) tries again at
+/// its next check).
+///
 /// A store with a half-life (the policy's default store has one) leaves out
 /// of its snapshots the evidence it has forgotten, 64 half-lives old
 /// ([`Snapshot::forgotten_before`]), and `save_merged` drops the file's
