@@ -125,8 +125,11 @@ pub enum Error {
     /// Another save held the file's lock (`<file>.lock`) for longer than the
     /// store waits ([`FileStore::with_lock_timeout`](crate::FileStore::with_lock_timeout)):
     /// nothing was written. A save holds it for milliseconds, so the holder is
-    /// most likely a process that is stopped or hung; the lock goes when it
-    /// ends.
+    /// most likely a process that is stopped or hung (the lock goes when it
+    /// ends), or saves of many processes kept it taken in turn. The wait
+    /// polls: a save that waits with [`FileStore::without_lock_timeout`](crate::FileStore::without_lock_timeout)
+    /// blocks in the operating system instead, and takes the lock first when
+    /// both wait.
     LockTimeout {
         /// The lock file.
         path: PathBuf,
@@ -247,9 +250,9 @@ impl fmt::Display for Error {
             ),
             Error::LockTimeout { path, waited } => write!(
                 f,
-                "gave up waiting for the save lock {} after {waited:?}: another process has held \
-                 it all that time (a save holds it for milliseconds, so the holder is likely \
-                 stopped or hung), and nothing was written",
+                "gave up waiting for the save lock {} after {waited:?}: it was held all that \
+                 time, and nothing was written (a save holds it for milliseconds, so a holder is \
+                 likely stopped or hung, or many processes save at once)",
                 path.display()
             ),
             Error::InvalidInterval(interval) => {
