@@ -50,18 +50,24 @@ pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Erro
 }
 
 /// The line that says records were lost before they reached the log, empty if
-/// none was: a valid chain shows that nothing written was changed, not that
-/// everything was written.
+/// its `dropped` entries record none: a valid chain shows that nothing
+/// written was changed, not that everything was written.
+///
+/// The number is a lower bound, and said to be one: a writer reopening a file
+/// a crash cut records the loss as one record however many went with it, and
+/// the entries a crash took from the end leave no trace at all (`docs/SPEC.md`,
+/// section 11). A `dropped` entry of count 0 records no loss, and a log whose
+/// `dropped` entries add up to 0 is not called incomplete.
 fn losses(entries: u64, lost: u64) -> String {
-    match entries {
-        0 => String::new(),
-        1 => format!(
-            "incomplete: {lost} record(s) lost before reaching the log, as its `dropped` entry \
-             records\n"
+    match (entries, lost) {
+        (_, 0) => String::new(),
+        (1, _) => format!(
+            "incomplete: at least {lost} record(s) lost before reaching the log, as its \
+             `dropped` entry records\n"
         ),
         _ => format!(
-            "incomplete: {lost} record(s) lost before reaching the log, as its {entries} \
-             `dropped` entries record\n"
+            "incomplete: at least {lost} record(s) lost before reaching the log, as its \
+             {entries} `dropped` entries record\n"
         ),
     }
 }

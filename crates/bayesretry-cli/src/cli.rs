@@ -135,9 +135,10 @@ pub(crate) enum AuditCommand {
                       to the previous one. Prints the log's seal when it is valid, or the\n\
                       first broken line and why (exit status 65).\n\n\
                       A valid log also says how many decisions and outcomes it records, and,\n\
-                      in a line starting 'incomplete:', how many records its writer lost\n\
-                      before they reached it (its 'dropped' entries): the chain shows that\n\
-                      nothing written was changed, not that everything was written.\n\n\
+                      in a line starting 'incomplete:', at least how many records its writer\n\
+                      lost before they reached it (its 'dropped' entries, a lower bound: a\n\
+                      crash takes the entries not yet on disk without a trace): the chain\n\
+                      shows that nothing written was changed, not that everything was written.\n\n\
                       The chain alone cannot show entries cut from the end, or a log rewritten\n\
                       from some point on with every hash recomputed: keep the seal printed\n\
                       by an earlier run somewhere else and pass it with --seal.\n\n\
