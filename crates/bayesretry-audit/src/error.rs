@@ -192,7 +192,7 @@ pub enum Error {
     },
     /// The file ends, after its last whole line, in bytes that no crash of a
     /// writer leaves: more than a line holds, or not the beginning of the entry
-    /// that was due. [`JsonlWriter::open_after_crash`](crate::JsonlWriter::open_after_crash)
+    /// that was due in canonical form. [`JsonlWriter::open_after_crash`](crate::JsonlWriter::open_after_crash)
     /// refuses to cut them and leaves the file as it is.
     StrayTail {
         /// The line they stand on: the one after the last whole line.

@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 
 use crate::canonical;
 use crate::error::Error;
-use crate::hash::{Hash, hex_digit};
+use crate::hash::Hash;
 use crate::lock::WriterLock;
 use crate::record::{Event, Record};
+use crate::scan;
 use crate::seal::Seal;
 use crate::trail::UnixClock;
 use crate::verify::{MAX_LINE_LEN, Verifier};
@@ -199,12 +200,16 @@ impl JsonlWriter<File> {
     ///
     /// What is cut must be what a crash of a writer leaves: the beginning of
     /// the entry that was due (`{"v":1,"seq":<n>,...` for a log of `n`
-    /// entries), at most a line's worth ([`MAX_LINE_LEN`] bytes) and nothing
-    /// past that entry's end, possibly followed by NUL bytes; or NUL bytes
-    /// alone, of any number (a machine that lost power after the file grew but
-    /// before its data reached the disk leaves zeros). Any other tail — text
-    /// that does not begin as that entry would, more than a line of it — is
-    /// [`Error::StrayTail`]. It and a
+    /// entries), in canonical form up to its last byte, at most a line's
+    /// worth ([`MAX_LINE_LEN`] bytes) and nothing past that entry's end,
+    /// possibly followed by NUL bytes; or NUL bytes alone, of any number (a
+    /// machine that lost power after the file grew but before its data
+    /// reached the disk leaves zeros). Any other tail — text that does not
+    /// begin as that entry would, that strays from the canonical form after
+    /// its beginning (`{"v":1,"seq":3,"time_ms":5}junk`), more than a line of
+    /// it — is [`Error::StrayTail`]: a writer writes its line front to back,
+    /// so a crash leaves a beginning of it, and cutting anything else would
+    /// destroy what some other program wrote. It and a
     /// file with any other damage — a broken chain, a malformed whole line —
     /// are refused as [`open`](JsonlWriter::open) refuses a damaged file, and
     /// left as they are.
@@ -499,8 +504,8 @@ fn find_tail(file: &mut File, len: u64) -> io::Result<Tail> {
 
 /// Whether `tail`, after the last whole line of a log of `entries` entries, is
 /// what a crash of its writer can leave: at most a line of the beginning of
-/// entry `entries`, then only NUL bytes (or NUL bytes alone). The inner error
-/// says what it is not.
+/// entry `entries`, in canonical form as far as it goes, then only NUL bytes
+/// (or NUL bytes alone). The inner error says what it is not.
 fn check_crash_tail(
     file: &mut File,
     tail: &Tail,
@@ -533,23 +538,14 @@ fn check_crash_tail(
             String::from_utf8_lossy(&due)
         )));
     }
-    // `,"hash":"` cannot stand inside a string of the line, where every quote
-    // is escaped: what follows its first occurrence ends the line
-    let hash_field = b",\"hash\":\"";
-    let after_hash = text
-        .windows(hash_field.len())
-        .position(|window| window == hash_field)
-        .and_then(|at| text.get(at + hash_field.len()..));
-    if let Some(rest) = after_hash {
-        let (digits, end) = rest.split_at(rest.len().min(64));
-        let ends_the_line = digits.iter().all(|&b| hex_digit(b).is_some())
-            && end.len() <= 2
-            && b"\"}".starts_with(end);
-        if !ends_the_line {
-            return Ok(Err(
-                "more text after the end of the entry it holds".to_owned()
-            ));
-        }
+    // a line is written front to back, so what a crash leaves of it is its
+    // beginning: text that strays from the canonical form anywhere (another
+    // spelling, bytes after the line's end) was written by something else
+    if !scan::begins_an_entry(&text) {
+        return Ok(Err(
+            "it strays from the canonical form of an entry, which a writer's line never does"
+                .to_owned(),
+        ));
     }
     Ok(Ok(()))
 }

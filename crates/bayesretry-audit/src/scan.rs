@@ -6,6 +6,10 @@
 //! the grammar over the bytes. A line the scanner does not recognise goes to the
 //! slow path, which parses it as JSON to say exactly what is wrong with it (or,
 //! should the two ever disagree, accepts it: the slow path is the reference).
+//!
+//! The same walk tells whether the text a crash left after a log's last whole
+//! line is the beginning of a line in canonical form ([`begins_an_entry`]),
+//! which is all `JsonlWriter::open_after_crash` cuts.
 
 use crate::hash::{Hash, hex_digit};
 
@@ -37,70 +41,116 @@ pub(crate) enum Kind {
 /// The line (without its newline) as an entry in canonical form, or `None` if
 /// it is not one.
 pub(crate) fn scan(line: &[u8]) -> Option<Scanned> {
-    let mut at = Cursor { line, pos: 0 };
-    at.literal(b"{\"v\":1,\"seq\":")?;
-    let seq = at.integer()?;
-    at.literal(b",\"time_ms\":")?;
-    at.integer()?;
-    at.literal(b",\"event\":\"")?;
-    let kind;
-    if at.eat(b"decision\"") {
-        kind = Kind::Decision;
-        at.call()?;
-        at.literal(b",\"retry\":")?;
-        at.boolean()?;
-        at.literal(b",\"p\":\"")?;
-        at.hex(16)?;
-        at.literal(b"\",\"ev\":\"")?;
-        at.hex(16)?;
-        at.literal(b"\",\"reason\":")?;
-        at.string()?;
-    } else if at.eat(b"outcome\"") {
-        kind = Kind::Outcome;
-        at.call()?;
-        at.literal(b",\"success\":")?;
-        at.boolean()?;
-    } else if at.eat(b"dropped\"") {
-        at.literal(b",\"count\":")?;
-        kind = Kind::Dropped(at.integer()?);
-    } else {
-        return None;
-    }
-    let body = at.pos;
-    at.literal(b",\"hash\":\"")?;
-    let hash = Hash::from_hex(at.hex(64)?)?;
-    at.literal(b"\"}")?;
-    if at.pos != line.len() {
-        return None;
-    }
+    let scanned = Cursor::new(line).entry()?;
     // strings were checked byte by byte; their non-ASCII bytes must be UTF-8
     core::str::from_utf8(line).ok()?;
-    Some(Scanned {
-        seq,
-        body,
-        hash,
-        kind,
-    })
+    Some(scanned)
+}
+
+/// Whether `text` is how a line in canonical form begins: its first bytes, up
+/// to all of it but its newline. That is what a writer stopped while it wrote
+/// the line leaves, and nothing else is: text that strays from the form at
+/// any byte — another spelling, bytes after the line's end — was not written
+/// by a writer of this format.
+pub(crate) fn begins_an_entry(text: &[u8]) -> bool {
+    let mut at = Cursor::new(text);
+    if at.entry().is_some() {
+        return core::str::from_utf8(text).is_ok();
+    }
+    // the grammar held up to the end of the text, where the line was cut,
+    // maybe inside a character: UTF-8 up to that character
+    at.ended && core::str::from_utf8(text).map_or_else(|err| err.error_len().is_none(), |_| true)
+}
+
+impl Cursor<'_> {
+    fn new(line: &[u8]) -> Cursor<'_> {
+        Cursor {
+            line,
+            pos: 0,
+            ended: false,
+        }
+    }
+
+    /// Walks the grammar of an entry in canonical form over the whole line.
+    /// `None` if the line is not one: `ended` then says whether the grammar
+    /// held up to the line's end, so that the line is the beginning of one.
+    fn entry(&mut self) -> Option<Scanned> {
+        let at = self;
+        at.literal(b"{\"v\":1,\"seq\":")?;
+        let seq = at.integer()?;
+        at.literal(b",\"time_ms\":")?;
+        at.integer()?;
+        at.literal(b",\"event\":\"")?;
+        let kind;
+        if at.eat(b"decision\"") {
+            kind = Kind::Decision;
+            at.call()?;
+            at.literal(b",\"retry\":")?;
+            at.boolean()?;
+            at.literal(b",\"p\":\"")?;
+            at.hex(16)?;
+            at.literal(b"\",\"ev\":\"")?;
+            at.hex(16)?;
+            at.literal(b"\",\"reason\":")?;
+            at.string()?;
+        } else if at.eat(b"outcome\"") {
+            kind = Kind::Outcome;
+            at.call()?;
+            at.literal(b",\"success\":")?;
+            at.boolean()?;
+        } else if at.eat(b"dropped\"") {
+            at.literal(b",\"count\":")?;
+            kind = Kind::Dropped(at.integer()?);
+        } else {
+            return None;
+        }
+        let body = at.pos;
+        at.literal(b",\"hash\":\"")?;
+        let hash = Hash::from_hex(at.hex(64)?)?;
+        at.literal(b"\"}")?;
+        if at.pos != at.line.len() {
+            return None;
+        }
+        Some(Scanned {
+            seq,
+            body,
+            hash,
+            kind,
+        })
+    }
 }
 
 /// A position in a line.
 struct Cursor<'a> {
     line: &'a [u8],
     pos: usize,
+    /// The grammar ran into the end of the line: what the line held until
+    /// then was as the grammar wants it (see [`begins_an_entry`]).
+    ended: bool,
 }
 
 impl<'a> Cursor<'a> {
-    fn peek(&self) -> Option<u8> {
-        self.line.get(self.pos).copied()
+    /// The next byte; at the end of the line, `None`, noted in `ended`.
+    fn peek(&mut self) -> Option<u8> {
+        let next = self.line.get(self.pos).copied();
+        self.ended |= next.is_none();
+        next
     }
 
-    /// Consumes `text` if the line goes on with it.
+    /// The bytes left.
+    fn rest(&self) -> &'a [u8] {
+        self.line.get(self.pos..).unwrap_or_default()
+    }
+
+    /// Consumes `text` if the line goes on with it. A line that ends within
+    /// `text`, as it begins, is noted in `ended`.
     fn eat(&mut self, text: &[u8]) -> bool {
         let end = self.pos.saturating_add(text.len());
         if self.line.get(self.pos..end) == Some(text) {
             self.pos = end;
             true
         } else {
+            self.ended |= text.starts_with(self.rest());
             false
         }
     }
@@ -112,7 +162,11 @@ impl<'a> Cursor<'a> {
     /// `n` lowercase hexadecimal digits.
     fn hex(&mut self, n: usize) -> Option<&'a [u8]> {
         let end = self.pos.checked_add(n)?;
-        let digits = self.line.get(self.pos..end)?;
+        let Some(digits) = self.line.get(self.pos..end) else {
+            // fewer than `n` bytes left: the line ends among the digits
+            self.ended |= self.rest().iter().all(|&c| hex_digit(c).is_some());
+            return None;
+        };
         if !digits.iter().all(|&c| hex_digit(c).is_some()) {
             return None;
         }
@@ -156,7 +210,11 @@ impl<'a> Cursor<'a> {
         self.literal(b",\"endpoint\":")?;
         self.string()?;
         self.literal(b",\"attempt\":")?;
-        u32::try_from(self.integer()?).ok()?;
+        if u32::try_from(self.integer()?).is_err() {
+            // digits beyond a u32 stray from the form, even where the line ends
+            self.ended = false;
+            return None;
+        }
         self.literal(b",\"class\":")?;
         self.string()
     }
@@ -193,7 +251,7 @@ impl<'a> Cursor<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::scan;
+    use super::{begins_an_entry, scan};
     use crate::{Event, Fsync, Hash, JsonlWriter, Record};
 
     #[test]
@@ -289,5 +347,63 @@ mod tests {
         assert_eq!(scan(seq_max.as_bytes()).map(|s| s.seq), Some(u64::MAX));
         let seq_over = good.replacen("\"seq\":12", "\"seq\":18446744073709551616", 1);
         assert_eq!(scan(seq_over.as_bytes()), None);
+    }
+
+    #[test]
+    fn every_beginning_of_a_line_begins_an_entry_and_a_stray_byte_ends_that() {
+        let mut writer = JsonlWriter::new(Vec::new(), Fsync::Never);
+        let events = [
+            Event::Decision {
+                endpoint: "é\"\\\n✓\u{1d11e}".to_owned(),
+                attempt: u32::MAX,
+                error_class: "http-503".to_owned(),
+                retry: false,
+                probability: 0.25,
+                expected_value: -1.5,
+                reason: "negative_expected_value".to_owned(),
+            },
+            Event::Outcome {
+                endpoint: String::new(),
+                attempt: 0,
+                error_class: "\u{1f}".to_owned(),
+                success: true,
+            },
+            Event::Dropped { count: u64::MAX },
+        ];
+        for (i, event) in events.into_iter().enumerate() {
+            assert!(writer.append(&Record::new(i as u64 * 10, event)).is_ok());
+        }
+        let bytes = writer.into_inner().unwrap_or_default();
+        for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            for end in 0..=line.len() {
+                let text = &line[..end];
+                assert!(begins_an_entry(text), "{}", String::from_utf8_lossy(text));
+            }
+            assert!(!begins_an_entry(&[line, b"x"].concat()));
+            assert!(!begins_an_entry(&[line, b"\n"].concat()));
+        }
+        let start = r#"{"v":1,"seq":0,"time_ms":5,"event":"outcome","endpoint":"a","attempt":"#;
+        for stray in [
+            "{\"v\":1,\"seq\":0,\"time_ms\":5}junk",
+            "{\"v\":1,\"seq\":0,\"time_ms\":5,\"hash\":\"",
+            "{\"v\":1,\"seq\":0,\"time_ms\":05",
+            "{\"v\": 1",
+            "{\"v\":1,\"seq\":0,\"time_ms\":5,\"event\":\"droppedx",
+            "{\"v\":1,\"seq\":0,\"time_ms\":5,\"event\":\"dropped\",\"count\":1}",
+            "{\"v\":1,\"seq\":0,\"time_ms\":5,\"event\":\"outcome\",\"endpoint\":\"\\n",
+            "{\"v\":1,\"seq\":0,\"time_ms\":5,\"event\":\"outcome\",\"endpoint\":\"\\u00A",
+            "{\"v\":1,\"seq\":0,\"time_ms\":5,\"event\":\"outcome\",\"endpoint\":\"\t",
+        ] {
+            assert!(!begins_an_entry(stray.as_bytes()), "{stray}");
+        }
+        // an attempt beyond a u32, even where the line ends
+        assert!(begins_an_entry(format!("{start}4294967295").as_bytes()));
+        assert!(!begins_an_entry(format!("{start}4294967296").as_bytes()));
+        // a character cut at the end is a beginning; a broken one inside is not
+        let cut = format!("{start}1,\"class\":\"é");
+        assert!(begins_an_entry(&cut.as_bytes()[..cut.len() - 1]));
+        let mut broken = cut.into_bytes();
+        broken.insert(broken.len() - 2, 0xff);
+        assert!(!begins_an_entry(&broken));
     }
 }

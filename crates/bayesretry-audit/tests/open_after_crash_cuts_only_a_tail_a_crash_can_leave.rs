@@ -108,6 +108,32 @@ fn a_tail_that_does_not_begin_as_the_next_entry_is_refused_and_left_alone() {
 }
 
 #[test]
+fn a_tail_that_strays_from_the_canonical_form_is_refused_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("audit.jsonl");
+    let next = String::from_utf8(next_line()).unwrap();
+    let time = next.find(",\"event\"").unwrap();
+    let hash = next.find(",\"hash\"").unwrap();
+    // each begins as entry 3 would, then goes where no writer's line goes
+    let cases = [
+        format!("{}}}junk", &next[..time]),
+        format!("{},\"hash\":\"", &next[..time]),
+        format!("{},\"event\":\"dropped\",\"count\":3}}}}}}", &next[..time]),
+        format!("{} ,", &next[..time]),
+        format!("{},\"event\":\"decided\"", &next[..time]),
+        // the entry whole but for a byte changed to one the form never has
+        next[..hash].replacen("\"attempt\":", "\"attempt\": ", 1),
+        format!("{}\\n", &next[..hash - 10]),
+        format!("{}\"}}", &next[..hash]),
+    ];
+    for case in &cases {
+        three_entries_then(&path, case.as_bytes());
+        let message = refused(&path);
+        assert!(message.contains("canonical"), "{case}: {message}");
+    }
+}
+
+#[test]
 fn the_start_of_the_next_entry_and_nul_bytes_are_cut() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("audit.jsonl");
