@@ -233,7 +233,9 @@ pub enum Error {
     Locked {
         /// The log file, as given.
         path: PathBuf,
-        /// The lock file, beside the file the path finally names.
+        /// The lock file, beside the file the path finally names; or, on
+        /// Unix, that file itself, when the other writer holds it under
+        /// another name (a hard link, or the name it had before a rename).
         lock: PathBuf,
     },
 }

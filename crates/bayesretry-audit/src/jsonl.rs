@@ -112,9 +112,11 @@ impl Durable for io::Sink {
 /// and [`open_after_crash`](JsonlWriter::open_after_crash) see to it: each
 /// takes an exclusive advisory lock on `<file>.lock`, beside the file the path
 /// finally names (after symbolic links), and holds it for as long as the
-/// writer lives. A second writer, of this process or another, is refused with
-/// [`Error::Locked`], which names the file; a writer whose process died holds
-/// nothing. The lock is advisory: it keeps out writers that take it (this
+/// writer lives; on Unix, it also locks the file itself, so that a writer
+/// given another name of the file (a hard link, the name a rotation renamed
+/// it to) is kept out too. A second writer, of this process or another, is
+/// refused with [`Error::Locked`], which names the file; a writer whose
+/// process died holds nothing. The lock is advisory: it keeps out writers that take it (this
 /// crate's), not a program that writes to the file regardless. Readers take
 /// none.
 ///
@@ -172,7 +174,7 @@ impl JsonlWriter<File> {
     pub fn open(path: impl AsRef<Path>, fsync: Fsync) -> Result<JsonlWriter<File>, Error> {
         let path = path.as_ref();
         let file = open_for_append(path)?;
-        let lock = WriterLock::try_acquire(path)?;
+        let lock = WriterLock::try_acquire(path, &file)?;
         // reads start at the beginning even in append mode; writes go to the end
         let seal = Verifier::new()
             .verify_reader(BufReader::new(&file))
@@ -239,7 +241,7 @@ impl JsonlWriter<File> {
     ) -> Result<(JsonlWriter<File>, u64), Error> {
         let path = path.as_ref();
         let mut file = open_for_append(path)?;
-        let lock = WriterLock::try_acquire(path)?;
+        let lock = WriterLock::try_acquire(path, &file)?;
         let len = file
             .metadata()
             .map_err(|err| Error::io_at("read", path, err))?

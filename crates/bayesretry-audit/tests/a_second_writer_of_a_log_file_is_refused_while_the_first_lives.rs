@@ -112,3 +112,32 @@ fn a_writer_through_a_symbolic_link_takes_the_file_s_lock() {
     assert!(dir.path().join("audit.jsonl.lock").is_file());
     assert!(!dir.path().join("current.jsonl.lock").exists());
 }
+
+/// The first writer's file under another name — a hard link, or the name a
+/// rotation renamed it to while the writer ran — locks another `.lock` file
+/// beside it; the second writer is refused all the same, since the file it
+/// would append to has a writer.
+#[cfg(unix)]
+#[test]
+fn a_writer_given_another_name_of_the_file_is_refused_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("audit.jsonl");
+    let mut writer = JsonlWriter::open(&path, Fsync::EveryEntry).unwrap();
+    writer.append(&record(0)).unwrap();
+
+    let linked = dir.path().join("linked.jsonl");
+    fs::hard_link(&path, &linked).unwrap();
+    refused_to_a_second_writer(&linked, &linked);
+
+    let rotated = dir.path().join("audit.jsonl.1");
+    fs::rename(&path, &rotated).unwrap();
+    refused_to_a_second_writer(&rotated, &rotated);
+
+    // the first writer goes on alone, and then the file is free
+    writer.append(&record(1)).unwrap();
+    drop(writer);
+    let mut second = JsonlWriter::open(&rotated, Fsync::EveryEntry).unwrap();
+    second.append(&record(2)).unwrap();
+    drop(second);
+    assert_eq!(Verifier::new().verify_file(&rotated).unwrap().entries(), 3);
+}
