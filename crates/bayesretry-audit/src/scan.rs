@@ -41,7 +41,7 @@ pub(crate) enum Kind {
 /// The line (without its newline) as an entry in canonical form, or `None` if
 /// it is not one.
 pub(crate) fn scan(line: &[u8]) -> Option<Scanned> {
-    let scanned = Cursor::new(line).entry()?;
+    let scanned = Cursor::<false>::new(line).entry()?;
     // strings were checked byte by byte; their non-ASCII bytes must be UTF-8
     core::str::from_utf8(line).ok()?;
     Some(scanned)
@@ -53,7 +53,7 @@ pub(crate) fn scan(line: &[u8]) -> Option<Scanned> {
 /// any byte — another spelling, bytes after the line's end — was not written
 /// by a writer of this format.
 pub(crate) fn begins_an_entry(text: &[u8]) -> bool {
-    let mut at = Cursor::new(text);
+    let mut at = Cursor::<true>::new(text);
     if at.entry().is_some() {
         return core::str::from_utf8(text).is_ok();
     }
@@ -62,8 +62,8 @@ pub(crate) fn begins_an_entry(text: &[u8]) -> bool {
     at.ended && core::str::from_utf8(text).map_or_else(|err| err.error_len().is_none(), |_| true)
 }
 
-impl Cursor<'_> {
-    fn new(line: &[u8]) -> Cursor<'_> {
+impl<const PREFIX: bool> Cursor<'_, PREFIX> {
+    fn new(line: &[u8]) -> Cursor<'_, PREFIX> {
         Cursor {
             line,
             pos: 0,
@@ -120,8 +120,10 @@ impl Cursor<'_> {
     }
 }
 
-/// A position in a line.
-struct Cursor<'a> {
+/// A position in a line. With `PREFIX`, the cursor also notes whether the
+/// grammar ran into the line's end ([`begins_an_entry`]); without it, as the
+/// verifier's fast path walks it, that bookkeeping is compiled out.
+struct Cursor<'a, const PREFIX: bool> {
     line: &'a [u8],
     pos: usize,
     /// The grammar ran into the end of the line: what the line held until
@@ -129,11 +131,13 @@ struct Cursor<'a> {
     ended: bool,
 }
 
-impl<'a> Cursor<'a> {
+impl<'a, const PREFIX: bool> Cursor<'a, PREFIX> {
     /// The next byte; at the end of the line, `None`, noted in `ended`.
     fn peek(&mut self) -> Option<u8> {
         let next = self.line.get(self.pos).copied();
-        self.ended |= next.is_none();
+        if PREFIX {
+            self.ended |= next.is_none();
+        }
         next
     }
 
@@ -150,7 +154,9 @@ impl<'a> Cursor<'a> {
             self.pos = end;
             true
         } else {
-            self.ended |= text.starts_with(self.rest());
+            if PREFIX {
+                self.ended |= text.starts_with(self.rest());
+            }
             false
         }
     }
@@ -164,7 +170,9 @@ impl<'a> Cursor<'a> {
         let end = self.pos.checked_add(n)?;
         let Some(digits) = self.line.get(self.pos..end) else {
             // fewer than `n` bytes left: the line ends among the digits
-            self.ended |= self.rest().iter().all(|&c| hex_digit(c).is_some());
+            if PREFIX {
+                self.ended |= self.rest().iter().all(|&c| hex_digit(c).is_some());
+            }
             return None;
         };
         if !digits.iter().all(|&c| hex_digit(c).is_some()) {
