@@ -2,7 +2,7 @@
 //! chosen [`Fsync`] policy.
 
 use core::num::NonZeroU32;
-use std::fs::{File, OpenOptions};
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -157,7 +157,9 @@ pub struct JsonlWriter<W: Durable = File> {
 }
 
 impl JsonlWriter<File> {
-    /// Opens the log at `path` for appending, creating it if it does not exist.
+    /// Opens the log at `path` for appending, creating it if it does not exist
+    /// (and then, on Unix, syncing its directory, so that a power cut cannot
+    /// take the new file's name and with it entries a sync made durable).
     ///
     /// An existing file is verified first, in constant memory (see [`Verifier`]),
     /// and the writer continues its chain. A file that does not verify — a
@@ -446,12 +448,39 @@ impl<W: Durable> JsonlWriter<W> {
 
 /// Opens (or creates) the log file at `path` for reading and appending.
 fn open_for_append(path: &Path) -> Result<File, Error> {
-    OpenOptions::new()
+    // followed through symbolic links: a dangling link's target is created
+    let existed = fs::metadata(path).is_ok();
+    let file = OpenOptions::new()
         .create(true)
         .read(true)
         .append(true)
         .open(path)
-        .map_err(|err| Error::io_at("open", path, err))
+        .map_err(|err| Error::io_at("open", path, err))?;
+    if !existed {
+        sync_parent(path)?;
+    }
+    Ok(file)
+}
+
+/// Makes the name of the file at `path`, just created, durable: fsyncs the
+/// directory that holds it (after symbolic links). Without it a power cut can
+/// take the new file's name, and with it every entry a seal vouched for, even
+/// though the entries themselves were synced. Only on Unix, where a directory
+/// can be opened and synced; a file whose directory cannot be is not created
+/// in vain, so the error is returned.
+fn sync_parent(path: &Path) -> Result<(), Error> {
+    #[cfg(unix)]
+    {
+        let file = fs::canonicalize(path).map_err(|err| Error::io_at("resolve", path, err))?;
+        if let Some(dir) = file.parent() {
+            File::open(dir)
+                .and_then(|dir| dir.sync_all())
+                .map_err(|err| Error::io_at("fsync the directory of", path, err))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }
 
 /// Where the last whole line of a file ends, and what follows it.
