@@ -201,6 +201,12 @@ impl FleetBreaker {
                     if now < until_ms {
                         return Admission::Rejected { until_ms };
                     }
+                    // The cooldown ended since the last round: the endpoint
+                    // is half-open for the fleet, not closed, until Redis
+                    // says otherwise. Taken for closed, every process would
+                    // admit all its calls until its next round.
+                    state.open_until = None;
+                    state.probing = true;
                 }
                 if state.probing && connected {
                     if let Some(round) = state.permits.pop() {
