@@ -74,7 +74,8 @@ impl FleetBudgetConfig {
 
     /// At most `floor + ratio × first attempts` of retry cost per `window`,
     /// first attempts counted fleet-wide (each process's
-    /// [`deposit`](Budget::deposit)s reach Redis with its next lease).
+    /// [`deposit`](Budget::deposit)s reach Redis with its next lease), each
+    /// in the window it was made in.
     pub fn ratio(name: impl Into<String>, ratio: f64, floor: u32, window: Duration) -> Self {
         FleetBudgetConfig {
             name: name.into(),
@@ -187,6 +188,16 @@ struct Lease {
 /// While Redis cannot be reached, spends go to the local fallback budget
 /// instead (see [`FleetBudgetConfig`]), and deposits wait to be counted.
 ///
+/// A ratio budget's deposits count in the window they were made in, as far
+/// as the process can tell from its last lease: those of the window it
+/// holds a lease of, and of the one after it, go up with the next lease and
+/// raise the allowance only if that is still their window. Deposits of an
+/// earlier window, or made when the process knows no window (before its
+/// first lease, or once Redis has been away for a window and more), raise
+/// no window's: counted in the window a lease finally reaches, an outage's
+/// worth of first attempts would let the fleet retry that many times just
+/// as Redis, and often the provider, comes back.
+///
 /// Implements [`Budget`]: give it to a policy with
 /// `Builder::with_shared_budget`.
 ///
@@ -213,7 +224,13 @@ pub struct FleetBudget {
     pub(crate) window_ms: u64,
     lease_size: u32,
     lease: Mutex<Lease>,
+    /// First attempts made in the window of the current lease, not yet sent.
     deposits: AtomicU64,
+    /// First attempts made in the window after it, not yet sent.
+    deposits_next: AtomicU64,
+    /// When (fleet clock) the window of the current lease ends: 0 before
+    /// the first lease. What a deposit reads to tell its window.
+    window_end: AtomicU64,
     want: AtomicBool,
     /// The largest cost refused for want of leased units since the last
     /// lease was asked for: the next lease asks for at least that much.
@@ -249,6 +266,8 @@ impl FleetBudget {
             lease_size,
             lease: Mutex::new(Lease::default()),
             deposits: AtomicU64::new(0),
+            deposits_next: AtomicU64::new(0),
+            window_end: AtomicU64::new(0),
             // ask for a first lease at once
             want: AtomicBool::new(true),
             need: AtomicU64::new(0),
@@ -291,7 +310,10 @@ impl FleetBudget {
     /// exhausted ratio budget asks again only then, since deposits may have
     /// raised its allowance, without a round trip per denied spend.
     pub(crate) fn needs_lease(&self, tick: bool) -> bool {
-        if self.want.load(Ordering::Acquire) || self.deposits.load(Ordering::Relaxed) > 0 {
+        if self.want.load(Ordering::Acquire)
+            || self.deposits.load(Ordering::Relaxed) > 0
+            || self.deposits_next.load(Ordering::Relaxed) > 0
+        {
             return true;
         }
         tick && matches!(self.rule, Rule::Ratio { .. }) && self.lock().exhausted
@@ -305,13 +327,14 @@ impl FleetBudget {
         key: &str,
     ) -> Result<(), Error> {
         let sent_at = self.clock.now_ms();
-        let held = {
+        let (held, of) = {
             let lease = self.lock();
-            if sent_at < lease.until_ms {
+            let held = if sent_at < lease.until_ms {
                 lease.units
             } else {
                 0
-            }
+            };
+            (held, lease.window)
         };
         // A lease; or enough for the largest spend refused meanwhile, even
         // above a lease, granted whole or not at all: a part would leave
@@ -323,7 +346,10 @@ impl FleetBudget {
         } else {
             0
         };
+        // deposits of the lease's window `of`, and of the one after it: the
+        // script counts them only in their own window
         let deposits = self.deposits.swap(0, Ordering::AcqRel);
+        let deposits_next = self.deposits_next.swap(0, Ordering::AcqRel);
         let (mode, base, ratio) = match self.rule {
             Rule::FixedWindow { max_cost } => ("w", max_cost, 0.0),
             Rule::Ratio { ratio, floor } => ("r", floor, ratio),
@@ -340,6 +366,8 @@ impl FleetBudget {
             .arg(want)
             .arg(deposits)
             .arg(whole)
+            .arg(of.map_or_else(String::new, |of| of.to_string()))
+            .arg(deposits_next)
             .invoke_async(conn)
             .await;
         let reply = match reply {
@@ -347,6 +375,8 @@ impl FleetBudget {
             Err(e) => {
                 // not counted yet: they go with the next lease
                 self.deposits.fetch_add(deposits, Ordering::AcqRel);
+                self.deposits_next
+                    .fetch_add(deposits_next, Ordering::AcqRel);
                 self.need.fetch_max(need, Ordering::AcqRel);
                 self.want.store(true, Ordering::Release);
                 return Err(e.into());
@@ -364,6 +394,7 @@ impl FleetBudget {
         // the window ends `remaining_ms` after the server ran the script, which
         // was after `sent_at`: counting from `sent_at` never overshoots
         lease.until_ms = sent_at.saturating_add(*remaining_ms);
+        self.window_end.store(lease.until_ms, Ordering::Release);
         lease.exhausted = *granted < want;
         Ok(())
     }
@@ -422,7 +453,15 @@ impl Budget for FleetBudget {
 
     fn deposit(&self, now_ms: u64) {
         if matches!(self.rule, Rule::Ratio { .. }) {
-            self.deposits.fetch_add(1, Ordering::Relaxed);
+            // the window it is made in, told from the last lease's end;
+            // one of no window known raises none (see the type's docs)
+            let now = self.clock.now_ms();
+            let end = self.window_end.load(Ordering::Acquire);
+            if now < end {
+                self.deposits.fetch_add(1, Ordering::Relaxed);
+            } else if end > 0 && now < end.saturating_add(self.window_ms) {
+                self.deposits_next.fetch_add(1, Ordering::Relaxed);
+            }
         }
         self.fallback.deposit(now_ms);
     }

@@ -270,8 +270,9 @@ return out
 /// Leases up to `want` units of a fleet budget's current window.
 ///
 /// ARGV: budget key, window ms, mode (`w` fixed window, `r` ratio), the
-/// window's allowance (fixed) or floor (ratio), the ratio, want, deposits,
-/// whole (0 for none).
+/// window's allowance (fixed) or floor (ratio), the ratio, want, deposits
+/// made in window `of`, whole (0 for none), `of` (empty for none), deposits
+/// made in the window after `of`.
 ///
 /// Windows are aligned on the Redis server's clock (`TIME`), the one clock
 /// the whole fleet shares. The window's hash holds what has been granted
@@ -283,6 +284,12 @@ return out
 /// part of it would not make the spend, and would leave the other processes
 /// short for the rest of the window.
 ///
+/// Deposits (first attempts) count only in the window they were made in:
+/// those of `of` if it is the current window (and those the process took
+/// for the next one's, made within a round trip of its end), those of the
+/// window after `of` if that is the current one; any others are of a window
+/// that has ended, and raise no later one's allowance.
+///
 /// Returns `{granted, ms until the window ends, window index}`.
 const LEASE: &str = r"
 local t = redis.call('TIME')
@@ -290,7 +297,14 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local window = tonumber(ARGV[2])
 local index = math.floor(now / window)
 local key = ARGV[1] .. ':' .. string.format('%.0f', index)
-local deposits = tonumber(redis.call('HINCRBY', key, 'd', ARGV[7]))
+local of = tonumber(ARGV[9] or '')
+local made = 0
+if of == index then
+  made = (tonumber(ARGV[7]) or 0) + (tonumber(ARGV[10] or '0') or 0)
+elseif of and of + 1 == index then
+  made = tonumber(ARGV[10] or '0') or 0
+end
+local deposits = tonumber(redis.call('HINCRBY', key, 'd', string.format('%.0f', made)))
 local granted = tonumber(redis.call('HGET', key, 's') or '0')
 local allowance = tonumber(ARGV[4])
 if ARGV[3] == 'r' then allowance = allowance + math.floor(tonumber(ARGV[5]) * deposits) end
