@@ -164,7 +164,10 @@ struct Lease {
 }
 
 /// A retry budget shared by every process of a fleet: the sum of what they
-/// spend in a window never exceeds its allowance.
+/// spend in a window never exceeds its allowance, as long as Redis keeps its
+/// record of the window's grants (a Redis that lost its data grants the
+/// window's allowance again: see the
+/// [consistency model](crate#consistency-model)).
 ///
 /// # How
 ///
