@@ -41,6 +41,10 @@ struct Fleetwide {
     permits: Vec<String>,
     /// A call found no permit: claim one at once.
     want_permit: bool,
+    /// When (fleet clock) a call finding no permit may claim one again: a
+    /// claim that got none says how long until that may change, up to an
+    /// interval, so that a busy process does not claim at every call.
+    claim_after_ms: u64,
     /// Probes handed out whose outcome has not been recorded, by round,
     /// oldest first: an outcome is taken for the oldest's.
     probes_out: VecDeque<String>,
@@ -57,6 +61,7 @@ impl Fleetwide {
             probing: false,
             permits: Vec::new(),
             want_permit: false,
+            claim_after_ms: 0,
             probes_out: VecDeque::new(),
             cooldown_ms: 0,
         }
@@ -221,7 +226,7 @@ impl FleetBreaker {
                             round: ProbeRound::NONE,
                         };
                     }
-                    if !state.want_permit {
+                    if !state.want_permit && now >= state.claim_after_ms {
                         state.want_permit = true;
                         self.shared.wake.notify_one();
                     }
@@ -398,6 +403,8 @@ impl FleetBreaker {
                 .arg(config.max_probes())
                 .invoke_async(conn)
                 .await?;
+            let now = self.clock.now_ms();
+            let interval = u64::try_from(self.shared.interval.as_millis()).unwrap_or(u64::MAX);
             let mut fleet = lock(&self.fleet);
             match claimed.as_slice() {
                 [one, round] if one == "1" => {
@@ -410,7 +417,17 @@ impl FleetBreaker {
                     drop(fleet);
                     self.local.remove(&key);
                 }
-                [none] if none == "0" => {}
+                [none, wait @ ..] if none == "0" => {
+                    // none until the cooldown or the round's probes end (a
+                    // reply without the time: the interval)
+                    let wait = wait
+                        .first()
+                        .and_then(|ms| ms.parse::<u64>().ok())
+                        .map_or(interval, |ms| ms.min(interval));
+                    if let Some(state) = fleet.get_mut(&key) {
+                        state.claim_after_ms = now.saturating_add(wait);
+                    }
+                }
                 _ => return Err(Error::Reply(format!("probe claim returned {claimed:?}"))),
             }
         }

@@ -416,8 +416,10 @@ return 'open'
 /// Claims one of an endpoint's half-open probes for the fleet.
 ///
 /// ARGV: prefix, endpoint, max probes. Returns `{1, round}` for a probe of
-/// that round (its outcome is reported with it), `{0}` for none (still open,
-/// or every probe of this round taken), `{-1}` when the endpoint is closed.
+/// that round (its outcome is reported with it), `{0, ms}` for none (still
+/// open, or every probe of this round taken), with the time until that may
+/// change (the cooldown's end, the probe counter's), and `{-1}` when the
+/// endpoint is closed.
 /// A round lasts one cooldown: probes that never report back are given up
 /// on, as the local breaker does. An opening without a current round (a
 /// previous version's script wrote it) gets one here.
@@ -433,11 +435,11 @@ local held, cooldown = string.match(old, '^(%S+) (%S+) %S+')
 local till = tonumber(held)
 cooldown = tonumber(cooldown)
 if not (till and cooldown) then return {'-1'} end
-if till > now then return {'0'} end
+if till > now then return {'0', string.format('%.0f', till - now)} end
 local probes = key .. ':p:' .. ep
 local n = redis.call('INCR', probes)
 if n == 1 then redis.call('PEXPIRE', probes, string.format('%.0f', math.max(cooldown, 1))) end
-if n > tonumber(ARGV[3]) then return {'0'} end
+if n > tonumber(ARGV[3]) then return {'0', tostring(redis.call('PTTL', probes))} end
 local round, at = string.match(redis.call('HGET', rounds, ep) or '', '^(%S+) (%S+)$')
 if at ~= held then
   local next_round = now
