@@ -68,7 +68,9 @@ impl Scripts {
 /// their sequence numbers: a loss of versions all past 2³² goes unseen),
 /// kept up to date here. It is counted
 /// anew from the hash's entries (`HGETALL`) when it is missing — a hash
-/// written before it existed — and when it is less than the sum the pusher
+/// written before it existed — or not a whole number `HINCRBY` can add to
+/// (edited by hand: the push would fail after its first writes, every
+/// round), and when it is less than the sum the pusher
 /// knows Redis holds: a process of the previous version, which writes
 /// entries without keeping `#sum` (a rolling deploy, a rollback), leaves it
 /// short, and a hash that did lose entries is recounted once, as its writer
@@ -133,7 +135,15 @@ local function cmp(a, b)
   if a == b then return 0 end
   return a < b and -1 or 1
 end
--- the sum of a hash's sequence numbers, for a hash without `#sum`
+-- a hash's `#sum`, or nil if it has none this script could add to: missing,
+-- or not a whole number HINCRBY takes (edited by hand, written by a tool),
+-- which would fail the push after its first writes
+local function held_sum(key)
+  local sum = redis.call('HGET', key, '#sum')
+  if sum and string.match(sum, '^%d+$') and #sum <= 15 then return tonumber(sum) end
+  return nil
+end
+-- the sum of a hash's sequence numbers, for a hash without a usable `#sum`
 local function total(key)
   local all = redis.call('HGETALL', key)
   local sum = 0
@@ -179,7 +189,7 @@ end
 local out = {epoch, '0'}
 for i = 5, 3 + 2 * own, 2 do
   local key = ns .. ':w:' .. ARGV[i]
-  local sum = tonumber(redis.call('HGET', key, '#sum'))
+  local sum = held_sum(key)
   if not sum or sum < (tonumber(ARGV[i + 1]) or 0) then
     if redis.call('EXISTS', key) == 1 then sum = total(key) else sum = 0 end
   end
@@ -195,7 +205,7 @@ for _, w in ipairs(order) do
   local key = ns .. ':w:' .. w
   local group = groups[w]
   local fresh = redis.call('EXISTS', key) == 0
-  if not fresh and redis.call('HEXISTS', key, '#sum') == 0 then total(key) end
+  if not fresh and not held_sum(key) then total(key) end
   local wrote = false
   for start = 1, #group, CHUNK do
     local stop = math.min(start + CHUNK - 1, #group)
