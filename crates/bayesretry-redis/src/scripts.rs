@@ -96,6 +96,17 @@ impl Scripts {
 /// persistence, a flush, a fleet idle past the ttl) and pushes all it knows
 /// again.
 ///
+/// The change log can be lost on its own while the entries it indexes live
+/// on: evicted (every key here has a time to live, so a `volatile-*` memory
+/// policy may take it), deleted by hand. Readers, newcomers above all, would
+/// no longer find entries that do not change again. A push that finds the
+/// log missing while the counter `{ns}:ver` or a hash of its writers is
+/// still there takes it for a loss of the fleet's data: it offers a new
+/// epoch (and drops the counter, so that a log emptied by its writers aging
+/// out is taken for one once only), every process pushes all it holds
+/// again, and entries a push finds held already are logged again if the log
+/// lacks them (`ZADD NX`).
+///
 /// Returns `{epoch, applied, sum of the 1st writer, ..., of the k-th}`.
 const PUSH: &str = r"
 local ns = ARGV[1]
@@ -118,7 +129,25 @@ for i = 5 + 2 * own, #ARGV - 5, 6 do
     return redis.error_reply('push: an entry of ' .. ARGV[i] .. ' is malformed')
   end
 end
+-- whether the change log is gone while entries it indexed may live on
+-- (evicted, deleted): the counter, or a hash of the pusher's, outlived it
+local function log_lost()
+  if redis.call('EXISTS', ns .. ':log') == 1 then return false end
+  if redis.call('EXISTS', ns .. ':ver') == 1 then return true end
+  for i = 5, 3 + 2 * own, 2 do
+    if redis.call('EXISTS', ns .. ':w:' .. ARGV[i]) == 1 then return true end
+  end
+  return false
+end
 local epoch = redis.call('GET', ns .. ':epoch')
+if epoch and log_lost() then
+  -- a new epoch makes every process push all it holds again, and the
+  -- pushes log the entries they find held already. The counter goes with
+  -- it, so that a log emptied by its writers aging out is taken for a loss
+  -- once only.
+  epoch = nil
+  redis.call('DEL', ns .. ':ver')
+end
 if not epoch then
   epoch = ARGV[3]
   redis.call('SET', ns .. ':epoch', epoch)
@@ -200,7 +229,7 @@ local t = redis.call('TIME')
 local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local version = tonumber(redis.call('GET', ns .. ':ver') or '0') or 0
 if version < clock then version = clock end
-local applied = 0
+local applied, relogged = 0, 0
 for _, w in ipairs(order) do
   local key = ns .. ':w:' .. w
   local group = groups[w]
@@ -212,7 +241,7 @@ for _, w in ipairs(order) do
     local fields = {}
     for g = start, stop do fields[#fields + 1] = ARGV[group[g] + 1] end
     local held = redis.call('HMGET', key, unpack(fields))
-    local writes, log, added = {}, {}, 0
+    local writes, log, relog, added = {}, {}, {}, 0
     for g = start, stop do
       local i = group[g]
       local old = held[g - start + 1]
@@ -224,6 +253,11 @@ for _, w in ipairs(order) do
         version = version + 1
         log[#log + 1] = string.format('%.0f', version)
         log[#log + 1] = w .. '\t' .. ARGV[i + 1]
+      else
+        -- held already: logged again only if the log lost it (ZADD NX)
+        version = version + 1
+        relog[#relog + 1] = string.format('%.0f', version)
+        relog[#relog + 1] = w .. '\t' .. ARGV[i + 1]
       end
     end
     if #writes > 0 then
@@ -233,10 +267,13 @@ for _, w in ipairs(order) do
       applied = applied + #writes / 2
       wrote = true
     end
+    if #relog > 0 then
+      relogged = relogged + redis.call('ZADD', ns .. ':log', 'NX', unpack(relog))
+    end
   end
   if wrote and fresh then redis.call('PEXPIRE', key, ttl) end
 end
-if applied > 0 then redis.call('SET', ns .. ':ver', string.format('%.0f', version)) end
+if applied + relogged > 0 then redis.call('SET', ns .. ':ver', string.format('%.0f', version)) end
 out[2] = tostring(applied)
 for i = 5, 3 + 2 * own, 2 do
   redis.call('PEXPIRE', ns .. ':w:' .. ARGV[i], ttl)
