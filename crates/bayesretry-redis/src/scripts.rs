@@ -331,6 +331,12 @@ return out
 /// part of it would not make the spend, and would leave the other processes
 /// short for the rest of the window.
 ///
+/// A count of the hash that is not a whole number (edited by hand) is
+/// replaced before anything else is written: first attempts by none, grants
+/// by more than any allowance, so that the window grants nothing more rather
+/// than fail every lease (which the fleet would take for Redis being away,
+/// and spend from its fallbacks).
+///
 /// Deposits (first attempts) count only in the window they were made in:
 /// those of `of` if it is the current window (and those the process took
 /// for the next one's, made within a round trip of its end), those of the
@@ -351,8 +357,21 @@ if of == index then
 elseif of and of + 1 == index then
   made = tonumber(ARGV[10] or '0') or 0
 end
+-- a count of the window's hash, nil if it is not a whole number HINCRBY
+-- takes (edited by hand, written by a tool): the lease would fail on it,
+-- every time, and the fleet's processes spend from their fallbacks
+local function count(field)
+  local v = redis.call('HGET', key, field)
+  if not v then return 0 end
+  if string.match(v, '^%d+$') and #v <= 15 then return tonumber(v) end
+  return nil
+end
+-- first attempts unknown: none; grants unknown: the whole allowance, so the
+-- window refuses retries for the rest of it rather than grant any twice
+if not count('d') then redis.call('HSET', key, 'd', '0') end
+if not count('s') then redis.call('HSET', key, 's', '999999999999999') end
 local deposits = tonumber(redis.call('HINCRBY', key, 'd', string.format('%.0f', made)))
-local granted = tonumber(redis.call('HGET', key, 's') or '0')
+local granted = count('s')
 local allowance = tonumber(ARGV[4])
 if ARGV[3] == 'r' then allowance = allowance + math.floor(tonumber(ARGV[5]) * deposits) end
 local whole = tonumber(ARGV[8] or '0') or 0
