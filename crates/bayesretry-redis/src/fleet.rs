@@ -190,6 +190,7 @@ impl Fleet {
             prefix: prefix.clone(),
             stale_ms: ttl_ms,
             url: config.url.clone(),
+            refusing: false,
         };
         let task = runtime.spawn(task.run(receiver, config.interval));
         Ok(Fleet {
@@ -274,12 +275,15 @@ impl Fleet {
     }
 
     /// Runs one full round now (push, pull, leases, breakers) and says
-    /// whether it reached Redis. Rounds run on their own every interval; this
+    /// whether it went through. Rounds run on their own every interval; this
     /// is for a clean shutdown (flush before exit) and for tests.
     ///
     /// # Errors
     ///
-    /// The round's Redis error, or [`Error::Stopped`].
+    /// The round's Redis error, or [`Error::Stopped`]. A part of the round
+    /// that Redis refused for what it found in its data (a key of the wrong
+    /// type) fails alone: the other parts are done all the same, and the
+    /// first such error is returned.
     pub async fn sync_now(&self) -> Result<(), Error> {
         let (reply, answer) = oneshot::channel();
         self.inner
@@ -370,6 +374,30 @@ struct Task {
     prefix: String,
     stale_ms: u64,
     url: RedisUrl,
+    /// Whether the last round had a part Redis refused (see [`refused`]):
+    /// logged once, when it begins.
+    refusing: bool,
+}
+
+/// Whether `error` is Redis refusing one part of a round for what it found
+/// in the data (a key of the wrong type, a value a script cannot take, a
+/// reply this crate does not expect), rather than Redis being away or
+/// unable to serve anyone (a lost connection, a read-only replica, loading,
+/// out of memory): the other parts of the round go on, on the same
+/// connection, and the fleet stays connected. Its budgets then refuse what
+/// no lease covers, rather than spend from their fallbacks on top of what the
+/// fleet granted: the fleet errs toward too few retries (so does one on a
+/// server that refuses every script).
+fn refused(error: &Error) -> bool {
+    match error {
+        Error::Reply(_) => true,
+        Error::Redis(e) => match e.kind() {
+            redis::ErrorKind::ResponseError | redis::ErrorKind::TypeError => true,
+            redis::ErrorKind::ExtensionError => e.code() == Some("WRONGTYPE"),
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 impl Task {
@@ -402,6 +430,21 @@ impl Task {
         }
         let result = self.exchange(tick).await;
         let s = &self.shared;
+        // Redis refused parts of the round for what they found there (the
+        // connection is kept only then): it is reachable, and the fleet stays
+        // connected (its budgets spend what the fleet grants, not their
+        // fallbacks)
+        let refusing = result.is_err() && self.connection.is_some();
+        if refusing && !self.refusing {
+            if let Err(e) = &result {
+                tracing::warn!(
+                    url = %self.url,
+                    error = e as &(dyn core::error::Error + 'static),
+                    "bayesretry-redis: redis refused part of the fleet sync; the rest goes on"
+                );
+            }
+        }
+        self.refusing = refusing;
         match &result {
             Ok(()) => {
                 if !s.connected.swap(true, Ordering::AcqRel) {
@@ -409,6 +452,12 @@ impl Task {
                 }
                 if tick {
                     s.rounds.fetch_add(1, Ordering::AcqRel);
+                }
+            }
+            Err(_) if refusing => {
+                s.failed_rounds.fetch_add(1, Ordering::AcqRel);
+                if !s.connected.swap(true, Ordering::AcqRel) {
+                    tracing::info!(url = %self.url, "bayesretry-redis: connected, fleet sync on");
                 }
             }
             Err(e) => {
@@ -441,6 +490,10 @@ impl Task {
         }
     }
 
+    /// The round's round trips: evidence, then each budget, then each
+    /// breaker. A part that Redis refuses (see [`refused`]) fails alone: the
+    /// others go on, and the first such error is returned at the end, with
+    /// the connection kept. Any other error ends the round at once.
     async fn exchange(&mut self, tick: bool) -> Result<(), Error> {
         let mut conn = match self.connection.take() {
             Some(conn) => conn,
@@ -450,24 +503,44 @@ impl Task {
                     .await?
             }
         };
+        let mut failure = None;
         if tick {
-            self.sync_evidence(&mut conn).await?;
+            let result = self.sync_evidence(&mut conn).await;
+            Self::settle(result, &mut failure)?;
         }
         let budgets: Vec<Arc<FleetBudget>> = upgrade(&self.registry.budgets);
         for budget in budgets {
             if budget.needs_lease(tick) {
                 let key = format!("{}:budget:{}", self.prefix, budget.name);
-                budget.refill(&mut conn, &self.scripts, &key).await?;
+                let result = budget.refill(&mut conn, &self.scripts, &key).await;
+                Self::settle(result, &mut failure)?;
             }
         }
         let breakers: Vec<Arc<FleetBreaker>> = upgrade(&self.registry.breakers);
         for breaker in breakers {
-            breaker
+            let result = breaker
                 .exchange(&mut conn, &self.scripts, &self.prefix, self.stale_ms, tick)
-                .await?;
+                .await;
+            Self::settle(result, &mut failure)?;
         }
         self.connection = Some(conn);
-        Ok(())
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// Notes the result of one part of a round: an error Redis refused the
+    /// part with is kept in `failure` (the first one) and the round goes on;
+    /// any other is returned, to end it.
+    fn settle(result: Result<(), Error>, failure: &mut Option<Error>) -> Result<(), Error> {
+        match result {
+            Ok(()) => Ok(()),
+            Err(e) if refused(&e) => {
+                if failure.is_none() {
+                    *failure = Some(e);
+                }
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     async fn sync_evidence(&mut self, conn: &mut MultiplexedConnection) -> Result<(), Error> {
