@@ -89,6 +89,11 @@ pub(crate) struct EvidenceSync {
     /// failover lost its last writes), its entries are forgotten from
     /// `known`, to be pushed again.
     known_sums: HashMap<WriterId, u64>,
+    /// Entries of the writers this process pushes for that its store let go
+    /// of (see [`prune`](EvidenceSync::prune)), with the version Redis holds:
+    /// the next push tells Redis to forget them too, and takes them off the
+    /// writer's sum once it has.
+    forget: HashMap<Key, u64>,
     /// The writer the replica records its own outcomes under, once a
     /// snapshot has named it (`Snapshot::taken_by`): always authored, never
     /// pulled, even when Redis still holds its entries from before a restart.
@@ -124,6 +129,7 @@ impl EvidenceSync {
             epoch: None,
             pulled_writers: HashSet::new(),
             known_sums: HashMap::new(),
+            forget: HashMap::new(),
             own: None,
             full: false,
             kept: 0,
@@ -166,6 +172,11 @@ impl EvidenceSync {
                 continue;
             }
             let key = (writer, codec::field(entry));
+            if let Some(seq) = self.forget.remove(&key) {
+                // written again before Redis forgot it: Redis holds that
+                // version still, which the new one replaces
+                self.known.insert(key.clone(), seq);
+            }
             if self.known.get(&key).is_some_and(|&seq| seq >= entry.seq()) {
                 continue;
             }
@@ -205,14 +216,15 @@ impl EvidenceSync {
     /// - an entry the store holds again later (a newer version) is new to the
     ///   sync and pushed or merged as such;
     /// - the entries of a writer this process writes for (its own, and any
-    ///   other it renews while the store holds some of it) are kept: Redis
-    ///   keeps them as long as their time to live is renewed, and the
-    ///   writer's sum counts them. Let go, a context of its own that the
-    ///   store forgot and a call writes again would be pushed as new, and
-    ///   the sum, counting both versions where Redis replaced one by the
-    ///   other, would read as a loss and push all of the writer's entries
-    ///   again. The next pass waits until what is remembered has doubled
-    ///   again, so that kept entries do not make every round pay for one;
+    ///   other it renews while the store holds some of it) are let go of in
+    ///   Redis too: Redis would keep them as long as their time to live is
+    ///   renewed, that is as long as the process lives, and a long-lived
+    ///   process writing to ever new contexts would grow its hash, the
+    ///   change log and every newcomer's first pull without bound. They wait
+    ///   in `forget` for the next push, which deletes them from Redis if it
+    ///   still holds those versions; the writer's sum counts them until it
+    ///   has. One written again meanwhile is taken back, as Redis holds it,
+    ///   so the sum stays the one Redis keeps, and no loss is read into it;
     /// - a writer's sum is left as it was: it still counts what Redis was
     ///   given, so a loss there is seen as before;
     /// - a writer the store holds nothing of (its entries under whatever
@@ -235,6 +247,7 @@ impl EvidenceSync {
         let EvidenceSync {
             known,
             known_sums,
+            forget,
             buffer,
             deferred,
             pulled_writers,
@@ -250,7 +263,15 @@ impl EvidenceSync {
             .collect();
         pulled_writers.retain(|writer| live.contains(writer));
         authored.retain(|writer| *own == Some(*writer) || live.contains(writer));
-        known.retain(|key, _| held.contains(key) || authored.contains(&key.0));
+        known.retain(|key, seq| {
+            if held.contains(key) {
+                return true;
+            }
+            if authored.contains(&key.0) {
+                forget.insert(key.clone(), *seq);
+            }
+            false
+        });
         deferred.retain(|key, _| held.contains(key));
         known_sums.retain(|writer, _| authored.contains(writer) || live.contains(writer));
         *kept = known.len().max(deferred.len());
@@ -266,8 +287,8 @@ impl EvidenceSync {
         authored: &HashSet<WriterId>,
     ) -> Result<Progress, Error> {
         let mut progress = Progress::default();
-        if self.buffer.is_empty() {
-            let (resynced, lost, _) = self.push_batch(conn, scripts, authored, &[]).await?;
+        if self.buffer.is_empty() && self.forget.is_empty() {
+            let (resynced, lost, _) = self.push_batch(conn, scripts, authored, &[], &[]).await?;
             progress.resynced |= resynced;
             progress.lost |= lost;
             return Ok(progress);
@@ -279,7 +300,7 @@ impl EvidenceSync {
         let mut sent = 0;
         let mut failure = None;
         for chunk in pending.chunks(self.batch) {
-            match self.push_batch(conn, scripts, authored, chunk).await {
+            match self.push_batch(conn, scripts, authored, chunk, &[]).await {
                 Ok((resynced, lost, applied)) => {
                     progress.resynced |= resynced;
                     progress.lost |= lost;
@@ -298,22 +319,64 @@ impl EvidenceSync {
             progress.pushed += 1;
         }
         self.buffer.extend(unsent);
-        match failure {
-            Some(e) => Err(e),
-            None => Ok(progress),
+        if let Some(e) = failure {
+            return Err(e);
         }
+        self.push_forgets(conn, scripts, authored, &mut progress)
+            .await?;
+        Ok(progress)
     }
 
-    /// One push call: whether it found Redis's data lost (and reset for a
-    /// full resync), whether it found an authored writer's entries lost (and
-    /// forgot them, to be pushed again), and how many entries changed what
-    /// Redis held.
+    /// Tells Redis to forget the entries in `forget`, a batch per script
+    /// call, and takes each off its writer's sum once Redis has (or never
+    /// held that version: then its sum already lacked it). Stops at the
+    /// first error, keeping what was not acknowledged.
+    async fn push_forgets(
+        &mut self,
+        conn: &mut MultiplexedConnection,
+        scripts: &Scripts,
+        authored: &HashSet<WriterId>,
+        progress: &mut Progress,
+    ) -> Result<(), Error> {
+        if self.forget.is_empty() {
+            return Ok(());
+        }
+        let pending: Vec<(Key, u64)> = self.forget.drain().collect();
+        let mut done = 0;
+        let mut failure = None;
+        for chunk in pending.chunks(self.batch) {
+            match self.push_batch(conn, scripts, authored, &[], chunk).await {
+                Ok((resynced, lost, _)) => {
+                    progress.resynced |= resynced;
+                    progress.lost |= lost;
+                    for ((writer, _), seq) in chunk {
+                        if let Some(sum) = self.known_sums.get_mut(writer) {
+                            *sum = sum.saturating_sub(counted(*seq));
+                        }
+                    }
+                    done += chunk.len();
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        self.forget.extend(pending.into_iter().skip(done));
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// One push call, of `entries` and of entries to forget: whether it
+    /// found Redis's data lost (and reset for a full resync), whether it
+    /// found an authored writer's entries lost (and forgot them, to be
+    /// pushed again), and how many entries changed what Redis held.
     async fn push_batch(
         &mut self,
         conn: &mut MultiplexedConnection,
         scripts: &Scripts,
         authored: &HashSet<WriterId>,
         entries: &[(Key, SnapshotEntry)],
+        forgets: &[(Key, u64)],
     ) -> Result<(bool, bool, u64), Error> {
         let writers: Vec<WriterId> = authored.iter().copied().collect();
         let mut invocation = scripts.push.prepare_invoke();
@@ -326,6 +389,10 @@ impl EvidenceSync {
             invocation
                 .arg(codec::writer(*writer))
                 .arg(self.known_sums.get(writer).copied().unwrap_or(0));
+        }
+        invocation.arg(forgets.len());
+        for ((writer, field), seq) in forgets {
+            invocation.arg(codec::writer(*writer)).arg(field).arg(*seq);
         }
         let mut hex: Option<(WriterId, String)> = None;
         for ((writer, field), entry) in entries {
@@ -407,6 +474,7 @@ impl EvidenceSync {
                 self.epoch = Some(epoch.to_owned());
                 self.known.clear();
                 self.known_sums.clear();
+                self.forget.clear();
                 self.since = 0;
                 self.full = true;
                 self.kept = 0;
@@ -583,7 +651,7 @@ mod tests {
     }
 
     #[test]
-    fn an_authored_writer_s_sum_still_counts_its_let_go_entries() {
+    fn an_authored_writer_s_let_go_entries_wait_to_be_forgotten_in_redis() {
         let mut sync = sync();
         pull_departed_writers(&mut sync);
         let writer = WriterId::new(1);
@@ -600,12 +668,16 @@ mod tests {
 
         assert_eq!(
             sync.known.len(),
-            2,
-            "the departed writers are let go, the writer's own entries kept"
+            1,
+            "the departed writers are let go, and so is the writer's forgotten entry"
         );
-        assert!(sync.known.contains_key(&(writer, codec::field(&old))));
-        // Redis still holds the forgotten entry: a sum of 3 here would hide
-        // the loss of the live one's version behind it
+        assert_eq!(
+            sync.forget,
+            HashMap::from([((writer, codec::field(&old)), 5)]),
+            "to be forgotten in Redis too, at the next push"
+        );
+        // Redis still holds the forgotten entry until then: a sum of 3 here
+        // would hide the loss of the live one's version behind it
         assert_eq!(sync.known_sums.get(&writer), Some(&8));
         assert_eq!(sync.buffered(), 0, "the live entry is already in Redis");
     }
@@ -679,7 +751,7 @@ mod tests {
     }
 
     #[test]
-    fn what_a_pass_kept_is_not_passed_over_again_until_it_has_doubled() {
+    fn what_the_store_let_go_of_waits_to_be_forgotten_and_is_not_passed_over_again() {
         let mut sync = sync();
         let own: Vec<SnapshotEntry> = (0..1_200)
             .map(|e| entry(1, &format!("api-{e}"), 2))
@@ -687,18 +759,20 @@ mod tests {
         let mut authored = HashSet::from([WriterId::new(1)]);
         sync.collect(&Snapshot::from_entries(2_000, own.clone()), &mut authored);
         acknowledge(&mut sync);
-        // the store forgets all but one of them; Redis keeps them all
+        // the store forgets all but one of them; Redis keeps them all, for now
         let left = vec![own[0].clone()];
         pull_departed_writers(&mut sync);
         sync.collect(&Snapshot::from_entries(3_000, left.clone()), &mut authored);
-        assert_eq!(sync.known.len(), 1_200, "the departed let go, the own kept");
+        assert_eq!(sync.known.len(), 1, "the departed and the forgotten let go");
+        assert_eq!(sync.forget.len(), 1_199, "to be forgotten in Redis");
+        assert_eq!(sync.known_sums.get(&WriterId::new(1)), Some(&2_400));
 
         pulled(&mut sync, &entry(2_000, "api", 3));
         sync.collect(&Snapshot::from_entries(4_000, left), &mut authored);
         assert_eq!(
             sync.known.len(),
-            1_201,
-            "one more entry than the pass kept: no second pass over 1 200"
+            2,
+            "one more entry than the pass kept: no second pass"
         );
     }
 }

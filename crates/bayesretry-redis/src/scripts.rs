@@ -39,8 +39,15 @@ impl Scripts {
 ///
 /// ARGV: prefix, ttl ms, a candidate epoch, the number `k` of writers the
 /// pusher writes for, those `k` writers each followed by the sum the pusher
-/// knows Redis holds of it, then six values per entry: writer, field, seq,
-/// updated_at_ms, successes, failures.
+/// knows Redis holds of it, the number `f` of entries to forget, those `f`
+/// entries as writer, field, seq, then six values per entry: writer, field,
+/// seq, updated_at_ms, successes, failures.
+///
+/// An entry to forget is one its writer's store let go of (evidence 64
+/// half-lives old, or a context pushed out of a full store): deleted, with
+/// its log member, if the hash still holds that version, and taken off the
+/// hash's `#sum`. Without it, a writer's hash would keep every context the
+/// writer ever wrote for as long as it lives.
 ///
 /// Per writer, a hash `{ns}:w:{writer}` maps a context's field to the
 /// writer's latest version of it. An incoming entry replaces the held one only
@@ -118,13 +125,18 @@ local function u64(s)
 end
 -- every argument is checked before anything is written: a script that
 -- fails halfway keeps what it wrote
-if not own or #ARGV < 4 + 2 * own or (#ARGV - 4 - 2 * own) % 6 ~= 0 then
+local forgets = own and tonumber(ARGV[5 + 2 * own] or '')
+local first = forgets and 6 + 2 * own + 3 * forgets
+if not first or #ARGV < first - 1 or (#ARGV - first + 1) % 6 ~= 0 then
   return redis.error_reply('push: malformed arguments')
 end
 for i = 6, 4 + 2 * own, 2 do
   if not u64(ARGV[i]) then return redis.error_reply('push: a known sum is not a u64') end
 end
-for i = 5 + 2 * own, #ARGV - 5, 6 do
+for i = 6 + 2 * own, first - 1, 3 do
+  if not u64(ARGV[i + 2]) then return redis.error_reply('push: an entry to forget is malformed') end
+end
+for i = first, #ARGV - 5, 6 do
   if not (u64(ARGV[i + 2]) and u64(ARGV[i + 3]) and tonumber(ARGV[i + 4]) and tonumber(ARGV[i + 5])) then
     return redis.error_reply('push: an entry of ' .. ARGV[i] .. ' is malformed')
   end
@@ -185,7 +197,7 @@ end
 -- the entries, grouped by writer: each writer's hash is read and written in
 -- chunks, a few commands per chunk rather than per entry
 local groups, order = {}, {}
-for i = 5 + 2 * own, #ARGV - 5, 6 do
+for i = first, #ARGV - 5, 6 do
   local w = ARGV[i]
   local group = groups[w]
   if not group then
@@ -223,6 +235,18 @@ for i = 5, 3 + 2 * own, 2 do
     if redis.call('EXISTS', key) == 1 then sum = total(key) else sum = 0 end
   end
   out[#out + 1] = string.format('%.0f', sum)
+end
+-- entries the writer's store let go of, if Redis holds those versions
+for i = 6 + 2 * own, first - 1, 3 do
+  local key = ns .. ':w:' .. ARGV[i]
+  local held = redis.call('HGET', key, ARGV[i + 1])
+  if held and string.match(held, '^%d+') == ARGV[i + 2] then
+    redis.call('HDEL', key, ARGV[i + 1])
+    if held_sum(key) then
+      redis.call('HINCRBY', key, '#sum', string.format('%.0f', -counted(ARGV[i + 2])))
+    end
+    redis.call('ZREM', ns .. ':log', ARGV[i] .. '\t' .. ARGV[i + 1])
+  end
 end
 local CHUNK = 500
 local t = redis.call('TIME')
