@@ -313,7 +313,9 @@ return out
 /// ARGV: prefix, since, max. Returns `{epoch, version, scanned, last score,
 /// member, value, member, value, ...}`. Log members whose writer has aged out
 /// are removed as they are met (and still count as scanned, so the reader
-/// moves past them).
+/// moves past them), and so are those whose writer's key is not a hash
+/// (written by hand, or by a tool sharing the namespace), which would fail
+/// every pull that came to them, of every process.
 const PULL: &str = r"
 local ns = ARGV[1]
 local epoch = redis.call('GET', ns .. ':epoch') or ''
@@ -326,9 +328,10 @@ for i = 1, #members, 2 do
   local tab = string.find(m, '\t', 1, true)
   local value = false
   if tab then
-    value = redis.call('HGET', ns .. ':w:' .. string.sub(m, 1, tab - 1), string.sub(m, tab + 1))
+    value = redis.pcall('HGET', ns .. ':w:' .. string.sub(m, 1, tab - 1), string.sub(m, tab + 1))
   end
-  if value then
+  -- a writer's key that is not a hash answers with an error: no entry
+  if type(value) == 'string' then
     out[#out + 1] = m
     out[#out + 1] = value
   else
