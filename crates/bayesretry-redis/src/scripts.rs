@@ -47,7 +47,10 @@ impl Scripts {
 /// half-lives old, or a context pushed out of a full store): deleted, with
 /// its log member, if the hash still holds that version, and taken off the
 /// hash's `#sum`. Without it, a writer's hash would keep every context the
-/// writer ever wrote for as long as it lives.
+/// writer ever wrote for as long as it lives. A hash left with no entry is
+/// deleted, `#sum` and all: kept, it would read as entries outliving a lost
+/// change log (below), and every push of its writer would offer a new epoch
+/// to a fleet whose stores, and log, hold nothing.
 ///
 /// Per writer, a hash `{ns}:w:{writer}` maps a context's field to the
 /// writer's latest version of it. An incoming entry replaces the held one only
@@ -246,6 +249,11 @@ for i = 6 + 2 * own, first - 1, 3 do
       redis.call('HINCRBY', key, '#sum', string.format('%.0f', -counted(ARGV[i + 2])))
     end
     redis.call('ZREM', ns .. ':log', ARGV[i] .. '\t' .. ARGV[i + 1])
+    -- a hash left with its `#sum` alone holds no entry: gone, as a writer
+    -- that never wrote, rather than taken for entries a lost log indexed
+    if redis.call('HLEN', key) == redis.call('HEXISTS', key, '#sum') then
+      redis.call('DEL', key)
+    end
   end
 end
 local CHUNK = 500
