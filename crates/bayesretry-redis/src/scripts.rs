@@ -181,10 +181,16 @@ local function cmp(a, b)
 end
 -- a hash's `#sum`, or nil if it has none this script could add to: missing,
 -- or not a whole number HINCRBY takes (edited by hand, written by a tool),
--- which would fail the push after its first writes
+-- which would fail the push after its first writes. A sum is exact up to
+-- 2^53 (any 2^21 entries at CAP each), sixteen digits: one that long is the
+-- writer's, not garbled, and counted again it would cost a whole read of
+-- the hash at every push of the largest writers.
 local function held_sum(key)
   local sum = redis.call('HGET', key, '#sum')
-  if sum and string.match(sum, '^%d+$') and #sum <= 15 then return tonumber(sum) end
+  if sum and string.match(sum, '^%d+$') and #sum <= 16 then
+    local n = tonumber(sum)
+    if n <= 9007199254740992 then return n end
+  end
   return nil
 end
 -- the sum of a hash's sequence numbers, for a hash without a usable `#sum`
