@@ -388,11 +388,29 @@ struct Task {
 /// no lease covers, rather than spend from their fallbacks on top of what the
 /// fleet granted: the fleet errs toward too few retries (so does one on a
 /// server that refuses every script).
+///
+/// Redis before 7 reports an error a script's command met as `ERR Error
+/// running script ...: -READONLY ...`, whatever that command's own code: the
+/// codes of a server unable to serve anyone are looked for in it, so that a
+/// connection left on a primary turned replica by a failover is dropped, and
+/// the next round connects to the new primary, as on Redis 7.
 fn refused(error: &Error) -> bool {
+    /// Codes of a server that serves nobody's writes for now.
+    const AWAY: [&str; 6] = [
+        "-READONLY ",
+        "-OOM ",
+        "-MASTERDOWN ",
+        "-LOADING ",
+        "-MISCONF ",
+        "-NOREPLICAS ",
+    ];
     match error {
         Error::Reply(_) => true,
         Error::Redis(e) => match e.kind() {
-            redis::ErrorKind::ResponseError | redis::ErrorKind::TypeError => true,
+            redis::ErrorKind::ResponseError => !e
+                .detail()
+                .is_some_and(|detail| AWAY.iter().any(|code| detail.contains(code))),
+            redis::ErrorKind::TypeError => true,
             redis::ErrorKind::ExtensionError => e.code() == Some("WRONGTYPE"),
             _ => false,
         },
@@ -580,4 +598,49 @@ fn upgrade<T>(list: &Mutex<Vec<Weak<T>>>) -> Vec<Arc<T>> {
         .iter()
         .filter_map(Weak::upgrade)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The error `reply` (a server's error line) makes.
+    fn server_error(reply: &str) -> Error {
+        let value = redis::parse_redis_value(format!("{reply}\r\n").as_bytes());
+        Error::Redis(
+            value
+                .and_then(redis::Value::extract_error)
+                .expect_err("an error reply"),
+        )
+    }
+
+    #[test]
+    fn a_key_of_the_wrong_type_is_refused() {
+        for reply in [
+            "-WRONGTYPE Operation against a key holding the wrong kind of value",
+            "-WRONGTYPE Operation against a key holding the wrong kind of value. script: 1f, on @user_script:5.",
+            "-ERR Error running script (call to f_1f): @user_script:5: WRONGTYPE Operation against a key holding the wrong kind of value",
+            "-ERR user_script:12: attempt to perform arithmetic on a nil value",
+        ] {
+            assert!(refused(&server_error(reply)), "{reply}");
+        }
+    }
+
+    #[test]
+    fn a_server_that_serves_nobody_is_away_whatever_its_version() {
+        for reply in [
+            // Redis 7 gives a script's error its own code
+            "-READONLY You can't write against a read only replica. script: 1f, on @user_script:1.",
+            "-OOM command not allowed when used memory > 'maxmemory'. script: 1f, on @user_script:1.",
+            "-LOADING Redis is loading the dataset in memory",
+            "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
+            // Redis 6 and before wrap it in ERR
+            "-ERR Error running script (call to f_1f): @user_script:1: @user_script: 1: -READONLY You can't write against a read only replica. ",
+            "-ERR Error running script (call to f_1f): @user_script:1: @user_script: 1: -OOM command not allowed when used memory > 'maxmemory'. ",
+            "-ERR Error running script (call to f_1f): @user_script:1: @user_script: 1: -MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'. ",
+            "-ERR Error running script (call to f_1f): @user_script:1: @user_script: 1: -MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. ",
+        ] {
+            assert!(!refused(&server_error(reply)), "{reply}");
+        }
+    }
 }
