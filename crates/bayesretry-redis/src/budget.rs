@@ -199,7 +199,9 @@ struct Lease {
 /// first lease, or once Redis has been away for a window and more), raise
 /// no window's: counted in the window a lease finally reaches, an outage's
 /// worth of first attempts would let the fleet retry that many times just
-/// as Redis, and often the provider, comes back.
+/// as Redis, and often the provider, comes back. Such a deposit asks for a
+/// lease at once, so that a process back from a quiet spell (no call for a
+/// window and more) counts its first attempts again a round trip later.
 ///
 /// Implements [`Budget`]: give it to a policy with
 /// `Builder::with_shared_budget`.
@@ -464,6 +466,12 @@ impl Budget for FleetBudget {
                 self.deposits.fetch_add(1, Ordering::Relaxed);
             } else if end > 0 && now < end.saturating_add(self.window_ms) {
                 self.deposits_next.fetch_add(1, Ordering::Relaxed);
+            } else {
+                // No window known: a lease tells it, a round trip away.
+                // Unasked, a process that went quiet for a window and more
+                // would count none of its first attempts until a retry
+                // happened to ask: only the floor, when an outage begins.
+                self.ask();
             }
         }
         self.fallback.deposit(now_ms);
