@@ -382,19 +382,36 @@ struct Task {
 /// Whether `error` is Redis refusing one part of a round for what it found
 /// in the data (a key of the wrong type, a value a script cannot take, a
 /// reply this crate does not expect), rather than Redis being away or
-/// unable to serve anyone (a lost connection, a read-only replica, loading,
-/// out of memory): the other parts of the round go on, on the same
-/// connection, and the fleet stays connected. Its budgets then refuse what
-/// no lease covers, rather than spend from their fallbacks on top of what the
-/// fleet granted: the fleet errs toward too few retries (so does one on a
-/// server that refuses every script).
+/// unable to serve this fleet (a lost connection, a read-only replica,
+/// loading, out of memory, a command it does not know or will not run for
+/// this user): the other parts of the round go on, on the same connection,
+/// and the fleet stays connected. Its budgets then refuse what no lease
+/// covers, rather than spend from their fallbacks on top of what the fleet
+/// granted: where the data is bad, the fleet errs toward too few retries.
+///
+/// Only errors known to come from the data count: a key of the wrong type, a
+/// value a command cannot read as a number, and a script's own runtime error
+/// on a value it did not expect. Anything else — `ERR unknown command` from a
+/// server with scripting renamed away, `NOPERM` from an ACL, `BUSY`, and the
+/// codes of a server unable to serve anyone — is Redis away: every budget
+/// falls back, as it does without Redis, instead of a misconfigured server
+/// leaving the whole fleet without retries.
 ///
 /// Redis before 7 reports an error a script's command met as `ERR Error
 /// running script ...: -READONLY ...`, whatever that command's own code: the
-/// codes of a server unable to serve anyone are looked for in it, so that a
-/// connection left on a primary turned replica by a failover is dropped, and
-/// the next round connects to the new primary, as on Redis 7.
+/// codes are looked for in the text, so that a connection left on a primary
+/// turned replica by a failover is dropped, and the next round connects to
+/// the new primary, as on Redis 7.
 fn refused(error: &Error) -> bool {
+    /// What the text of an error that comes from the data holds.
+    const DATA: [&str; 4] = [
+        "WRONGTYPE",
+        "not an integer",
+        "not a valid float",
+        // a Lua runtime error of a script (`user_script:12: attempt to
+        // perform arithmetic on a nil value`), met on a garbled value
+        ": attempt to ",
+    ];
     /// Codes of a server that serves nobody's writes for now.
     const AWAY: [&str; 6] = [
         "-READONLY ",
@@ -407,11 +424,14 @@ fn refused(error: &Error) -> bool {
     match error {
         Error::Reply(_) => true,
         Error::Redis(e) => match e.kind() {
-            redis::ErrorKind::ResponseError => !e
-                .detail()
-                .is_some_and(|detail| AWAY.iter().any(|code| detail.contains(code))),
             redis::ErrorKind::TypeError => true,
-            redis::ErrorKind::ExtensionError => e.code() == Some("WRONGTYPE"),
+            redis::ErrorKind::ExtensionError if e.code() == Some("WRONGTYPE") => true,
+            redis::ErrorKind::ResponseError | redis::ErrorKind::ExtensionError => {
+                e.detail().is_some_and(|detail| {
+                    DATA.iter().any(|text| detail.contains(text))
+                        && !AWAY.iter().any(|code| detail.contains(code))
+                })
+            }
             _ => false,
         },
         _ => false,
@@ -621,6 +641,29 @@ mod tests {
             "-WRONGTYPE Operation against a key holding the wrong kind of value. script: 1f, on @user_script:5.",
             "-ERR Error running script (call to f_1f): @user_script:5: WRONGTYPE Operation against a key holding the wrong kind of value",
             "-ERR user_script:12: attempt to perform arithmetic on a nil value",
+        ] {
+            assert!(refused(&server_error(reply)), "{reply}");
+        }
+    }
+
+    #[test]
+    fn a_server_that_will_not_run_the_scripts_is_away_not_refusing_data() {
+        for reply in [
+            "-ERR unknown command 'EVALSHA', with args beginning with: ",
+            "-NOPERM User fleet has no permissions to run the 'evalsha' command",
+            "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.",
+            "-ERR Error running script (call to f_1f): @user_script:1: @user_script: 1: -NOPERM this user has no permissions to access one of the keys used as arguments ",
+        ] {
+            assert!(!refused(&server_error(reply)), "{reply}");
+        }
+    }
+
+    #[test]
+    fn a_value_a_command_cannot_read_is_refused() {
+        for reply in [
+            "-ERR hash value is not an integer",
+            "-ERR value is not an integer or out of range",
+            "-ERR Error running script (call to f_1f): @user_script:7: @user_script: 7: -ERR value is not a valid float ",
         ] {
             assert!(refused(&server_error(reply)), "{reply}");
         }
