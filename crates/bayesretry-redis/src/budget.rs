@@ -201,7 +201,10 @@ struct Lease {
 /// worth of first attempts would let the fleet retry that many times just
 /// as Redis, and often the provider, comes back. Such a deposit asks for a
 /// lease at once, so that a process back from a quiet spell (no call for a
-/// window and more) counts its first attempts again a round trip later.
+/// window and more) counts its first attempts again a round trip later. A
+/// deposit is placed by the time it is given, which a policy reads from its
+/// clock: the fleet's clock must be the policy's
+/// ([`FleetConfig::with_clock`](crate::FleetConfig::with_clock)).
 ///
 /// Implements [`Budget`]: give it to a policy with
 /// `Builder::with_shared_budget`.
@@ -459,12 +462,15 @@ impl Budget for FleetBudget {
     fn deposit(&self, now_ms: u64) {
         if matches!(self.rule, Rule::Ratio { .. }) {
             // the window it is made in, told from the last lease's end;
-            // one of no window known raises none (see the type's docs)
-            let now = self.clock.now_ms();
+            // one of no window known raises none (see the type's docs).
+            // `now_ms` is the caller's reading of the fleet's clock (the
+            // policy's, `FleetConfig::with_clock`): a first attempt is on a
+            // policy's hot path, and reading the clock again here would
+            // cost every one of them a second reading.
             let end = self.window_end.load(Ordering::Acquire);
-            if now < end {
+            if now_ms < end {
                 self.deposits.fetch_add(1, Ordering::Relaxed);
-            } else if end > 0 && now < end.saturating_add(self.window_ms) {
+            } else if end > 0 && now_ms < end.saturating_add(self.window_ms) {
                 self.deposits_next.fetch_add(1, Ordering::Relaxed);
             } else {
                 // No window known: a lease tells it, a round trip away.

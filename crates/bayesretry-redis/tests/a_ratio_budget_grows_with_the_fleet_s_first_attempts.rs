@@ -14,6 +14,7 @@ mod common;
 use core::time::Duration;
 
 use bayesretry_budget::Budget;
+use bayesretry_policy::{Clock, SystemClock};
 use bayesretry_redis::{Fleet, FleetBudget, FleetBudgetConfig};
 
 const WINDOW: Duration = Duration::from_millis(1 << 40);
@@ -39,6 +40,9 @@ async fn a_ratio_budget_grows_with_the_fleet_s_first_attempts() {
     };
     let config = common::manual_rounds(url, common::namespace("ratio"));
     let rules = FleetBudgetConfig::ratio("ratio", 0.5, 3, WINDOW).with_lease(2);
+    // a policy's clock, on the fleet's (the system's): what a policy hands
+    // its budget's deposits
+    let clock = SystemClock::new();
     let depositor = Fleet::without_evidence(config.clone()).unwrap();
     let first_attempts = depositor.budget(rules.clone()).unwrap();
     let spender = Fleet::without_evidence(config).unwrap();
@@ -52,7 +56,7 @@ async fn a_ratio_budget_grows_with_the_fleet_s_first_attempts() {
     assert_eq!(early, 3);
     // Ten first attempts in one process: 0.5 × 10 = 5 more, for anyone.
     for _ in 0..10 {
-        first_attempts.deposit(0);
+        first_attempts.deposit(clock.now_ms());
     }
     depositor.sync_now().await.unwrap();
     spender.sync_now().await.unwrap();

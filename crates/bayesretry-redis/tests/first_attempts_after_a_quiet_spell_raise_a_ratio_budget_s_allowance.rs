@@ -17,6 +17,7 @@ mod common;
 use core::time::Duration;
 
 use bayesretry_budget::Budget;
+use bayesretry_policy::{Clock, SystemClock};
 use bayesretry_redis::{Fleet, FleetBudget, FleetBudgetConfig};
 
 /// Spends one unit at a time until the budget says the allowance is gone.
@@ -40,6 +41,9 @@ async fn first_attempts_after_a_quiet_spell_raise_a_ratio_budget_s_allowance() {
         return;
     };
     let config = common::manual_rounds(url, common::namespace("quiet-spell"));
+    // a policy's clock, on the fleet's (the system's): what a policy hands
+    // its budget's deposits
+    let clock = SystemClock::new();
     let fleet = Fleet::without_evidence(config).unwrap();
     // 2 + 1 × first attempts per second
     let rules = FleetBudgetConfig::ratio("ratio", 1.0, 2, Duration::from_secs(1)).with_lease(1);
@@ -50,11 +54,11 @@ async fn first_attempts_after_a_quiet_spell_raise_a_ratio_budget_s_allowance() {
     for _ in 0..3 {
         // quiet for two windows and more
         tokio::time::sleep(Duration::from_millis(2_200)).await;
-        budget.deposit(0);
+        budget.deposit(clock.now_ms());
         // the sync task, woken, asks Redis for the window
         tokio::time::sleep(Duration::from_millis(100)).await;
         for _ in 0..20 {
-            budget.deposit(0);
+            budget.deposit(clock.now_ms());
         }
         fleet.sync_now().await.unwrap();
         if spend_all(&fleet, &budget).await >= 20 {

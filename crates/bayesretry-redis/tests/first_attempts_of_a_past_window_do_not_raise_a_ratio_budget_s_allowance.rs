@@ -17,6 +17,7 @@ mod common;
 use core::time::Duration;
 
 use bayesretry_budget::Budget;
+use bayesretry_policy::{Clock, SystemClock};
 use bayesretry_redis::{Fleet, FleetBudget, FleetBudgetConfig};
 
 /// Spends one unit at a time until the budget says the allowance is gone.
@@ -39,6 +40,9 @@ async fn first_attempts_of_a_past_window_do_not_raise_a_ratio_budget_s_allowance
     };
     let config = common::manual_rounds(server.url(), common::namespace("past-deposits"))
         .with_connect_timeout(Duration::from_millis(100));
+    // a policy's clock, on the fleet's (the system's): what a policy hands
+    // its budget's deposits
+    let clock = SystemClock::new();
     let fleet = Fleet::without_evidence(config).unwrap();
     // 2 + 1 × first attempts per second
     let rules = FleetBudgetConfig::ratio("ratio", 1.0, 2, Duration::from_secs(1)).with_lease(1);
@@ -47,7 +51,7 @@ async fn first_attempts_of_a_past_window_do_not_raise_a_ratio_budget_s_allowance
 
     server.stop();
     for _ in 0..1_000 {
-        budget.deposit(0);
+        budget.deposit(clock.now_ms());
     }
     assert!(fleet.sync_now().await.is_err());
     // Redis comes back two windows and more later.
@@ -75,7 +79,7 @@ async fn first_attempts_of_a_past_window_do_not_raise_a_ratio_budget_s_allowance
     let mut raised = false;
     for _ in 0..3 {
         for _ in 0..20 {
-            budget.deposit(0);
+            budget.deposit(clock.now_ms());
         }
         fleet.sync_now().await.unwrap();
         if spend_all(&fleet, &budget).await >= 20 {
