@@ -70,7 +70,10 @@ impl Scripts {
 /// asynchronous) takes the counter back, and numbers counted on from there
 /// would be ones readers have already read past. Counted from the clock,
 /// they are past those (unless more than a million entries a second ran the
-/// counter ahead of it, or the new primary's clock is behind).
+/// counter ahead of it, or the new primary's clock is behind). A counter that
+/// is not a whole number (edited by hand, written by a tool) is taken for a
+/// missing one and written anew: numbered from `nan` or `inf`, the log's
+/// entries would fail every push, or every pull, of every process.
 ///
 /// The hash's field `#sum` (no context's field starts with `#`) holds the sum
 /// of its entries' sequence numbers, each counted up to 2³² (so the sum is
@@ -265,7 +268,20 @@ end
 local CHUNK = 500
 local t = redis.call('TIME')
 local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local version = tonumber(redis.call('GET', ns .. ':ver') or '0') or 0
+-- the counter as pushes write it: a whole number, exact in a Lua number.
+-- Anything else (edited by hand, written by a tool: `nan`, `inf`, `1e300`)
+-- is taken for a missing counter, counted on from the clock and written
+-- anew below: numbered from it, the log's entries would get scores no
+-- reader can read (written back into the counter, round after round), or
+-- none at all (`nan` fails every push).
+local held_ver = redis.call('GET', ns .. ':ver')
+local version = 0
+local sound_ver = not held_ver
+if held_ver and string.match(held_ver, '^%d+$') and #held_ver <= 16 then
+  version = tonumber(held_ver)
+  sound_ver = version <= 9007199254740992
+  if not sound_ver then version = 0 end
+end
 if version < clock then version = clock end
 local applied, relogged = 0, 0
 for _, w in ipairs(order) do
@@ -311,7 +327,7 @@ for _, w in ipairs(order) do
   end
   if wrote and fresh then redis.call('PEXPIRE', key, ttl) end
 end
-if applied + relogged > 0 then redis.call('SET', ns .. ':ver', string.format('%.0f', version)) end
+if applied + relogged > 0 or not sound_ver then redis.call('SET', ns .. ':ver', string.format('%.0f', version)) end
 out[2] = tostring(applied)
 for i = 5, 3 + 2 * own, 2 do
   redis.call('PEXPIRE', ns .. ':w:' .. ARGV[i], ttl)
@@ -329,11 +345,16 @@ return out
 /// are removed as they are met (and still count as scanned, so the reader
 /// moves past them), and so are those whose writer's key is not a hash
 /// (written by hand, or by a tool sharing the namespace), which would fail
-/// every pull that came to them, of every process.
+/// every pull that came to them, of every process. A version that is not a
+/// whole number (see the push) is reported as `since`: nothing known past
+/// what the reader read, until the next push writes the counter anew.
 const PULL: &str = r"
 local ns = ARGV[1]
 local epoch = redis.call('GET', ns .. ':epoch') or ''
 local ver = redis.call('GET', ns .. ':ver') or '0'
+-- a counter that is not a whole number (see the push): no version known
+-- past what the reader read, until the next push writes it anew
+if not (string.match(ver, '^%d+$') and #ver <= 16) then ver = ARGV[2] end
 local members = redis.call('ZRANGEBYSCORE', ns .. ':log', '(' .. ARGV[2], '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[3]))
 local out = {epoch, ver, tostring(#members / 2), ''}
 for i = 1, #members, 2 do
