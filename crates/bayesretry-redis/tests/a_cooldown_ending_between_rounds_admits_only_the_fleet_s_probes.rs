@@ -13,7 +13,7 @@ mod common;
 use alloc::sync::Arc;
 use core::time::Duration;
 
-use bayesretry_breaker::{Admission, Config};
+use bayesretry_breaker::Admission;
 use bayesretry_redis::{Fleet, FleetBreaker};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -24,12 +24,7 @@ async fn a_cooldown_ending_between_rounds_admits_only_the_fleet_s_probes() {
         return;
     };
     let config = common::manual_rounds(url, common::namespace("cooldown-ends"));
-    let rules = Config::new()
-        .with_min_strength(5.0)
-        .with_open_below(0.5)
-        .with_cooldown_ms(1_000)
-        .with_max_probes(1)
-        .with_probes_to_close(1);
+    let rules = common::one_probe_rules(1_000);
     let fleets = [
         Fleet::without_evidence(config.clone()).unwrap(),
         Fleet::without_evidence(config).unwrap(),

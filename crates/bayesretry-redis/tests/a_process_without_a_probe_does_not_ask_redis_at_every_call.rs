@@ -10,7 +10,7 @@ mod common;
 
 use core::time::Duration;
 
-use bayesretry_breaker::{Admission, Config};
+use bayesretry_breaker::Admission;
 use bayesretry_redis::Fleet;
 
 /// Scripts the server has run so far.
@@ -31,12 +31,7 @@ async fn a_process_without_a_probe_does_not_ask_redis_at_every_call() {
         return;
     };
     let config = common::manual_rounds(server.url(), common::namespace("claims"));
-    let rules = Config::new()
-        .with_min_strength(5.0)
-        .with_open_below(0.5)
-        .with_cooldown_ms(1_000)
-        .with_max_probes(1)
-        .with_probes_to_close(1);
+    let rules = common::one_probe_rules(1_000);
     let (fleet_a, fleet_b) = (
         Fleet::without_evidence(config.clone()).unwrap(),
         Fleet::without_evidence(config).unwrap(),

@@ -15,22 +15,9 @@ use core::time::Duration;
 
 use bayesretry_budget::Budget;
 use bayesretry_policy::{Clock, SystemClock};
-use bayesretry_redis::{Fleet, FleetBudget, FleetBudgetConfig};
+use bayesretry_redis::{Fleet, FleetBudgetConfig};
 
 const WINDOW: Duration = Duration::from_millis(1 << 40);
-
-/// Spends one unit at a time until the budget says the allowance is gone.
-async fn spend_all(fleet: &Fleet, budget: &FleetBudget) -> u64 {
-    let mut spent = 0;
-    for _ in 0..10_000 {
-        match budget.try_spend(0, 1) {
-            Ok(()) => spent += 1,
-            Err(_) if budget.is_exhausted() => return spent,
-            Err(_) => fleet.sync_now().await.unwrap(),
-        }
-    }
-    panic!("the allowance never ran out");
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_ratio_budget_grows_with_the_fleet_s_first_attempts() {
@@ -52,7 +39,8 @@ async fn a_ratio_budget_grows_with_the_fleet_s_first_attempts() {
 
     // No first attempt yet: the floor, 3, shared by both processes (each
     // asked for a lease when it started).
-    let early = spend_all(&spender, &retries).await + spend_all(&depositor, &first_attempts).await;
+    let early = common::spend_all(&spender, &retries).await
+        + common::spend_all(&depositor, &first_attempts).await;
     assert_eq!(early, 3);
     // Ten first attempts in one process: 0.5 × 10 = 5 more, for anyone.
     for _ in 0..10 {
@@ -60,7 +48,8 @@ async fn a_ratio_budget_grows_with_the_fleet_s_first_attempts() {
     }
     depositor.sync_now().await.unwrap();
     spender.sync_now().await.unwrap();
-    let late = spend_all(&spender, &retries).await + spend_all(&depositor, &first_attempts).await;
+    let late = common::spend_all(&spender, &retries).await
+        + common::spend_all(&depositor, &first_attempts).await;
     assert_eq!(late, 5);
     assert_eq!(retries.spent() + first_attempts.spent(), 8);
 }

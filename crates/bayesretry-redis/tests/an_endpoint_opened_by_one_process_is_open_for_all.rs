@@ -14,7 +14,7 @@ mod common;
 use alloc::sync::Arc;
 use core::time::Duration;
 
-use bayesretry_breaker::{Admission, Config, Transition};
+use bayesretry_breaker::{Admission, Transition};
 use bayesretry_redis::{Fleet, FleetBreaker};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -23,12 +23,7 @@ async fn an_endpoint_opened_by_one_process_is_open_for_all() {
         return;
     };
     let config = common::manual_rounds(url, common::namespace("breaker"));
-    let rules = Config::new()
-        .with_min_strength(5.0)
-        .with_open_below(0.5)
-        .with_cooldown_ms(1_000)
-        .with_max_probes(1)
-        .with_probes_to_close(1);
+    let rules = common::one_probe_rules(1_000);
     let mut fleets = Vec::new();
     let mut breakers: Vec<Arc<FleetBreaker>> = Vec::new();
     for _ in 0..3 {

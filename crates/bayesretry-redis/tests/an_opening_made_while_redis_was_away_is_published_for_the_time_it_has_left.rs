@@ -9,17 +9,8 @@ mod common;
 
 use core::time::Duration;
 
-use bayesretry_breaker::{Admission, Config, Transition};
+use bayesretry_breaker::{Admission, Transition};
 use bayesretry_redis::{Fleet, FleetBreaker, FleetConfig};
-
-fn rules(cooldown_ms: u64) -> Config {
-    Config::new()
-        .with_min_strength(5.0)
-        .with_open_below(0.5)
-        .with_cooldown_ms(cooldown_ms)
-        .with_max_probes(1)
-        .with_probes_to_close(1)
-}
 
 /// Records failures of `endpoint` until `breaker` opens.
 fn open(breaker: &FleetBreaker, endpoint: &str) {
@@ -51,7 +42,7 @@ async fn an_opening_already_closed_locally_is_not_published() {
     server.stop();
     let config = config(&server, "closed-locally");
     let fleet = Fleet::without_evidence(config.clone()).unwrap();
-    let breaker = fleet.breaker(rules(300)).unwrap();
+    let breaker = fleet.breaker(common::one_probe_rules(300)).unwrap();
     assert!(fleet.sync_now().await.is_err());
     open(&breaker, "payments");
     // the local breaker probes the endpoint after its cooldown, and closes
@@ -61,7 +52,7 @@ async fn an_opening_already_closed_locally_is_not_published() {
 
     server.restart();
     let other = Fleet::without_evidence(config).unwrap();
-    let other_breaker = other.breaker(rules(300)).unwrap();
+    let other_breaker = other.breaker(common::one_probe_rules(300)).unwrap();
     reconnect(&fleet).await;
     other.sync_now().await.unwrap();
     assert!(
@@ -79,7 +70,7 @@ async fn an_opening_still_running_is_published_for_the_time_it_has_left() {
     server.stop();
     let config = config(&server, "time-left");
     let fleet = Fleet::without_evidence(config.clone()).unwrap();
-    let breaker = fleet.breaker(rules(3_000)).unwrap();
+    let breaker = fleet.breaker(common::one_probe_rules(3_000)).unwrap();
     assert!(fleet.sync_now().await.is_err());
     open(&breaker, "payments");
     let Admission::Rejected { until_ms } = breaker.check("payments") else {
@@ -89,7 +80,7 @@ async fn an_opening_still_running_is_published_for_the_time_it_has_left() {
 
     server.restart();
     let other = Fleet::without_evidence(config).unwrap();
-    let other_breaker = other.breaker(rules(3_000)).unwrap();
+    let other_breaker = other.breaker(common::one_probe_rules(3_000)).unwrap();
     reconnect(&fleet).await;
     other.sync_now().await.unwrap();
     let Admission::Rejected {

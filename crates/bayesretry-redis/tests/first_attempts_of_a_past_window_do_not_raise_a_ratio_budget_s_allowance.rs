@@ -18,20 +18,7 @@ use core::time::Duration;
 
 use bayesretry_budget::Budget;
 use bayesretry_policy::{Clock, SystemClock};
-use bayesretry_redis::{Fleet, FleetBudget, FleetBudgetConfig};
-
-/// Spends one unit at a time until the budget says the allowance is gone.
-async fn spend_all(fleet: &Fleet, budget: &FleetBudget) -> u64 {
-    let mut spent = 0;
-    for _ in 0..10_000 {
-        match budget.try_spend(0, 1) {
-            Ok(()) => spent += 1,
-            Err(_) if budget.is_exhausted() => return spent,
-            Err(_) => fleet.sync_now().await.unwrap(),
-        }
-    }
-    panic!("the allowance never ran out");
-}
+use bayesretry_redis::{Fleet, FleetBudgetConfig};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn first_attempts_of_a_past_window_do_not_raise_a_ratio_budget_s_allowance() {
@@ -68,7 +55,7 @@ async fn first_attempts_of_a_past_window_do_not_raise_a_ratio_budget_s_allowance
     assert!(back, "the fleet reconnected");
 
     // The floor of a window, or of two if the spending crosses into the next.
-    let spent = spend_all(&fleet, &budget).await;
+    let spent = common::spend_all(&fleet, &budget).await;
     assert!(
         spent <= 4,
         "{spent} retries allowed in a window without a first attempt"
@@ -82,7 +69,7 @@ async fn first_attempts_of_a_past_window_do_not_raise_a_ratio_budget_s_allowance
             budget.deposit(clock.now_ms());
         }
         fleet.sync_now().await.unwrap();
-        if spend_all(&fleet, &budget).await >= 20 {
+        if common::spend_all(&fleet, &budget).await >= 20 {
             raised = true;
             break;
         }

@@ -173,3 +173,34 @@ pub fn admin(url: &str) -> redis::Connection {
         .get_connection()
         .expect("a connection to the test's Redis")
 }
+
+/// A breaker that opens once five outcomes put the success rate credibly
+/// below one half, and after `cooldown_ms` lets one probe through, whose
+/// success closes it: the rules of the fleet-breaker tests.
+pub fn one_probe_rules(cooldown_ms: u64) -> bayesretry_breaker::Config {
+    bayesretry_breaker::Config::new()
+        .with_min_strength(5.0)
+        .with_open_below(0.5)
+        .with_cooldown_ms(cooldown_ms)
+        .with_max_probes(1)
+        .with_probes_to_close(1)
+}
+
+/// Spends one unit of `budget` at a time, syncing `fleet` for a lease when
+/// the budget has none, until the budget says the allowance is gone; how
+/// many units it spent.
+pub async fn spend_all(
+    fleet: &bayesretry_redis::Fleet,
+    budget: &bayesretry_redis::FleetBudget,
+) -> u64 {
+    use bayesretry_budget::Budget;
+    let mut spent = 0;
+    for _ in 0..10_000 {
+        match budget.try_spend(0, 1) {
+            Ok(()) => spent += 1,
+            Err(_) if budget.is_exhausted() => return spent,
+            Err(_) => fleet.sync_now().await.unwrap(),
+        }
+    }
+    panic!("the allowance never ran out");
+}
