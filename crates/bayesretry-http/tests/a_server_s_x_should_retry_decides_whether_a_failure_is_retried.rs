@@ -21,9 +21,20 @@ use alloc::sync::Arc;
 use core::convert::Infallible;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
-use bayesretry_http::{NotRetried, RetryLayer};
-use support::{answer, serve, serve_failing_once, virtual_client, virtual_policy};
+use bayesretry_http::{NotRetried, RetryClient, RetryLayer};
+use support::{Server, answer, serve, serve_failing_once, virtual_client, virtual_policy};
 use tower::{Layer, Service, ServiceExt};
+
+/// A chat completion's POST, without an idempotency key: not safe to replay
+/// but after a refusal.
+async fn post_a_chat(client: &RetryClient, server: &Server) -> reqwest::Response {
+    client
+        .post(server.url("/v1/chat/completions"))
+        .body("{}")
+        .send()
+        .await
+        .unwrap()
+}
 
 #[tokio::test]
 async fn false_ends_the_call_at_a_failure_the_status_would_retry() {
@@ -71,12 +82,7 @@ async fn false_on_a_post_without_a_key_is_the_server_s_word_not_a_held_back_repl
     let server = serve(|_| answer(500, &[("x-should-retry", "false")])).await;
     let (client, _) = virtual_client();
 
-    let response = client
-        .post(server.url("/v1/chat/completions"))
-        .body("{}")
-        .send()
-        .await
-        .unwrap();
+    let response = post_a_chat(&client, &server).await;
 
     assert_eq!(response.status(), 500);
     assert_eq!(server.requests(), 1);
@@ -91,12 +97,7 @@ async fn false_on_a_refusal_ends_a_post_without_a_key_too() {
         let server = serve(move |_| answer(status, &[("x-should-retry", "false")])).await;
         let (client, sleeper) = virtual_client();
 
-        let response = client
-            .post(server.url("/v1/chat/completions"))
-            .body("{}")
-            .send()
-            .await
-            .unwrap();
+        let response = post_a_chat(&client, &server).await;
 
         assert_eq!(response.status().as_u16(), status);
         assert_eq!(server.requests(), 1, "status {status}");
@@ -139,12 +140,7 @@ async fn true_does_not_make_a_post_without_a_key_safe_to_replay() {
     let server = serve_failing_once(500, &[("x-should-retry", "true")]).await;
     let (client, _) = virtual_client();
 
-    let response = client
-        .post(server.url("/v1/chat/completions"))
-        .body("{}")
-        .send()
-        .await
-        .unwrap();
+    let response = post_a_chat(&client, &server).await;
 
     assert_eq!(response.status(), 500);
     assert_eq!(server.requests(), 1);
