@@ -8,7 +8,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use bayesretry_audit::{Event, Fsync, JsonlWriter, Record};
 use common::{arg, bayesretry, scratch};
@@ -33,6 +33,24 @@ fn written_log(name: &str, n: u64) -> (PathBuf, String) {
     writer.flush().unwrap();
     let seal = writer.seal().to_string();
     (path, seal)
+}
+
+/// A log of `events`, each at time 7, written to the scratch file `name`.
+fn log_of(name: &str, events: impl IntoIterator<Item = Event>) -> PathBuf {
+    let path = scratch(name);
+    let mut writer = JsonlWriter::open(&path, Fsync::Never).unwrap();
+    for event in events {
+        writer.append(&Record::new(7, event)).unwrap();
+    }
+    writer.flush().unwrap();
+    path
+}
+
+/// `audit verify` of the log at `path`, which must pass.
+fn verified(path: &Path) -> common::Run {
+    let run = bayesretry(&["audit", "verify", arg(path)], b"");
+    assert_eq!(run.code, 0, "{run:#?}");
+    run
 }
 
 fn lines(path: &PathBuf) -> Vec<String> {
@@ -90,22 +108,13 @@ fn a_written_log_is_valid_and_its_seal_is_printed() {
 
 #[test]
 fn a_log_that_lost_nothing_says_nothing_of_losses() {
-    let path = scratch("audit-whole.jsonl");
-    let mut writer = JsonlWriter::open(&path, Fsync::Never).unwrap();
-    for attempt in 1..=2 {
-        let event = Event::Outcome {
-            endpoint: String::from("api.example.com"),
-            attempt,
-            error_class: String::from("timeout"),
-            success: true,
-        };
-        writer.append(&Record::new(7, event)).unwrap();
-    }
-    writer.flush().unwrap();
-    drop(writer);
-
-    let run = bayesretry(&["audit", "verify", arg(&path)], b"");
-    assert_eq!(run.code, 0, "{run:#?}");
+    let outcomes = (1..=2).map(|attempt| Event::Outcome {
+        endpoint: String::from("api.example.com"),
+        attempt,
+        error_class: String::from("timeout"),
+        success: true,
+    });
+    let run = verified(&log_of("audit-whole.jsonl", outcomes));
     assert!(
         run.stdout
             .contains("valid: 2 entries (0 decisions, 2 outcomes)"),
@@ -118,30 +127,20 @@ fn a_log_that_lost_nothing_says_nothing_of_losses() {
 #[test]
 fn the_losses_are_a_lower_bound_and_a_count_of_zero_is_none() {
     // a `dropped` entry of count 0 records no loss
-    let path = scratch("audit-zero-lost.jsonl");
-    let mut writer = JsonlWriter::open(&path, Fsync::Never).unwrap();
-    writer
-        .append(&Record::new(7, Event::Dropped { count: 0 }))
-        .unwrap();
-    drop(writer);
-    let run = bayesretry(&["audit", "verify", arg(&path)], b"");
-    assert_eq!(run.code, 0, "{run:#?}");
+    let run = verified(&log_of(
+        "audit-zero-lost.jsonl",
+        [Event::Dropped { count: 0 }],
+    ));
     assert!(!run.stdout.contains("incomplete"), "{}", run.stdout);
 
     // a log reopened after a crash cut its last line records one lost record,
     // however many the crash took: the count is a lower bound, and says so
-    let path = scratch("audit-after-crash.jsonl");
-    let mut writer = JsonlWriter::open(&path, Fsync::Never).unwrap();
-    writer
-        .append(&Record::new(7, Event::Dropped { count: 0 }))
-        .unwrap();
-    drop(writer);
+    let path = log_of("audit-after-crash.jsonl", [Event::Dropped { count: 0 }]);
     let mut torn = std::fs::read(&path).unwrap();
     torn.extend_from_slice(b"{\"v\":1,\"seq\":1,");
     std::fs::write(&path, torn).unwrap();
     drop(JsonlWriter::open_after_crash(&path, Fsync::Never).unwrap());
-    let run = bayesretry(&["audit", "verify", arg(&path)], b"");
-    assert_eq!(run.code, 0, "{run:#?}");
+    let run = verified(&path);
     assert!(
         run.stdout.contains(
             "incomplete: at least 1 record(s) lost before reaching the log, as its 2 \
