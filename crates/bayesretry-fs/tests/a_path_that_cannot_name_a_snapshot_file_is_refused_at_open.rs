@@ -25,6 +25,18 @@ fn invalid_input(result: Result<FileStore, Error>) -> Option<String> {
     }
 }
 
+/// Observes and saves twice, so that the second save rotates the first into
+/// the backup; the store, for more saves.
+fn save_twice(file: &FileStore) -> Result<MemoryStore, Box<dyn core::error::Error>> {
+    let store = MemoryStore::new();
+    let ctx = Context::new("api", 1, ErrorClass::Timeout);
+    store.observe(&ctx, true, 0);
+    file.save(&store.snapshot(0))?;
+    store.observe(&ctx, true, 0);
+    file.save(&store.snapshot(0))?;
+    Ok(store)
+}
+
 #[test]
 fn a_path_ending_in_a_separator_or_a_dot_is_refused() -> TestResult {
     let dir = tempfile::tempdir()?;
@@ -51,12 +63,7 @@ fn a_name_too_long_for_the_backups_temporary_file_is_refused_before_any_save() -
     // the longest accepted name saves, and saves again over its backup
     let longest = "e".repeat(247);
     let file = FileStore::open(dir.path().join(&longest))?;
-    let store = MemoryStore::new();
-    let ctx = Context::new("api", 1, ErrorClass::Timeout);
-    store.observe(&ctx, true, 0);
-    file.save(&store.snapshot(0))?;
-    store.observe(&ctx, true, 0);
-    file.save(&store.snapshot(0))?;
+    let store = save_twice(&file)?;
     file.save_merged(&store.snapshot(0))?;
     assert_eq!(file.load_backup()?.len(), 1);
     Ok(())
@@ -100,12 +107,7 @@ fn a_link_with_a_long_name_to_a_file_with_a_short_one_opens_and_saves() -> TestR
     let link = dir.path().join("e".repeat(250));
     std::os::unix::fs::symlink("evidence.json", &link)?;
     let file = FileStore::open(&link)?;
-    let store = MemoryStore::new();
-    let ctx = Context::new("api", 1, ErrorClass::Timeout);
-    store.observe(&ctx, true, 0);
-    file.save(&store.snapshot(0))?;
-    store.observe(&ctx, true, 0);
-    file.save(&store.snapshot(0))?;
+    save_twice(&file)?;
     assert_eq!(file.load_backup()?.len(), 1);
     assert!(fs::symlink_metadata(&link)?.file_type().is_symlink());
     Ok(())
