@@ -95,15 +95,10 @@ async fn a_process_cut_off_past_its_ttl_pushes_its_evidence_again() {
     assert!(!fleet.stats().connected);
     writer.observe(&during, false, 20);
     user.set_on(true);
-    let mut back = false;
-    for _ in 0..100 {
-        if fleet.sync_now().await.is_ok() {
-            back = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(back, "the process reconnected");
+    assert!(
+        common::sync_until_back(&fleet, 100).await,
+        "the process reconnected"
+    );
     fleet.sync_now().await.unwrap();
 
     let reader = common::store(43);

@@ -41,15 +41,10 @@ async fn a_redis_restart_leaves_open_endpoints_open() {
 
     server.stop();
     server.restart();
-    let mut back = false;
-    for _ in 0..200 {
-        if fleet.sync_now().await.is_ok() {
-            back = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(back, "the fleet reconnected");
+    assert!(
+        common::sync_until_back(&fleet, 200).await,
+        "the fleet reconnected"
+    );
     fleet.sync_now().await.unwrap();
     assert!(
         matches!(breaker.check("payments"), Admission::Rejected { .. }),

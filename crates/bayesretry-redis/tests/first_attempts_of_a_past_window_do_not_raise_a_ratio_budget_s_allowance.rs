@@ -44,15 +44,10 @@ async fn first_attempts_of_a_past_window_do_not_raise_a_ratio_budget_s_allowance
     // Redis comes back two windows and more later.
     tokio::time::sleep(Duration::from_millis(2_500)).await;
     server.restart();
-    let mut back = false;
-    for _ in 0..200 {
-        if fleet.sync_now().await.is_ok() {
-            back = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(back, "the fleet reconnected");
+    assert!(
+        common::sync_until_back(&fleet, 200).await,
+        "the fleet reconnected"
+    );
 
     // The floor of a window, or of two if the spending crosses into the next.
     let spent = common::spend_all(&fleet, &budget).await;

@@ -70,15 +70,10 @@ async fn outcomes_observed_while_redis_is_down_reach_the_fleet_after_it_restarts
     assert_eq!(down.deferred, 0);
 
     server.restart();
-    let mut back = false;
-    for _ in 0..200 {
-        if fleet.sync_now().await.is_ok() {
-            back = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(back, "the fleet reconnected");
+    assert!(
+        common::sync_until_back(&fleet, 200).await,
+        "the fleet reconnected"
+    );
     let stats = fleet.stats();
     assert!(stats.resyncs >= 1, "{stats:?}");
     assert_eq!(stats.buffered, 0);

@@ -204,3 +204,15 @@ pub async fn spend_all(
     }
     panic!("the allowance never ran out");
 }
+
+/// Runs `fleet`'s rounds, 20 ms apart, until one reaches Redis, at most
+/// `tries` of them; whether one did.
+pub async fn sync_until_back(fleet: &bayesretry_redis::Fleet, tries: u32) -> bool {
+    for _ in 0..tries {
+        if fleet.sync_now().await.is_ok() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
