@@ -15,20 +15,40 @@
 //! Take an endpoint whose usual success rate is `p₀` and which has failed `k`
 //! times in a row. Either nothing changed and this is bad luck, with likelihood
 //! `(1 − p₀)^k`; or, with prior probability [`CHANGE_HAZARD`] for a run, the
-//! endpoint changed when the run began, to a success rate about which nothing is
-//! known beyond the run itself. For that unknown rate the prior is Jeffreys'
-//! Beta(½, ½), the reference prior for a proportion, whose mass sits near 0 and
-//! 1 — an endpoint that has just changed is usually down or back, rarely
-//! half-way. Under it `k` failures have probability `m_k = ∏_{j<k} (½ + j) / (1 + j)`,
-//! and the rate after them is Beta(½, ½ + k). Bayes' rule weighs the two:
+//! endpoint changed when the run began. A change is one of two kinds, even odds
+//! a priori ([`DOWN_SHARE`]):
+//!
+//! - **down**: the rate is 0. A dead host, a refused connection, a backend
+//!   that answers every request with a 503: the outages that breakers exist
+//!   for fail every attempt, and `k` failures have probability 1;
+//! - **moved**: the rate went somewhere about which nothing is known beyond the
+//!   run itself. For it the prior is Jeffreys' Beta(½, ½), the reference prior
+//!   for a proportion, under which `k` failures have probability
+//!   `m_k = ∏_{j<k} (½ + j) / (1 + j)` and the rate after them is
+//!   Beta(½, ½ + k).
+//!
+//! Bayes' rule weighs the three. With `L = D + (1 − D)·m_k` the likelihood of
+//! the run under a change (`D` the down share),
 //!
 //! ```text
-//! w = H·m_k / (H·m_k + (1 − H)·(1 − p₀)^k)
+//! w    = H·L / (H·L + (1 − H)·(1 − p₀)^k)     the weight of a change
+//! down = D / L                                 how much of it is "down"
 //! ```
 //!
-//! On a healthy endpoint (`p₀ = 0.95`) one failure moves nothing (`w ≈ 0.1`),
-//! three make a change likely and five certain. On a flaky one (`p₀ = 0.5`) runs
-//! are ordinary and `w` stays small until they are long. A success ends the run.
+//! On a healthy endpoint (`p₀ = 0.95`) one failure moves little (`w ≈ 0.13`),
+//! three make a change near certain. On a flaky one (`p₀ = 0.5`) runs are
+//! ordinary and `w` stays small until they are long. A success ends the run.
+//!
+//! Why the point at 0. Jeffreys' prior alone puts mass near 0 but not at it, so
+//! it explains a run of `k` failures by a rate of about `1/k` as well as by an
+//! outage, and its mean after the run, `½ / (k + 1)`, falls only as fast as the
+//! run grows: telling a dead endpoint from one that succeeds once in fifty took
+//! fifty failures, and at a high value of a success the retries went on for
+//! seconds into an outage. With the point, the share of "down" grows with every
+//! failure (`m_k` falls as `1/√(πk)`), and the rate if changed falls as
+//! `(1 − down)·½ / (k + 1)`. The price is paid on an endpoint that degrades to
+//! a low rate rather than dying: a long run there reads as an outage a few
+//! failures sooner, until its next success ends the run.
 //!
 //! # The hazard, in time
 //!
@@ -51,6 +71,11 @@ use crate::beta::Beta;
 /// The prior probability that a run of failures began with a change of the
 /// endpoint's behaviour: one run in a hundred.
 pub const CHANGE_HAZARD: f64 = 0.01;
+
+/// The prior probability that a change, when there is one, took the endpoint
+/// down (a success rate of exactly 0) rather than to a rate about which nothing
+/// is known: even odds. See the module's *Why the point at 0*.
+pub const DOWN_SHARE: f64 = 0.5;
 
 /// The mean time between changes of an endpoint's behaviour that
 /// [`hazard_per_run`] assumes, in milliseconds: ten minutes.
@@ -97,10 +122,12 @@ const MAX_RUN: u32 = 1_000;
 /// // a healthy endpoint: one failure is bad luck, six in a row are an outage
 /// let one = ChangePoint::after(1, 0.95).unwrap();
 /// let six = ChangePoint::after(6, 0.95).unwrap();
-/// assert!(one.weight() < 0.1);
+/// assert!(one.weight() < 0.15);
 /// assert!(six.weight() > 0.999);
-/// // and if it changed, six failures say its rate is low
-/// assert!(six.changed().upper_bound(0.95) < 0.35);
+/// // and if it changed, six failures say it is more likely down than not,
+/// // and that its rate is low either way
+/// assert!(six.down() > 0.8);
+/// assert!(six.changed_sf(0.1) < 0.05);
 ///
 /// // on a flaky endpoint the same run is ordinary
 /// assert!(ChangePoint::after(3, 0.5).unwrap().weight() < 0.1);
@@ -108,6 +135,7 @@ const MAX_RUN: u32 = 1_000;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ChangePoint {
     weight: f64,
+    down: f64,
     failures: u32,
 }
 
@@ -147,17 +175,22 @@ impl ChangePoint {
         };
         let k = failures.min(MAX_RUN);
         let mut unchanged = 1.0 - hazard;
-        let mut changed = hazard;
+        // m_k, the run's likelihood if the rate moved; it stays above 1/√(πk)/2
+        let mut moved = 1.0;
         // bounded by MAX_RUN
         for j in 0..k {
             unchanged *= 1.0 - usual;
-            changed *= (0.5 + f64::from(j)) / (1.0 + f64::from(j));
+            moved *= (0.5 + f64::from(j)) / (1.0 + f64::from(j));
         }
+        // the run's likelihood under a change: at least DOWN_SHARE, so positive
+        let likelihood = DOWN_SHARE + (1.0 - DOWN_SHARE) * moved;
+        let changed = hazard * likelihood;
         // both terms are finite and at least one is positive unless the hazard
         // is 0 or 1 and the other underflows; an empty sum reads as no change
         let total = changed + unchanged;
         Some(ChangePoint {
             weight: if total > 0.0 { changed / total } else { 0.0 },
+            down: DOWN_SHARE / likelihood,
             failures: k,
         })
     }
@@ -172,22 +205,53 @@ impl ChangePoint {
         self.failures
     }
 
-    /// The success rate if the endpoint changed: Beta(½, ½ + k).
-    pub fn changed(&self) -> Beta {
+    /// The probability that the endpoint is down (its rate exactly 0) if it
+    /// changed when the run began: `D / (D + (1 − D)·m_k)`, from
+    /// [`DOWN_SHARE`] after no failure towards 1 as the run grows.
+    pub const fn down(&self) -> f64 {
+        self.down
+    }
+
+    /// The success rate if the endpoint changed but is not down ("moved"):
+    /// Beta(½, ½ + k).
+    pub fn moved(&self) -> Beta {
         // ½ and ½ + k (k ≤ 1000) are finite and positive
         Beta::from_checked(0.5, 0.5 + f64::from(self.failures))
     }
 
-    /// The next attempt's success probability if the endpoint changed: the
-    /// mean of Beta(½, ½ + k), `½ / (k + 1)`.
+    /// The next attempt's success probability if the endpoint changed: 0 if
+    /// it is down, the mean of Beta(½, ½ + k) if it moved,
+    /// `(1 − down)·½ / (k + 1)` together.
     pub fn changed_mean(&self) -> f64 {
-        0.5 / (f64::from(self.failures) + 1.0)
+        (1.0 - self.down) * 0.5 / (f64::from(self.failures) + 1.0)
+    }
+
+    /// The probability that the success rate is above `x` if the endpoint
+    /// changed: `(1 − down)·P(Beta(½, ½ + k) > x)` for `x` ≥ 0 (a rate of 0
+    /// is above no such `x`), and 1 below 0.
+    ///
+    /// ```
+    /// use bayesretry_beta::ChangePoint;
+    ///
+    /// let run = ChangePoint::after(6, 0.95).unwrap();
+    /// let above = run.changed_sf(0.1);
+    /// assert!((above - (1.0 - run.down()) * run.moved().sf(0.1)).abs() < 1e-15);
+    /// assert_eq!(run.changed_sf(-0.5), 1.0);
+    /// ```
+    pub fn changed_sf(&self, x: f64) -> f64 {
+        if x < 0.0 {
+            1.0
+        } else {
+            (1.0 - self.down) * self.moved().sf(x)
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{CHANGE_HAZARD, ChangePoint, MEAN_TIME_BETWEEN_CHANGES_MS, hazard_per_run};
+    use super::{
+        CHANGE_HAZARD, ChangePoint, DOWN_SHARE, MEAN_TIME_BETWEEN_CHANGES_MS, hazard_per_run,
+    };
 
     #[test]
     fn the_hazard_falls_with_the_rate_of_runs_below_its_cap() {
@@ -252,18 +316,62 @@ mod tests {
 
     #[test]
     fn the_weight_is_bayes_rule_on_known_cases() {
-        // one failure at p0 = 0.95: H·½ / (H·½ + (1 − H)·0.05)
+        // one failure at p0 = 0.95: m_1 = ½, so L = D + (1 − D)·½
         let one = ChangePoint::after(1, 0.95).unwrap();
-        let expected = CHANGE_HAZARD * 0.5 / (CHANGE_HAZARD * 0.5 + 0.99 * 0.05);
+        let likelihood = DOWN_SHARE + (1.0 - DOWN_SHARE) * 0.5;
+        let changed = CHANGE_HAZARD * likelihood;
+        let expected = changed / (changed + 0.99 * 0.05);
         assert!((one.weight() - expected).abs() < 1e-15);
+        assert!((one.down() - DOWN_SHARE / likelihood).abs() < 1e-15);
         // two failures: m_2 = ½ · ¾
         let two = ChangePoint::after(2, 0.8).unwrap();
-        let changed = CHANGE_HAZARD * 0.375;
+        let likelihood = DOWN_SHARE + (1.0 - DOWN_SHARE) * 0.375;
+        let changed = CHANGE_HAZARD * likelihood;
         let expected = changed / (changed + 0.99 * 0.04);
         assert!((two.weight() - expected).abs() < 1e-15);
-        assert_eq!(two.changed().alpha(), 0.5);
-        assert_eq!(two.changed().beta(), 2.5);
-        assert!((two.changed_mean() - two.changed().mean()).abs() < 1e-15);
+        assert!((two.down() - DOWN_SHARE / likelihood).abs() < 1e-15);
+        assert_eq!(two.moved().alpha(), 0.5);
+        assert_eq!(two.moved().beta(), 2.5);
+        // the mean if changed: 0 if down, Beta(½, 2½)'s mean if it moved
+        let mean = (1.0 - two.down()) * two.moved().mean();
+        assert!((two.changed_mean() - mean).abs() < 1e-15);
+    }
+
+    #[test]
+    fn the_share_of_down_grows_with_the_run_and_lowers_the_rate_if_changed() {
+        let mut last_down = DOWN_SHARE;
+        let mut last_above = 1.0;
+        for k in [1, 2, 5, 10, 50, 200, 1_000] {
+            let run = ChangePoint::after(k, 0.95).unwrap();
+            assert!(run.down() > last_down, "{k}: {} vs {last_down}", run.down());
+            assert!(run.down() < 1.0, "{k}");
+            // the rate if changed is below the moved rate's by the down share
+            assert!(run.changed_mean() < run.moved().mean(), "{k}");
+            let above = run.changed_sf(0.05);
+            assert!(above < last_above, "{k}: {above} vs {last_above}");
+            assert!(above <= 1.0 - run.down(), "{k}");
+            last_down = run.down();
+            last_above = above;
+        }
+        // m_k falls as 1/√(πk): after a thousand failures, about 0.018
+        let long = ChangePoint::after(1_000, 0.95).unwrap();
+        let moved = (1.0 - long.down()) / long.down();
+        assert!((moved - 1.0 / (core::f64::consts::PI * 1_000.0).sqrt()).abs() < 1e-4);
+        // no mass below 0, and none of a rate of 0 above 0
+        assert_eq!(long.changed_sf(-1.0), 1.0);
+        assert_eq!(long.changed_sf(1.0), 0.0);
+    }
+
+    #[test]
+    fn the_point_at_zero_reads_an_outage_sooner_than_jeffreys_alone() {
+        // at a value of a success fifty times an attempt's cost (break-even
+        // 0.02), the mean if changed under Jeffreys' prior alone, ½ / (k + 1),
+        // fell below break-even at k = 25; with the point at 0, at k = 5
+        let jeffreys = |k: u32| 0.5 / (f64::from(k) + 1.0);
+        let first = |mean: &dyn Fn(u32) -> f64| (1..100).find(|&k| mean(k) < 0.02);
+        assert_eq!(first(&jeffreys), Some(25));
+        let mixed = |k: u32| ChangePoint::after(k, 0.95).unwrap().changed_mean();
+        assert_eq!(first(&mixed), Some(5));
     }
 
     #[test]

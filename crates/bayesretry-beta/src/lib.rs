@@ -19,7 +19,9 @@ mod math;
 mod sample;
 
 pub use beta::Beta;
-pub use change::{CHANGE_HAZARD, ChangePoint, MEAN_TIME_BETWEEN_CHANGES_MS, hazard_per_run};
+pub use change::{
+    CHANGE_HAZARD, ChangePoint, DOWN_SHARE, MEAN_TIME_BETWEEN_CHANGES_MS, hazard_per_run,
+};
 pub use error::Error;
 pub use gamma::{ln_beta, ln_gamma};
 pub use inc_beta::{inc_beta, inc_beta_complement};

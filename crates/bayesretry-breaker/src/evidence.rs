@@ -156,7 +156,7 @@ pub(crate) fn shortest_opening_run(confidence: f64, floor: f64) -> u32 {
     let allowed = 1.0 - confidence;
     // bounded: a thousand runs, as ChangePoint weighs at most
     (1..=1_000_u32)
-        .find(|&k| ChangePoint::after(k, 0.5).is_some_and(|run| run.changed().sf(floor) < allowed))
+        .find(|&k| ChangePoint::after(k, 0.5).is_some_and(|run| run.changed_sf(floor) < allowed))
         .unwrap_or(u32::MAX)
 }
 
@@ -177,7 +177,7 @@ pub(crate) fn run_says_down(
         return false;
     };
     let allowed = 1.0 - confidence;
-    let changed = run.changed().sf(floor);
+    let changed = run.changed_sf(floor);
     // even a certain change would leave too much mass above the floor
     if changed >= allowed {
         return false;
@@ -194,30 +194,34 @@ mod tests {
     use super::{Evidence, run_says_down, shortest_opening_run, upper_bound_below};
 
     #[test]
-    fn the_shortest_opening_run_is_where_jeffreys_tail_drops_below_the_allowance() {
-        // 95 % sure below 0.1 after 18 failures under Beta(½, ½ + k), below
-        // 0.05 after 38 (checked against mpmath)
-        assert_eq!(shortest_opening_run(0.95, 0.1), 18);
-        assert_eq!(shortest_opening_run(0.95, 0.05), 38);
+    fn the_shortest_opening_run_is_where_the_changed_rates_tail_drops_below_the_allowance() {
+        // 95 % sure below 0.1 after 6 failures, below 0.05 after 10, when a
+        // change is down with probability D / (D + (1 − D)·m_k) and Beta(½,
+        // ½ + k) otherwise (checked against mpmath: the tail above 0.1 is
+        // 0.0578 after 5 and 0.0462 after 6; above 0.05, 0.0516 after 9 and
+        // 0.0457 after 10). Jeffreys' prior alone took 18 and 38.
+        assert_eq!(shortest_opening_run(0.95, 0.1), 6);
+        assert_eq!(shortest_opening_run(0.95, 0.05), 10);
         // and no shorter run opens, even after a very healthy history
         let healthy = Beta::new(1_000.0, 2.0).unwrap();
-        assert!(!run_says_down(17, &healthy, CHANGE_HAZARD, 0.95, 0.1));
-        assert!(run_says_down(18, &healthy, CHANGE_HAZARD, 0.95, 0.1));
+        assert!(!run_says_down(5, &healthy, CHANGE_HAZARD, 0.95, 0.1));
+        assert!(run_says_down(6, &healthy, CHANGE_HAZARD, 0.95, 0.1));
         // a smaller hazard cannot make a shorter run open
-        assert!(!run_says_down(17, &healthy, 1e-6, 0.95, 0.1));
+        assert!(!run_says_down(5, &healthy, 1e-6, 0.95, 0.1));
     }
 
     #[test]
     fn a_busy_flaky_endpoint_needs_a_longer_run_than_a_quiet_one() {
-        // three failures in four: per run, 35 in a row read as a change; at
+        // three failures in four: per run, 29 in a row read as a change; at
         // the hazard of an endpoint with 190 runs a second they do not, and
-        // it takes about sixty
+        // it takes 53 (both from mpmath)
         let flaky = Beta::new(250.0, 750.0).unwrap();
         let busy = hazard_per_run(0.19);
-        assert!(run_says_down(35, &flaky, CHANGE_HAZARD, 0.95, 0.1));
+        assert!(!run_says_down(28, &flaky, CHANGE_HAZARD, 0.95, 0.1));
+        assert!(run_says_down(29, &flaky, CHANGE_HAZARD, 0.95, 0.1));
         assert!(!run_says_down(35, &flaky, busy, 0.95, 0.1));
-        let needed = (35..200).find(|&k| run_says_down(k, &flaky, busy, 0.95, 0.1));
-        assert!(matches!(needed, Some(55..=65)), "{needed:?}");
+        let needed = (29..200).find(|&k| run_says_down(k, &flaky, busy, 0.95, 0.1));
+        assert_eq!(needed, Some(53));
     }
 
     #[test]

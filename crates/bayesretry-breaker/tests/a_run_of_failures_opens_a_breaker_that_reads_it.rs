@@ -43,7 +43,7 @@ fn feed(
 }
 
 #[test]
-fn an_outage_after_healthy_traffic_opens_within_twenty_failures() {
+fn an_outage_after_healthy_traffic_opens_within_ten_failures() {
     let mut reading = build(config().with_failure_run());
     let mut plain = build(config());
     // two minutes at ten calls a second, one failure in twenty
@@ -56,9 +56,10 @@ fn an_outage_after_healthy_traffic_opens_within_twenty_failures() {
     let plain_at = feed(&mut plain, 120_000, 100, down);
     let reading_at = reading_at.map(|t| t - 120_000);
     let plain_at = plain_at.map(|t| t - 120_000);
-    // 95 % sure the changed rate is below 0.1 takes 18 failures under
-    // Jeffreys' prior: the 18th is recorded 1.7 s into the outage
-    assert_eq!(reading_at, Some(1_700));
+    // 95 % sure the changed rate is below 0.1 takes 6 failures (a change
+    // down with probability D / (D + (1 − D)·m_k), Jeffreys' otherwise): the
+    // 6th is recorded 0.5 s into the outage
+    assert_eq!(reading_at, Some(500));
     // the decayed evidence alone needs far longer
     assert!(plain_at.is_some_and(|t| t > 15_000), "{plain_at:?}");
 }
@@ -67,7 +68,7 @@ fn an_outage_after_healthy_traffic_opens_within_twenty_failures() {
 fn runs_that_are_ordinary_for_a_flaky_endpoint_do_not_open_it() {
     let mut reading = build(config().with_failure_run());
     // a poor endpoint (30 % success) whose failures come in runs of 21, longer
-    // than the 18 that open the breaker after healthy traffic: at its rate such
+    // than the 6 that open the breaker after healthy traffic: at its rate such
     // runs are common, and say little of a change
     let stream = (0..6_000).map(|i| i % 30 < 9);
     assert_eq!(feed(&mut reading, 0, 100, stream), None);

@@ -246,7 +246,7 @@ fn an_adaptive_run_that_spends_more_says_more_not_a_negative_fewer() {
         "--n",
         "300",
         "--seed",
-        "2",
+        "42",
         "--scenario",
         "degrading",
     ];

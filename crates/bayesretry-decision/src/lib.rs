@@ -9,7 +9,7 @@ mod error;
 mod situation;
 mod strategy;
 
-pub use change::CHANGE_HAZARD;
+pub use change::{CHANGE_HAZARD, DOWN_SHARE};
 pub use config::Config;
 pub use decision::{Decision, Reason};
 pub use engine::DecisionEngine;

@@ -9,7 +9,7 @@
 
 mod common;
 
-use bayesretry_decision::{CHANGE_HAZARD, Situation, Strategy};
+use bayesretry_decision::{CHANGE_HAZARD, DOWN_SHARE, Situation, Strategy};
 use bayesretry_store::{Context, ErrorClass};
 use common::{TableStore, engine};
 
@@ -17,14 +17,17 @@ fn ctx() -> Context<'static> {
     Context::new("api", 1, ErrorClass::from_status(503))
 }
 
-/// The posterior probability of a change after `k` failures at usual rate `p0`.
-fn weight(k: i32, p0: f64) -> f64 {
+/// The posterior probability of a change after `k` failures at usual rate
+/// `p0`, and the share of that change that is "down" (a rate of 0).
+fn weight(k: i32, p0: f64) -> (f64, f64) {
     let mut jeffreys = 1.0;
     for j in 0..k {
         jeffreys *= (0.5 + f64::from(j)) / (1.0 + f64::from(j));
     }
-    let changed = CHANGE_HAZARD * jeffreys;
-    changed / (changed + (1.0 - CHANGE_HAZARD) * (1.0 - p0).powi(k))
+    let likelihood = DOWN_SHARE + (1.0 - DOWN_SHARE) * jeffreys;
+    let changed = CHANGE_HAZARD * likelihood;
+    let w = changed / (changed + (1.0 - CHANGE_HAZARD) * (1.0 - p0).powi(k));
+    (w, DOWN_SHARE / likelihood)
 }
 
 #[test]
@@ -34,8 +37,8 @@ fn the_greedy_probability_is_the_change_point_mixture() {
     for (k, p0) in [(1, 0.95), (2, 0.95), (3, 0.95), (3, 0.5), (6, 0.8)] {
         let situation = Situation::new().with_failure_run(k, 0.0 + p0);
         let decision = greedy.decide(&store, &ctx(), &situation, 0);
-        let w = weight(k as i32, p0);
-        let expected = (1.0 - w) * 0.6 + w * 0.5 / (f64::from(k) + 1.0);
+        let (w, down) = weight(k as i32, p0);
+        let expected = (1.0 - w) * 0.6 + w * (1.0 - down) * 0.5 / (f64::from(k) + 1.0);
         let expected = expected.min(0.6);
         assert!(
             (decision.probability() - expected).abs() < 1e-12,
@@ -90,24 +93,47 @@ fn a_run_never_raises_a_retry_the_posterior_judges_poor() {
     let store = TableStore::with_means(&[0.5, 0.05]);
     let greedy = engine(Strategy::Greedy);
     let plain = greedy.decide(&store, &ctx(), &Situation::new(), 0);
-    // the changed regime's mean ½ / (k + 1) is above 0.05 for k < 9: no change
-    for k in [1, 2, 3, 8] {
+    // the changed regime's mean (1 − down)·½ / (k + 1) is above 0.05 only
+    // after one failure (1/3 · 1/4): no change
+    let one = greedy.decide(
+        &store,
+        &ctx(),
+        &Situation::new().with_failure_run(1, 0.95),
+        0,
+    );
+    assert_eq!(one, plain);
+    // against a poorer retry (0.005), it stays above for runs up to 12
+    let poorer = TableStore::with_means(&[0.5, 0.005]);
+    let plain_poorer = greedy.decide(&poorer, &ctx(), &Situation::new(), 0);
+    for k in [1, 2, 3, 8, 12] {
         let run = greedy.decide(
+            &poorer,
+            &ctx(),
+            &Situation::new().with_failure_run(k, 0.95),
+            0,
+        );
+        assert_eq!(run, plain_poorer, "k = {k}");
+    }
+    let thirteen = greedy.decide(
+        &poorer,
+        &ctx(),
+        &Situation::new().with_failure_run(13, 0.95),
+        0,
+    );
+    assert!(thirteen.probability() < plain_poorer.probability());
+    // below it, lowered a little further
+    for k in [2, 3, 10] {
+        let long = greedy.decide(
             &store,
             &ctx(),
             &Situation::new().with_failure_run(k, 0.95),
             0,
         );
-        assert_eq!(run, plain, "k = {k}");
+        assert!(
+            long.probability() < plain.probability() && !long.retry(),
+            "k = {k}"
+        );
     }
-    // below it, lowered a little further
-    let long = greedy.decide(
-        &store,
-        &ctx(),
-        &Situation::new().with_failure_run(10, 0.95),
-        0,
-    );
-    assert!(long.probability() < plain.probability() && !long.retry());
 }
 
 #[test]

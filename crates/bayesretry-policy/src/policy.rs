@@ -136,7 +136,8 @@ pub fn default_store() -> StoreConfig {
 /// - a run of failures in a row may open it too
 ///   ([`with_failure_run`](bayesretry_breaker::Config::with_failure_run)): read
 ///   as a change point, the run that begins an outage opens the breaker within
-///   about twenty failures on an endpoint that was healthy, where the fading
+///   about six failures on an endpoint that was healthy (ten at a floor of
+///   0.05), where the fading
 ///   evidence of the good times would hold it closed for half a minute. On an
 ///   endpoint whose failures are ordinary, runs say little and the credible
 ///   bound decides alone.

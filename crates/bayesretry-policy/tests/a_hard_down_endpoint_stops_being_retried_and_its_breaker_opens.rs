@@ -56,7 +56,17 @@ fn a_hard_down_endpoint_stops_getting_retries_and_its_breaker_opens() {
         first_single <= 5,
         "retries stop after a handful of calls: {attempts_per_call:?}"
     );
-    assert!(attempts_per_call[first_single..].iter().all(|&n| n == 1));
+    // after it, a retry is rare: the posterior of a retry after the first
+    // attempt settles at the break-even (0.1 at V/c 10), and as its evidence
+    // ages it can edge above it once before the breaker opens
+    let retried_later = attempts_per_call[first_single..]
+        .iter()
+        .filter(|&&n| n > 1)
+        .count();
+    assert!(
+        retried_later <= 1 && attempts_per_call[first_single..].iter().all(|&n| n <= 2),
+        "{attempts_per_call:?}"
+    );
     assert!(
         opened_at_call.is_some(),
         "the breaker opens: {attempts_per_call:?}"

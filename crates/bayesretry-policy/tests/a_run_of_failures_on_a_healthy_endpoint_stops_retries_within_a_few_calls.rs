@@ -67,8 +67,8 @@ fn a_run_of_twenty_opens_the_breaker_after_a_healthy_minute() {
     let (policy, clock) = policy(true);
     let _ = retries_into_an_outage(&policy, &clock, 16);
     // the first call's attempts and fifteen more first tries: 18 or more
-    // failures in a row, 95 % sure under Jeffreys' prior that the changed
-    // rate is below the break-even 0.1
+    // failures in a row, where 6 already make the breaker 95 % sure that the
+    // rate is below the break-even 0.1 (18 under Jeffreys' prior alone)
     assert!(
         matches!(policy.breaker_state("api"), Some(State::Open { .. })),
         "{:?}",
