@@ -177,13 +177,32 @@ pub(crate) fn run_says_down(
         return false;
     };
     let allowed = 1.0 - confidence;
+    let weight = run.weight();
+    // "nothing changed" alone leaves too much mass above the floor: told by
+    // Cantelli's bound, with no incomplete beta evaluation (the common case on
+    // a flaky endpoint, whose runs weigh little as a change)
+    if (1.0 - weight) * sf_at_least(posterior, floor) >= allowed {
+        return false;
+    }
     let changed = run.changed_sf(floor);
     // even a certain change would leave too much mass above the floor
     if changed >= allowed {
         return false;
     }
-    let weight = run.weight();
     (1.0 - weight) * posterior.sf(floor) + weight * changed < allowed
+}
+
+/// A lower bound of `posterior.sf(floor)` that needs no incomplete beta:
+/// Cantelli's inequality above the mean, `1 − σ² / (σ² + gap²)`, less
+/// [`CERTIFICATE_MARGIN`] for rounding; 0 at or below it.
+fn sf_at_least(posterior: &Beta, floor: f64) -> f64 {
+    let gap = posterior.mean() - floor;
+    if gap > 0.0 {
+        let variance = posterior.variance();
+        (1.0 - variance / (variance + gap * gap) - CERTIFICATE_MARGIN).max(0.0)
+    } else {
+        0.0
+    }
 }
 
 #[cfg(test)]
@@ -222,6 +241,28 @@ mod tests {
         assert!(!run_says_down(35, &flaky, busy, 0.95, 0.1));
         let needed = (29..200).find(|&k| run_says_down(k, &flaky, busy, 0.95, 0.1));
         assert_eq!(needed, Some(53));
+    }
+
+    #[test]
+    fn the_cheap_bound_never_exceeds_the_survival_function() {
+        for (a, b) in [
+            (1.0, 1.0),
+            (0.5, 0.5),
+            (250.0, 750.0),
+            (1_000.0, 2.0),
+            (3.0, 40.0),
+        ] {
+            let posterior = Beta::new(a, b).unwrap();
+            for floor in [0.001, 0.05, 0.1, 0.5, 0.9] {
+                let bound = super::sf_at_least(&posterior, floor);
+                assert!(bound <= posterior.sf(floor), "{a} {b} {floor}");
+                assert!(bound >= 0.0);
+            }
+        }
+        // far above the floor, the bound is nearly 1: a flaky endpoint's run
+        // is dismissed without evaluating either tail
+        let flaky = Beta::new(250.0, 750.0).unwrap();
+        assert!(super::sf_at_least(&flaky, 0.1) > 0.99);
     }
 
     #[test]
