@@ -14,8 +14,10 @@
 //! by the variance alone: `P(X ≤ μ − t) ≤ σ² / (σ² + t²)` for `t > 0`. When that bound
 //! is already below `confidence` the rule cannot hold, and the incomplete beta
 //! function is not evaluated at all. The shortcut only ever answers "no" and only
-//! when the exact answer is "no" (it keeps a margin far above rounding), so the
-//! decision is exactly that of the incomplete beta function.
+//! when the exact answer is "no" (it keeps a margin far above rounding, and reads
+//! the floor's distance below the mean short by the mean's own rounding, which
+//! is all of that distance when the floor is a few units in the last place below
+//! it), so the decision is exactly that of the incomplete beta function.
 //!
 //! # Decay
 //!
@@ -34,6 +36,15 @@ use crate::math;
 /// exact evaluation. The bound is computed with a few roundings of relative size
 /// 1e-16; this margin is a million times that.
 const CERTIFICATE_MARGIN: f64 = 1e-10;
+
+/// How much of the mean, relatively, the floor's distance below it is shortened
+/// by before Cantelli's bound reads it. The mean `1 / (1 + β/α)` is three
+/// roundings from the true one (within `3.4e-16` of it, relatively), and a floor
+/// that close to the mean leaves a gap that rounding may double: with the
+/// standard deviation as small as that (counts of 1e18 near a rate of 1), the
+/// bound would then claim far more than holds. Eight machine epsilons cover the
+/// mean's roundings and the gap's own two.
+const MEAN_ROUNDING: f64 = 8.0 * f64::EPSILON;
 
 /// Successes and failures observed above the prior, as of `at_ms`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -138,15 +149,25 @@ fn mean_decay(span: f64) -> f64 {
 /// `floor`, decided by Cantelli's bound where it suffices and otherwise by one
 /// incomplete beta evaluation.
 pub(crate) fn upper_bound_below(posterior: &Beta, confidence: f64, floor: f64) -> bool {
-    let gap = posterior.mean() - floor;
-    if gap > 0.0 {
-        let variance = posterior.variance();
-        let cantelli = variance / (variance + gap * gap);
-        if cantelli < confidence - CERTIFICATE_MARGIN {
-            return false;
-        }
+    if cantelli_below(posterior, floor)
+        .is_some_and(|at_most| at_most < confidence - CERTIFICATE_MARGIN)
+    {
+        return false;
     }
     posterior.cdf(floor) > confidence
+}
+
+/// Cantelli's upper bound of `P(X ≤ floor)`, `σ² / (σ² + t²)` with `t` how far
+/// the floor lies below the mean, read so that rounding can only raise it: `t`
+/// is shortened by [`MEAN_ROUNDING`] of the mean. `None` where that leaves no
+/// gap, or where the variance is not a normal number (it underflowed, or the
+/// counts' sum overflowed), and the bound cannot be vouched for.
+fn cantelli_below(posterior: &Beta, floor: f64) -> Option<f64> {
+    let mean = posterior.mean();
+    let variance = posterior.variance();
+    let gap = mean - floor - MEAN_ROUNDING * mean;
+    // a gap whose square underflows only raises the bound; NaN fails both tests
+    (gap > 0.0 && variance >= f64::MIN_POSITIVE).then(|| variance / (variance + gap * gap))
 }
 
 /// The shortest run of failures after which even a certain change (the rate
@@ -193,16 +214,12 @@ pub(crate) fn run_says_down(
 }
 
 /// A lower bound of `posterior.sf(floor)` that needs no incomplete beta:
-/// Cantelli's inequality above the mean, `1 − σ² / (σ² + gap²)`, less
-/// [`CERTIFICATE_MARGIN`] for rounding; 0 at or below it.
+/// Cantelli's inequality below the mean ([`cantelli_below`]), `1 − σ² / (σ² +
+/// gap²)`, less [`CERTIFICATE_MARGIN`] for rounding; 0 where it vouches for
+/// nothing (the floor at, above or within rounding of the mean).
 fn sf_at_least(posterior: &Beta, floor: f64) -> f64 {
-    let gap = posterior.mean() - floor;
-    if gap > 0.0 {
-        let variance = posterior.variance();
-        (1.0 - variance / (variance + gap * gap) - CERTIFICATE_MARGIN).max(0.0)
-    } else {
-        0.0
-    }
+    cantelli_below(posterior, floor)
+        .map_or(0.0, |at_most| (1.0 - at_most - CERTIFICATE_MARGIN).max(0.0))
 }
 
 #[cfg(test)]
@@ -266,6 +283,26 @@ mod tests {
     }
 
     #[test]
+    fn the_cheap_bounds_allow_for_the_rounding_of_the_mean() {
+        // Beta(1e18, 316.2…): the mean, 1 − 3.16e-16, is computed as
+        // 1 − 2.2e-16, and a floor of 1 − 3·2⁻⁵³ lies 1.7e-17 below the true
+        // mean (under a standard deviation, 1.8e-17) but 1.1e-16 below the
+        // computed one. Read with that gap, Cantelli's bound says the tail
+        // above the floor is at least 0.975; it is 0.829 (mpmath: 0.82876451…),
+        // and the bound with the true gap is 0.473.
+        let posterior = Beta::new(1e18, 316.227_766_016_837_96).unwrap();
+        let floor = 1.0 - 3.0 * f64::EPSILON / 2.0;
+        let sf = posterior.sf(floor);
+        assert!((sf - 0.828_764_513_844_518_5).abs() < 1e-12, "{sf}");
+        assert!(super::sf_at_least(&posterior, floor) <= sf);
+        // so neither shortcut may answer "no" where the exact rule says yes:
+        // the run's reading (at this hazard w ≈ ½, and ½·0.829 < 0.45) …
+        assert!(run_says_down(1, &posterior, 3e-16, 0.55, floor));
+        // … and the credible bound's (the cdf at the floor is 0.171)
+        assert!(upper_bound_below(&posterior, 0.1, floor));
+    }
+
+    #[test]
     fn a_half_life_halves_the_evidence() {
         let mut e = Evidence::none(0);
         for _ in 0..8 {
@@ -295,6 +332,31 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn the_cheap_bound_is_below_the_survival_function_even_beside_the_mean(
+            rate in 0.001_f64..0.999,
+            log_strength in 0.0_f64..36.0,
+            log_distance in -17.0_f64..0.0,
+            ulps_below in 0_u64..8,
+        ) {
+            // up to counts of 1e36, where the standard deviation is a few
+            // units in the last place of the mean
+            let strength = 10_f64.powf(log_strength);
+            let posterior = Beta::new(rate * strength, (1.0 - rate) * strength).unwrap();
+            let mean = posterior.mean();
+            // a floor some way below the mean, and one a few units in the
+            // last place below it, where the mean's rounding is all the gap
+            let floors = [
+                mean * (1.0 - 10_f64.powf(log_distance)),
+                f64::from_bits(mean.to_bits().saturating_sub(ulps_below + 1)),
+            ];
+            for floor in floors {
+                prop_assume!(floor > 0.0 && floor < 1.0);
+                let bound = super::sf_at_least(&posterior, floor);
+                prop_assert!(bound <= posterior.sf(floor), "{posterior:?} {floor:e}: {bound}");
+            }
+        }
+
         #[test]
         fn the_rule_is_the_quantile_comparison(
             alpha in 0.01_f64..2_000.0,
