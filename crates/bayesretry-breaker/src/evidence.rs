@@ -170,9 +170,13 @@ fn cantelli_below(posterior: &Beta, floor: f64) -> Option<f64> {
     (gap > 0.0 && variance >= f64::MIN_POSITIVE).then(|| variance / (variance + gap * gap))
 }
 
-/// The shortest run of failures after which even a certain change (the rate
-/// Beta(½, ½ + k)) is below `floor` with probability `confidence`: no shorter
-/// run can open the breaker. `u32::MAX` if none up to the longest run weighed.
+/// The shortest run of failures after which even a certain change (down with
+/// probability [`ChangePoint::down`], at a rate of Beta(½, ½ + k) otherwise) is
+/// below `floor` with probability `confidence`: no shorter run can open the
+/// breaker, whatever the posterior and the hazard, since the rate if changed
+/// depends on the run's length alone and [`run_says_down`] refuses a run whose
+/// changed rate is not below the floor. `u32::MAX` if none up to the longest
+/// run weighed.
 pub(crate) fn shortest_opening_run(confidence: f64, floor: f64) -> u32 {
     let allowed = 1.0 - confidence;
     // bounded: a thousand runs, as ChangePoint weighs at most
@@ -184,9 +188,9 @@ pub(crate) fn shortest_opening_run(confidence: f64, floor: f64) -> u32 {
 /// Whether a run of `failures` in a row, read as a change point against the
 /// endpoint's `posterior`, puts the success rate above `floor` with
 /// probability under `1 − confidence`: the mixture of "nothing changed" (the
-/// posterior) and "changed when the run began" (Beta(½, ½ + k)), weighed by
-/// the run's change-point weight at the posterior's mean, with `hazard` the
-/// prior probability that the run began with a change.
+/// posterior) and "changed when the run began" (down, or Beta(½, ½ + k)),
+/// weighed by the run's change-point weight at the posterior's mean, with
+/// `hazard` the prior probability that the run began with a change.
 pub(crate) fn run_says_down(
     failures: u32,
     posterior: &Beta,
@@ -354,6 +358,31 @@ mod tests {
                 prop_assume!(floor > 0.0 && floor < 1.0);
                 let bound = super::sf_at_least(&posterior, floor);
                 prop_assert!(bound <= posterior.sf(floor), "{posterior:?} {floor:e}: {bound}");
+            }
+        }
+
+        #[test]
+        fn no_run_shorter_than_the_shortest_opening_run_opens_whatever_the_posterior(
+            log_alpha in -2.0_f64..6.0,
+            log_beta in -2.0_f64..6.0,
+            log_hazard in -12.0_f64..0.0,
+            confidence in 0.5_f64..0.999,
+            floor in 0.001_f64..0.9,
+        ) {
+            let posterior = Beta::new(10_f64.powf(log_alpha), 10_f64.powf(log_beta)).unwrap();
+            let shortest = shortest_opening_run(confidence, floor);
+            // a hazard of 1 makes the change certain: the run is read alone
+            for hazard in [10_f64.powf(log_hazard), 1.0] {
+                for failures in 1..shortest.min(1_001) {
+                    prop_assert!(
+                        !run_says_down(failures, &posterior, hazard, confidence, floor),
+                        "{failures} < {shortest}: {posterior:?} {hazard:e}"
+                    );
+                }
+                if shortest <= 1_000 {
+                    // and at that length a certain change does open it
+                    prop_assert!(run_says_down(shortest, &posterior, 1.0, confidence, floor));
+                }
             }
         }
 
