@@ -42,13 +42,14 @@
 //! Why the point at 0. Jeffreys' prior alone puts mass near 0 but not at it, so
 //! it explains a run of `k` failures by a rate of about `1/k` as well as by an
 //! outage, and its mean after the run, `½ / (k + 1)`, falls only as fast as the
-//! run grows: telling a dead endpoint from one that succeeds once in fifty took
-//! fifty failures, and at a high value of a success the retries went on for
-//! seconds into an outage. With the point, the share of "down" grows with every
-//! failure (`m_k` falls as `1/√(πk)`), and the rate if changed falls as
-//! `(1 − down)·½ / (k + 1)`. The price is paid on an endpoint that degrades to
-//! a low rate rather than dying: a long run there reads as an outage a few
-//! failures sooner, until its next success ends the run.
+//! run grows: it fell below one in fifty, the break-even at a value of a
+//! success fifty times an attempt's cost, only at the 25th failure, and at such
+//! a value the retries went on for seconds into an outage. With the point, the
+//! share of "down" grows with every failure (`m_k` falls as `1/√(πk)`), and the
+//! rate if changed falls as `(1 − down)·½ / (k + 1)`. The price is paid on an
+//! endpoint that degrades to a low rate rather than dying: a long run there
+//! reads as an outage a few failures sooner, until its next success ends the
+//! run.
 //!
 //! # The hazard, in time
 //!

@@ -36,10 +36,10 @@
 //! does not make such a retry likelier.
 //!
 //! At the default `V / c` of 10 on a healthy endpoint the retries stop after
-//! three failures in a row, first tries included, instead of after about nine
-//! failed retries; at `V / c` 50, after five (Jeffreys' prior alone, without
-//! the point at 0, took 25). A success ends the run, and with it the
-//! adjustment.
+//! three failures in a row at `p₀ = 0.95` (two from `p₀ = 0.98` up), first
+//! tries included, instead of after about nine failed retries; at `V / c` 50,
+//! after five (Jeffreys' prior alone, without the point at 0, took 25). A
+//! success ends the run, and with it the adjustment.
 
 use bayesretry_beta::ChangePoint;
 pub use bayesretry_beta::{CHANGE_HAZARD, DOWN_SHARE};

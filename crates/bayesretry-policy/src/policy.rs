@@ -544,7 +544,7 @@ impl RetryPolicy {
 ///   of failures first: every learning decision weighs the breaker's failures in
 ///   a row (first tries included) against its usual success rate as
 ///   change-point evidence ([`Situation::with_failure_run`]), so on an endpoint
-///   that usually succeeds, four or five failures in a row stop retries at once;
+///   that usually succeeds, two or three failures in a row stop retries at once;
 /// - [`DEFAULT_MAX_ATTEMPTS`] = 4 attempts in all;
 /// - the backoff of `bayesretry_backoff::Config::new()`: exponential from 500 ms,
 ///   factor 2, full jitter, capped at 30 s;
