@@ -186,8 +186,9 @@ impl ChangePoint {
         // the run's likelihood under a change: at least DOWN_SHARE, so positive
         let likelihood = DOWN_SHARE + (1.0 - DOWN_SHARE) * moved;
         let changed = hazard * likelihood;
-        // both terms are finite and at least one is positive unless the hazard
-        // is 0 or 1 and the other underflows; an empty sum reads as no change
+        // both terms are finite, and at least one is positive unless the hazard
+        // is 0 and the unchanged term underflows (under a change the run's
+        // likelihood is at least DOWN_SHARE): an empty sum reads as no change
         let total = changed + unchanged;
         Some(ChangePoint {
             weight: if total > 0.0 { changed / total } else { 0.0 },
@@ -229,7 +230,7 @@ impl ChangePoint {
 
     /// The probability that the success rate is above `x` if the endpoint
     /// changed: `(1 − down)·P(Beta(½, ½ + k) > x)` for `x` ≥ 0 (a rate of 0
-    /// is above no such `x`), and 1 below 0.
+    /// is above no such `x`), 1 below 0, and NaN for a NaN `x`.
     ///
     /// ```
     /// use bayesretry_beta::ChangePoint;
@@ -238,6 +239,7 @@ impl ChangePoint {
     /// let above = run.changed_sf(0.1);
     /// assert!((above - (1.0 - run.down()) * run.moved().sf(0.1)).abs() < 1e-15);
     /// assert_eq!(run.changed_sf(-0.5), 1.0);
+    /// assert!(run.changed_sf(f64::NAN).is_nan());
     /// ```
     pub fn changed_sf(&self, x: f64) -> f64 {
         if x < 0.0 {
