@@ -129,6 +129,16 @@ local own = tonumber(ARGV[4])
 local function u64(s)
   return string.match(s, '^%d+$') and (#s < 20 or (#s == 20 and s <= '18446744073709551615'))
 end
+-- a value this script wrote as a count (a sum, the change counter): a whole
+-- number exact in a Lua number, at most 2^53 (sixteen digits), or nil for
+-- anything else, missing included
+local function exact(s)
+  if s and string.match(s, '^%d+$') and #s <= 16 then
+    local n = tonumber(s)
+    if n <= 9007199254740992 then return n end
+  end
+  return nil
+end
 -- every argument is checked before anything is written: a script that
 -- fails halfway keeps what it wrote
 local forgets = own and tonumber(ARGV[5 + 2 * own] or '')
@@ -189,12 +199,7 @@ end
 -- writer's, not garbled, and counted again it would cost a whole read of
 -- the hash at every push of the largest writers.
 local function held_sum(key)
-  local sum = redis.call('HGET', key, '#sum')
-  if sum and string.match(sum, '^%d+$') and #sum <= 16 then
-    local n = tonumber(sum)
-    if n <= 9007199254740992 then return n end
-  end
-  return nil
+  return exact(redis.call('HGET', key, '#sum'))
 end
 -- the sum of a hash's sequence numbers, for a hash without a usable `#sum`
 local function total(key)
@@ -275,13 +280,9 @@ local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
 -- reader can read (written back into the counter, round after round), or
 -- none at all (`nan` fails every push).
 local held_ver = redis.call('GET', ns .. ':ver')
-local version = 0
-local sound_ver = not held_ver
-if held_ver and string.match(held_ver, '^%d+$') and #held_ver <= 16 then
-  version = tonumber(held_ver)
-  sound_ver = version <= 9007199254740992
-  if not sound_ver then version = 0 end
-end
+local version = exact(held_ver)
+local sound_ver = not held_ver or version ~= nil
+version = version or 0
 if version < clock then version = clock end
 local applied, relogged = 0, 0
 for _, w in ipairs(order) do
