@@ -14,6 +14,7 @@ use core::hash::BuildHasher;
 use core::sync::atomic::Ordering;
 use redis::aio::MultiplexedConnection;
 
+use crate::codec;
 use crate::error::Error;
 use crate::fleet::Shared;
 use crate::scripts::Scripts;
@@ -377,7 +378,10 @@ impl FleetBreaker {
             }
         }
         if tick {
-            let reply: Vec<String> = scripts
+            // bytes, not text: an endpoint that is not UTF-8 (written by
+            // hand: no process names one) would fail the whole reply, and
+            // every round of every process with it
+            let reply: Vec<Vec<u8>> = scripts
                 .breaker_state
                 .prepare_invoke()
                 .arg(prefix)
@@ -395,7 +399,7 @@ impl FleetBreaker {
             })
             .collect();
         for (key, endpoint) in wanted {
-            let claimed: Vec<String> = scripts
+            let claimed: Vec<Vec<u8>> = scripts
                 .breaker_claim
                 .prepare_invoke()
                 .arg(prefix)
@@ -403,6 +407,9 @@ impl FleetBreaker {
                 .arg(config.max_probes())
                 .invoke_async(conn)
                 .await?;
+            // a round held as bytes that are not UTF-8 reads as a round no
+            // process holds, which no probe's outcome then matches
+            let claimed: Vec<String> = claimed.iter().map(|part| codec::text(part)).collect();
             let now = self.clock.now_ms();
             let interval = u64::try_from(self.shared.interval.as_millis()).unwrap_or(u64::MAX);
             let mut fleet = lock(&self.fleet);
@@ -435,7 +442,7 @@ impl FleetBreaker {
     }
 
     /// Applies the fleet's open endpoints: `{endpoint, ms left}` pairs.
-    fn apply_state(&self, reply: &[String]) {
+    fn apply_state(&self, reply: &[Vec<u8>]) {
         let now = self.clock.now_ms();
         let pending: HashSet<String> = lock(&self.outbox)
             .iter()
@@ -448,10 +455,15 @@ impl FleetBreaker {
             let mut fleet = lock(&self.fleet);
             for pair in reply.chunks_exact(2) {
                 let [endpoint, left] = pair else { continue };
+                let (Ok(endpoint), Ok(left)) =
+                    (core::str::from_utf8(endpoint), core::str::from_utf8(left))
+                else {
+                    continue;
+                };
                 let Ok(left) = left.parse::<i64>() else {
                     continue;
                 };
-                let key = self.keys.hash_one(endpoint.as_str());
+                let key = self.keys.hash_one(endpoint);
                 listed.insert(key);
                 if fleet.len() >= MAX_ENDPOINTS && !fleet.contains_key(&key) {
                     continue;

@@ -38,10 +38,24 @@ pub(crate) fn writer(writer: WriterId) -> String {
     writer.to_string()
 }
 
-/// An entry read back from a log member (`{writer}\t{field}`) and its value;
-/// `None` for anything this crate does not write (a key edited by hand, or a
-/// value from another version), which is skipped rather than trusted.
-pub(crate) fn decode(member: &str, value: &str) -> Option<SnapshotEntry> {
+/// A part of a script's reply as text. Bytes that are not UTF-8 (written by
+/// hand, or by a tool sharing the namespace: never by a fleet) read as the
+/// replacement character, which no number, name or epoch a fleet writes
+/// holds: a number then fails to parse as any malformed one does, and an
+/// epoch reads as one more epoch.
+pub(crate) fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// An entry read back from a log member (`{writer}\t{field}`) and its value,
+/// as the bytes Redis holds; `None` for anything this crate does not write (a
+/// key edited by hand, bytes that are not UTF-8, a value from another
+/// version), which is skipped rather than trusted.
+pub(crate) fn decode(member: &[u8], value: &[u8]) -> Option<SnapshotEntry> {
+    let (member, value) = (
+        core::str::from_utf8(member).ok()?,
+        core::str::from_utf8(value).ok()?,
+    );
     let (writer, field) = member.split_once('\t')?;
     let writer = WriterId::new(u64::from_str_radix(writer, 16).ok()?);
     let (attempt, rest) = field.split_once(':')?;
@@ -86,7 +100,7 @@ mod tests {
                         .unwrap();
                 let member = format!("{}\t{}", writer(entry.writer()), field(&entry));
                 let value = value(&entry).join(" ");
-                assert_eq!(decode(&member, &value), Some(entry));
+                assert_eq!(decode(member.as_bytes(), value.as_bytes()), Some(entry));
             }
         }
     }
@@ -94,7 +108,7 @@ mod tests {
     #[test]
     fn anything_else_is_skipped() {
         let member = "00000000000000ab\t1:7:timeoutdb";
-        assert!(decode(member, "1 2 3 4").is_some());
+        assert!(decode(member.as_bytes(), b"1 2 3 4").is_some());
         for (member, value) in [
             ("zz\t1:7:timeoutdb", "1 2 3 4"),
             ("00000000000000ab\t1:99:timeoutdb", "1 2 3 4"),
@@ -105,7 +119,17 @@ mod tests {
             (member, "1 2 NaN 4"),
             ("no tab", "1 2 3 4"),
         ] {
-            assert_eq!(decode(member, value), None, "{member} {value}");
+            assert_eq!(
+                decode(member.as_bytes(), value.as_bytes()),
+                None,
+                "{member} {value}"
+            );
         }
+        // the same entry with a byte that is not UTF-8 in either part
+        assert_eq!(
+            decode(b"00000000000000ab\t1:7:timeoutd\xff", b"1 2 3 4"),
+            None
+        );
+        assert_eq!(decode(member.as_bytes(), b"1 2 3 \x804"), None);
     }
 }

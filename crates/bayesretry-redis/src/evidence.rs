@@ -408,7 +408,9 @@ impl EvidenceSync {
                 invocation.arg(part);
             }
         }
-        let reply: Vec<String> = invocation.invoke_async(conn).await?;
+        // bytes, not text, for the epoch: see the pull
+        let reply: Vec<Vec<u8>> = invocation.invoke_async(conn).await?;
+        let reply: Vec<String> = reply.iter().map(|part| codec::text(part)).collect();
         let [epoch, applied, sums @ ..] = reply.as_slice() else {
             return Err(Error::Reply(format!("push returned {reply:?}")));
         };
@@ -498,7 +500,11 @@ impl EvidenceSync {
         let mut progress = Progress::default();
         let mut entries = Vec::new();
         for _ in 0..MAX_PULLS_PER_ROUND {
-            let reply: Vec<String> = scripts
+            // bytes, not text: a value that is not UTF-8 (written by hand or
+            // by a tool sharing the namespace) would fail the whole reply,
+            // and with it every pull of every process, until it was written
+            // again; read this way it fails its own entry only
+            let reply: Vec<Vec<u8>> = scripts
                 .pull
                 .prepare_invoke()
                 .arg(&self.prefix)
@@ -509,7 +515,12 @@ impl EvidenceSync {
             let [epoch, version, scanned, last, rest @ ..] = reply.as_slice() else {
                 return Err(Error::Reply(String::from("pull returned too few values")));
             };
-            if !epoch.is_empty() && self.see_epoch(epoch) {
+            let (version, scanned, last) = (
+                codec::text(version),
+                codec::text(scanned),
+                codec::text(last),
+            );
+            if !epoch.is_empty() && self.see_epoch(&codec::text(epoch)) {
                 progress.resynced = true;
                 entries.clear();
                 continue;
@@ -518,8 +529,8 @@ impl EvidenceSync {
                 s.parse::<u64>()
                     .map_err(|_| Error::Reply(format!("pull returned {s:?} for a number")))
             };
-            let scanned = number(scanned)?;
-            if number(version)? < self.since {
+            let scanned = number(&scanned)?;
+            if number(&version)? < self.since {
                 // The change log went back past what this process read: a
                 // failover lost the last writes. Read it again from the
                 // start (what is already here is skipped); the writers of
@@ -550,10 +561,10 @@ impl EvidenceSync {
                 }
             }
             if scanned < PULL_BATCH as u64 {
-                self.since = number(version)?;
+                self.since = number(&version)?;
                 break;
             }
-            self.since = number(last)?;
+            self.since = number(&last)?;
         }
         Ok((Snapshot::from_entries(now_ms, entries), progress))
     }
