@@ -24,6 +24,13 @@ const MAX_DIGITS: usize = 20;
 /// A date is turned into a wait from `now`, the wall clock; a date in the past
 /// (or `now` itself) is a wait of zero: the server allows a retry at once.
 ///
+/// So is a date in the RFC 5322 form that common formatters write instead of
+/// IMF-fixdate, and that the providers' SDKs read (Python's
+/// `email.utils.parsedate_tz`, JavaScript's `Date.parse`): a day of one digit
+/// (`Sun, 6 Nov 1994 08:49:37 GMT`, Java's `RFC_1123_DATE_TIME`), the zone
+/// `UTC` or `UT` (Go's `time.RFC1123`), or a numeric zone (`-0000` from
+/// Python's `email.utils.formatdate`, `+0100` from PHP's `date('r')`).
+///
 /// Delta-seconds too large for a `u64` (a server telling the client to go away
 /// for good) are read as the longest wait there is, `u64::MAX` seconds, not
 /// dropped: a wait beyond the policy's Retry-After limit stops the call instead
@@ -37,8 +44,10 @@ const MAX_DIGITS: usize = 20;
 /// Returns `None`, so that the hint is ignored, for anything that is not one of
 /// those forms: an empty value, a sign (`-5`, `+5`), an exponent (`1e3`), a
 /// point with no digit on either side (`.`), non-ASCII bytes, a date before 1970 or
-/// after 9999, a date whose wait does not fit a [`Duration`]. Leading and
-/// trailing spaces and tabs (HTTP's optional whitespace) are allowed.
+/// after 9999, a date whose weekday is not its own, a zone other than UTC's
+/// names and numeric offsets (`PST`), a date whose wait does not fit a
+/// [`Duration`]. Leading and trailing spaces and tabs (HTTP's optional
+/// whitespace) are allowed.
 ///
 /// ```
 /// use bayesretry_http::parse_retry_after;
@@ -49,6 +58,10 @@ const MAX_DIGITS: usize = 20;
 /// assert_eq!(parse_retry_after(b"1.5", now), Some(Duration::from_millis(1500)));
 /// assert_eq!(
 ///     parse_retry_after(b"Sun, 06 Nov 1994 08:49:37 GMT", now),
+///     Some(Duration::from_secs(7)),
+/// );
+/// assert_eq!(
+///     parse_retry_after(b"Sun, 6 Nov 1994 09:49:37 +0100", now),
 ///     Some(Duration::from_secs(7)),
 /// );
 /// assert_eq!(
@@ -72,8 +85,73 @@ pub fn parse_retry_after(value: &[u8], now: SystemTime) -> Option<Duration> {
         return None;
     }
     let text = core::str::from_utf8(value).ok()?;
-    let date = httpdate::parse_http_date(text).ok()?;
+    let date = httpdate::parse_http_date(text)
+        .ok()
+        .or_else(|| rfc5322_date(text))?;
     Some(date.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// A date in the RFC 5322 form that common formatters write where HTTP wants
+/// IMF-fixdate: `Sun, 6 Nov 1994 08:49:37 GMT`, a day of one digit (Java's
+/// `DateTimeFormatter.RFC_1123_DATE_TIME`); `... 08:49:37 UTC` or `UT` (Go's
+/// `time.RFC1123` of a UTC time); a numeric zone, `-0000` (Python's
+/// `email.utils.formatdate` without `usegmt`) or `+0100` (PHP's `date('r')`).
+///
+/// RFC 9110 §5.6.7 asks recipients to be robust in parsing timestamps, and the
+/// providers' SDKs are: Python's `email.utils.parsedate_tz` and JavaScript's
+/// `Date.parse` read these forms, so ignoring them would send the retry at
+/// the policy's backoff, sooner than the server asked. The date is rewritten
+/// as IMF-fixdate (the day on two digits, the zone `GMT`) and read by
+/// `httpdate`, which checks it as for any other date (its weekday included),
+/// then moved by the zone's offset. Anything else — another zone name, no
+/// weekday, a two-digit year — is still `None`.
+fn rfc5322_date(text: &str) -> Option<SystemTime> {
+    let mut fields = text.split(' ').filter(|field| !field.is_empty());
+    let mut next = || fields.next();
+    let (Some(weekday), Some(day), Some(month), Some(year), Some(time), Some(zone), None) =
+        (next(), next(), next(), next(), next(), next(), next())
+    else {
+        return None;
+    };
+    let day_ok = matches!(day.len(), 1 | 2) && day.bytes().all(|b| b.is_ascii_digit());
+    if !day_ok {
+        return None;
+    }
+    let east = zone_offset(zone)?;
+    let fixdate = format!("{weekday} {day:0>2} {month} {year} {time} GMT");
+    let local = httpdate::parse_http_date(&fixdate).ok()?;
+    // the date is the zone's clock reading: UTC is that reading less the
+    // zone's offset east of it
+    let utc = if east >= 0 {
+        local.checked_sub(Duration::from_secs(east.unsigned_abs()))
+    } else {
+        local.checked_add(Duration::from_secs(east.unsigned_abs()))
+    };
+    utc.filter(|utc| *utc >= SystemTime::UNIX_EPOCH)
+}
+
+/// The offset east of UTC, in seconds, of an RFC 5322 zone that names UTC
+/// (`GMT`, `UT`, `UTC`) or gives its offset (`+hhmm`, `-hhmm`, under 24
+/// hours); `None` for any other zone.
+fn zone_offset(zone: &str) -> Option<i64> {
+    if matches!(zone, "GMT" | "UT" | "UTC") {
+        return Some(0);
+    }
+    let (sign, digits) = match zone.as_bytes() {
+        [b'+', digits @ ..] => (1, digits),
+        [b'-', digits @ ..] => (-1, digits),
+        _ => return None,
+    };
+    let [h1, h2, m1, m2] = *digits else {
+        return None;
+    };
+    let digit = |b: u8| b.is_ascii_digit().then(|| i64::from(b - b'0'));
+    let hours = digit(h1)? * 10 + digit(h2)?;
+    let minutes = digit(m1)? * 10 + digit(m2)?;
+    if hours > 23 || minutes > 59 {
+        return None;
+    }
+    Some(sign * (hours * 3_600 + minutes * 60))
 }
 
 /// Parses one `retry-after-ms` value: a non-negative number of milliseconds,
@@ -267,6 +345,69 @@ mod tests {
             Some(Duration::ZERO)
         );
         assert_eq!(parse_retry_after(b"0", later), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn the_rfc_5322_forms_of_common_formatters_are_read() {
+        let now = before_rfc_date();
+        let seven = Some(Duration::from_secs(7));
+        each_reads(
+            [
+                &b"Sun, 6 Nov 1994 08:49:37 GMT"[..], // Java's RFC_1123_DATE_TIME
+                b"Sun, 06 Nov 1994 08:49:37 UTC",     // Go's time.RFC1123
+                b"Sun, 06 Nov 1994 08:49:37 UT",
+                b"Sun, 06 Nov 1994 08:49:37 -0000", // Python's formatdate
+                b"Sun, 06 Nov 1994 08:49:37 +0000", // PHP's gmdate('r')
+                b"Sun, 06 Nov 1994 09:49:37 +0100", // PHP's date('r'), east of UTC
+                b"Sun, 06 Nov 1994 03:19:37 -0530", // west of UTC
+                b"Sun, 6 Nov 1994 08:49:37 +0000",
+                b"Sun,  06 Nov 1994 08:49:37 UTC", // a doubled space
+            ],
+            |value| parse_retry_after(value, now),
+            seven,
+        );
+        // the offset can move the date across midnight: the weekday is the
+        // zone's own
+        each_reads(
+            [
+                &b"Mon, 07 Nov 1994 00:49:37 +1600"[..],
+                b"Mon, 07 Nov 1994 08:48:37 +2359",
+                b"Sat, 05 Nov 1994 08:50:37 -2359",
+            ],
+            |value| parse_retry_after(value, now),
+            seven,
+        );
+        // an offset of a day or more is no zone
+        assert_eq!(
+            parse_retry_after(b"Mon, 07 Nov 1994 08:49:37 +2400", now),
+            None
+        );
+    }
+
+    #[test]
+    fn other_rfc_5322_forms_are_still_ignored() {
+        let now = before_rfc_date();
+        each_reads(
+            [
+                &b"Mon, 6 Nov 1994 08:49:37 GMT"[..], // the wrong weekday
+                b"Sun, 06 Nov 1994 08:49:37 PST",     // a zone name not UTC's
+                b"Sun, 06 Nov 1994 08:49:37 Z",
+                b"06 Nov 1994 08:49:37 GMT",    // no weekday
+                b"Sun, 06 Nov 94 08:49:37 GMT", // a two-digit year
+                b"Sun, 006 Nov 1994 08:49:37 GMT",
+                b"Sun, 6 Nov 1994 8:49:37 GMT",
+                b"Sun, 06 Nov 1994 08:49:37 +01",
+                b"Sun, 06 Nov 1994 08:49:37 +0160",
+                b"Sun, 06 Nov 1994 08:49:37 ++100",
+                b"Sun, 06 Nov 1994 08:49:37 -00000",
+                b"Sun, 06 Nov 1994 08:49:37 GMT GMT",
+                b"Sun, 06 Nov 1994 08:49:37",
+                b"Sun,\t06 Nov 1994 08:49:37 UTC",
+                b"Thu, 01 Jan 1970 00:30:00 +0100", // before 1970 in UTC
+            ],
+            |value| parse_retry_after(value, now),
+            None,
+        );
     }
 
     #[test]

@@ -23,7 +23,7 @@ fn pinned_now() -> SystemTime {
     SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_770)
 }
 
-async fn delays_for(headers: &'static [(&'static str, &'static str)]) -> Vec<Duration> {
+async fn delays_for(headers: &[(&'static str, &'static str)]) -> Vec<Duration> {
     let server = serve_failing_once(429, headers).await;
     let (policy, sleeper) = virtual_policy();
     let client = RetryClient::new(reqwest::Client::new(), policy)
@@ -88,4 +88,24 @@ async fn fractional_retry_after_seconds_are_waited_for_to_the_millisecond() {
     assert_eq!(delays, [Duration::from_millis(1500)]);
     let delays = delays_for(&[("retry-after", "2.0625")]).await;
     assert_eq!(delays, [Duration::from_millis(2062)]);
+}
+
+#[tokio::test]
+async fn a_date_as_common_formatters_write_it_is_waited_for() {
+    // the RFC 5322 forms that the usual date formatters write in place of
+    // IMF-fixdate, and that the providers' SDKs read (Python's
+    // email.utils.parsedate_tz, JavaScript's Date.parse): all 08:49:37 UTC
+    for date in [
+        // Java's DateTimeFormatter.RFC_1123_DATE_TIME: a day of one digit
+        "Sun, 6 Nov 1994 08:49:37 GMT",
+        // Go's time.RFC1123 of a UTC time
+        "Sun, 06 Nov 1994 08:49:37 UTC",
+        // Python's email.utils.formatdate without usegmt
+        "Sun, 06 Nov 1994 08:49:37 -0000",
+        // PHP's date('r') an hour east of UTC
+        "Sun, 06 Nov 1994 09:49:37 +0100",
+    ] {
+        let delays = delays_for(&[("retry-after", date)]).await;
+        assert_eq!(delays, [Duration::from_secs(7)], "{date}");
+    }
 }

@@ -35,7 +35,7 @@ proptest! {
 
     #[test]
     fn date_like_text_never_panics(
-        text in "[A-Za-z]{3,9},? [0-9]{1,3}[ -][A-Za-z]{3}[ -][0-9]{1,6} [0-9]{1,3}:[0-9]{1,3}:[0-9]{1,3}( GMT)?",
+        text in "[A-Za-z]{3,9},? [0-9]{1,3}[ -][A-Za-z]{3}[ -][0-9]{1,6} [0-9]{1,3}:[0-9]{1,3}:[0-9]{1,3}( GMT| UTC| UT| [+-][0-9]{3,5})?",
         now in any_now(),
     ) {
         let _ = parse_retry_after(text.as_bytes(), now);
