@@ -14,7 +14,7 @@ use crate::classify::classify_reqwest_error;
 use crate::config::{Config, NotRetried};
 use crate::endpoint::Target;
 use crate::error::Error;
-use crate::exchange::{exchange, once};
+use crate::exchange::{OnlyRefusals, exchange, once};
 
 /// A `reqwest::Client` whose requests are retried under a [`RetryPolicy`].
 ///
@@ -176,12 +176,16 @@ async fn dispatch(
             return once(&endpoint, why, client.execute(request)).await;
         }
     };
+    let only_refusals = only_refusals.map(|why| OnlyRefusals {
+        why,
+        never_sent: reqwest::Error::is_connect,
+        redirected: |response: &Response| redirected(&request, response),
+    });
     exchange(
         &shared.policy,
         config,
         &endpoint,
         classify_reqwest_error,
-        reqwest::Error::is_connect,
         only_refusals,
         || {
             let request = copy(&request, built);
@@ -210,6 +214,27 @@ pub(crate) fn endpoint_of<'r>(config: &Config, request: &'r Request) -> Cow<'r, 
         url.path(),
     );
     Cow::Owned(config.endpoint_of(&target))
+}
+
+/// Whether `response` answers another request than `request`: one that a
+/// redirect led to. reqwest follows redirects, and a response's URL is that of
+/// the last request made. The URLs are compared without their credentials,
+/// which reqwest moves into a header before sending, and their fragments,
+/// which are never sent.
+///
+/// A failure to connect on the way cannot be told apart in the same way:
+/// reqwest reports it with the URL first requested.
+pub(crate) fn redirected(request: &Request, response: &Response) -> bool {
+    resource(request.url()) != resource(response.url())
+}
+
+/// What of a URL names the resource requested: its scheme, and its host,
+/// port, path and query.
+fn resource(url: &url::Url) -> (&str, &str) {
+    (
+        url.scheme(),
+        &url[url::Position::BeforeHost..url::Position::AfterQuery],
+    )
 }
 
 /// How a reqwest request may be replayed: not at all when its body is a stream
@@ -392,5 +417,24 @@ impl RequestBuilder {
         let (client, request) = inner.build_split();
         let request = request.map_err(Error::Build)?;
         dispatch(&client, &shared, request, idempotent, endpoint, true).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_resource_of_a_url_leaves_out_its_credentials_and_fragment() {
+        let url = url::Url::parse("http://user:secret@api.example.com:8080/v1/jobs?x=1#top");
+        assert_eq!(
+            url.as_ref().map(resource).ok(),
+            Some(("http", "api.example.com:8080/v1/jobs?x=1"))
+        );
+        let plain = url::Url::parse("https://api.example.com/v1/jobs");
+        assert_eq!(
+            plain.as_ref().map(resource).ok(),
+            Some(("https", "api.example.com/v1/jobs"))
+        );
     }
 }

@@ -187,6 +187,12 @@ impl Config {
     /// for the request to arrive). A failure to connect is a refusal too,
     /// whatever this says: the request was never sent.
     ///
+    /// Only the refusal of the request as it was sent counts. reqwest follows
+    /// redirects, and a POST answered with a 303 (or a 302) was processed: the
+    /// GET that the redirect leads to is another request, and its 429 does
+    /// not replay the POST. ([`RetryLayer`](crate::RetryLayer) cannot tell: its
+    /// inner service's responses do not say whether it followed a redirect.)
+    ///
     /// 503 is not in the default set, although a server that is down answers
     /// it before processing anything: a proxy in front of the server also
     /// answers 503 when the upstream connection was reset after the request

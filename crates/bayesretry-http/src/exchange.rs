@@ -206,16 +206,33 @@ fn classify_failure(
 }
 
 /// A failed attempt as the policy sees it: a failure status with the server's
-/// hint and its `x-should-retry` (the response itself waits in the loop's
-/// slot), or a transport error.
+/// hint, its `x-should-retry` and whether it answers a request a redirect led
+/// to (the response itself waits in the loop's slot), or a transport error.
 #[derive(Debug)]
 pub(crate) enum Failed<E> {
     Status {
         status: StatusCode,
         retry_after: Option<Duration>,
         should_retry: Option<bool>,
+        /// The response answers another request than the one sent: one a
+        /// redirect led to. Only looked at for a request not safe to replay.
+        redirected: bool,
     },
     Transport(E),
+}
+
+/// A request not safe to replay: why it is replayed only after a refusal,
+/// and how its adapter tells a refusal of the request as it was sent.
+pub(crate) struct OnlyRefusals<N, D> {
+    /// Why the request is not replayed after any other failure.
+    pub(crate) why: NotRetried,
+    /// Whether a transport error came before the request was sent.
+    pub(crate) never_sent: N,
+    /// Whether a failure response answers another request than the one sent:
+    /// one a redirect led to, such as the GET that a 303 after a POST makes.
+    /// That request's refusal says nothing of the one sent, which the
+    /// redirect shows was processed.
+    pub(crate) redirected: D,
 }
 
 /// Whether the server said, with `x-should-retry: false`, not to send the
@@ -275,33 +292,36 @@ fn not_retried(endpoint: &str, why: &NotRetried) {
 ///
 /// A request not safe to replay (`only_refusals`, with the reason) is
 /// replayed only after a refusal: a refusal status
-/// ([`Config::with_refusal_statuses`]), or a transport error that `never_sent`
+/// ([`Config::with_refusal_statuses`]) that answers the request as it was
+/// sent, not one a redirect led to, or a transport error that `never_sent`
 /// says came before the request was sent. Any other failure ends its call,
 /// reported with the reason.
-pub(crate) async fn exchange<R, E, C, N, F, Fut>(
+pub(crate) async fn exchange<R, E, C, N, D, F, Fut>(
     policy: &RetryPolicy,
     config: &Config,
     endpoint: &str,
     classify_transport: C,
-    never_sent: N,
-    only_refusals: Option<NotRetried>,
+    only_refusals: Option<OnlyRefusals<N, D>>,
     mut send: F,
 ) -> Result<R, Error<E, R>>
 where
     R: Answer,
     C: Fn(&E) -> Classification + Send + Sync,
     N: Fn(&E) -> bool + Sync,
+    D: Fn(&R) -> bool + Sync,
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<R, E>>,
 {
     // for a request not safe to replay: whether a failure shows the request
     // was not processed, so that replaying it is safe after all
-    let why = only_refusals.as_ref();
-    let refusal = why.map(|_| {
-        let never_sent = &never_sent;
+    let only_refusals = only_refusals.as_ref();
+    let why = only_refusals.map(|only| &only.why);
+    let refusal = only_refusals.map(|only| {
         move |failed: &Failed<E>| match failed {
-            Failed::Status { status, .. } => config.is_refusal(*status),
-            Failed::Transport(err) => never_sent(err),
+            Failed::Status {
+                status, redirected, ..
+            } => !redirected && config.is_refusal(*status),
+            Failed::Transport(err) => (only.never_sent)(err),
         }
     });
     // The response of the last failed attempt: kept out of the policy's hands
@@ -315,6 +335,7 @@ where
             status,
             retry_after,
             should_retry,
+            ..
         } => classify_failure(*status, *retry_after, *should_retry),
         Failed::Transport(err) => classify_transport(err),
     };
@@ -352,11 +373,14 @@ where
                         let status = response.status();
                         let hint = retry_after(response.headers(), config.now());
                         let should_retry = should_retry(response.headers());
+                        let redirected =
+                            only_refusals.is_some_and(|only| (only.redirected)(&response));
                         *pending.lock().unwrap_or_else(PoisonError::into_inner) = Some(response);
                         Err(Failed::Status {
                             status,
                             retry_after: hint,
                             should_retry,
+                            redirected,
                         })
                     }
                     Err(err) => Err(Failed::Transport(err)),

@@ -16,7 +16,7 @@ use crate::classify::is_failure_to_connect;
 use crate::config::{Config, Idempotent};
 use crate::endpoint::{Target, default_port};
 use crate::error::{Error, Stop};
-use crate::exchange::exchange;
+use crate::exchange::{OnlyRefusals, exchange};
 
 /// How a service's error (no response arrived) is classified.
 ///
@@ -222,9 +222,18 @@ where
             let (parts, body) = request.into_parts();
             let endpoint = endpoint_of(&config, &parts);
             let opted_in = parts.extensions.get::<Idempotent>().is_some();
+            // the inner service's responses do not say whether it followed a
+            // redirect: each is taken as the answer to the request sent
             let only_refusals = config
                 .replayable(&parts.method, &parts.headers, opted_in)
-                .err();
+                .err()
+                .map(|why| OnlyRefusals {
+                    why,
+                    never_sent: |err: &S::Error| {
+                        is_failure_to_connect(&classify.classify_error(err))
+                    },
+                    redirected: |_: &Response<RB>| false,
+                });
             // set when a retry's clone fails its readiness: the inner service
             // is done (tower's contract), so its error ends the call, as a
             // permanent failure — a local one, for the breaker not to count
@@ -240,7 +249,6 @@ where
                         classify.classify_error(err)
                     }
                 },
-                |err: &S::Error| is_failure_to_connect(&classify.classify_error(err)),
                 only_refusals,
                 move || {
                     let request = Request::from_parts(parts.clone(), body.clone());

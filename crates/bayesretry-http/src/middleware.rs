@@ -10,10 +10,10 @@ use reqwest::{Request, Response};
 use reqwest_middleware::{Middleware, Next};
 
 use crate::classify::{classify_reqwest_error, classify_service_error, is_failure_to_connect};
-use crate::client::{copy, endpoint_of, replay_of};
+use crate::client::{copy, endpoint_of, redirected, replay_of};
 use crate::config::{Config, Idempotent};
 use crate::error::Error;
-use crate::exchange::{exchange, once};
+use crate::exchange::{OnlyRefusals, exchange, once};
 
 /// A `reqwest_middleware::Middleware` (feature `middleware`) that retries the
 /// rest of the chain under a [`RetryPolicy`], with the rules of
@@ -181,12 +181,16 @@ impl Middleware for RetryMiddleware {
                 // when the policy's timeout cut that attempt off)
                 let last: Mutex<Option<Extensions>> = Mutex::new(None);
                 let shared: &Extensions = extensions;
+                let only_refusals = only_refusals.map(|why| OnlyRefusals {
+                    why,
+                    never_sent: chain_error_before_sending,
+                    redirected: |response: &Response| redirected(&request, response),
+                });
                 let outcome = exchange(
                     &self.policy,
                     config,
                     &endpoint,
                     classify_chain_error,
-                    chain_error_before_sending,
                     only_refusals,
                     || {
                         let next = next.clone();
