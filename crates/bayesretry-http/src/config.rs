@@ -164,7 +164,9 @@ impl Config {
     }
 
     /// The header whose presence makes a POST or PATCH safe to replay (the
-    /// server deduplicates on it).
+    /// server deduplicates on it). It must have a value: one that is empty, or
+    /// only spaces and tabs, deduplicates nothing (a server ignores it, or
+    /// rejects it), and is no key.
     pub fn with_idempotency_header(mut self, header: HeaderName) -> Config {
         self.idempotency_header = header;
         self
@@ -285,11 +287,20 @@ impl Config {
         headers: &http::HeaderMap,
         opted_in: bool,
     ) -> Result<(), NotRetried> {
-        if opted_in || is_idempotent(method) || headers.contains_key(&self.idempotency_header) {
+        if opted_in || is_idempotent(method) || self.has_key(headers) {
             Ok(())
         } else {
             Err(NotRetried::NotIdempotent(method.clone()))
         }
+    }
+
+    /// Whether `headers` carry an idempotency key: the header, with a value
+    /// that is not empty or only spaces and tabs.
+    fn has_key(&self, headers: &http::HeaderMap) -> bool {
+        headers
+            .get_all(&self.idempotency_header)
+            .iter()
+            .any(|value| value.as_bytes().iter().any(|b| !matches!(b, b' ' | b'\t')))
     }
 }
 
@@ -375,8 +386,18 @@ mod tests {
         let mut keyed = http::HeaderMap::new();
         keyed.insert(IDEMPOTENCY_KEY, http::HeaderValue::from_static("k-1"));
         assert_eq!(config.replayable(&Method::POST, &keyed, false), Ok(()));
-        let renamed = config.with_idempotency_header(HeaderName::from_static("x-request-id"));
+        let renamed = config
+            .clone()
+            .with_idempotency_header(HeaderName::from_static("x-request-id"));
         assert!(renamed.replayable(&Method::POST, &keyed, false).is_err());
+        // a key without a value is none; of several, one with a value is enough
+        let mut blank = http::HeaderMap::new();
+        for value in ["", " \t "] {
+            blank.insert(IDEMPOTENCY_KEY, http::HeaderValue::from_static(value));
+            assert!(config.replayable(&Method::POST, &blank, false).is_err());
+        }
+        blank.append(IDEMPOTENCY_KEY, http::HeaderValue::from_static("k-2"));
+        assert_eq!(config.replayable(&Method::POST, &blank, false), Ok(()));
     }
 
     #[test]

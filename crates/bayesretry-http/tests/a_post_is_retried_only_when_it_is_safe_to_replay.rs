@@ -64,6 +64,33 @@ async fn a_post_with_an_idempotency_key_is_retried_with_the_same_key() {
 }
 
 #[tokio::test]
+async fn an_empty_idempotency_key_is_no_key() {
+    // a key with no value deduplicates nothing: a server ignores it (or
+    // rejects it), and a replay could do the POST's work twice
+    for key in ["", "  ", "\t"] {
+        let server = busy_then_ok().await;
+        let (client, sleeper) = virtual_client();
+
+        let response = client
+            .post(server.url("/v1/charges"))
+            .header("Idempotency-Key", key)
+            .body("{\"amount\":100}")
+            .send()
+            .await
+            .unwrap();
+
+        assert_eq!(server.requests(), 1, "{key:?}");
+        assert_eq!(response.status(), 503, "{key:?}");
+        assert!(sleeper.delays().is_empty(), "{key:?}");
+        assert_eq!(
+            response.extensions().get::<NotRetried>(),
+            Some(&NotRetried::NotIdempotent(Method::POST)),
+            "{key:?}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn the_key_header_name_is_configurable() {
     let server = busy_then_ok().await;
     let (policy, _) = virtual_policy();
