@@ -45,7 +45,8 @@ impl<'a> Target<'a> {
         self.scheme
     }
 
-    /// The host, a name or an address.
+    /// The host, a name or an address: in lower case in the targets the
+    /// adapters make (a host names the same server in any case).
     pub const fn host(&self) -> &'a str {
         self.host
     }

@@ -1,6 +1,7 @@
 //! [`RetryLayer`] and [`Retry`]: the same retries for any
 //! `tower::Service<http::Request<B>>` whose body can be cloned.
 
+use alloc::borrow::Cow;
 use alloc::sync::Arc;
 use core::fmt;
 use core::future::{Future, poll_fn};
@@ -61,7 +62,8 @@ impl<E> ClassifyError<E> for Unclassified {
 ///
 /// The request body must be `Clone` (`String`, `Bytes`, `Full<Bytes>` …): each
 /// attempt sends a copy. The endpoint key is the URI's origin (or the `Host`
-/// header for a relative URI) unless [`Config::with_endpoint`] says otherwise.
+/// header for a relative URI), its host in lower case as `RetryClient` writes
+/// it, unless [`Config::with_endpoint`] says otherwise.
 ///
 /// ```
 /// use bayesretry_http::RetryLayer;
@@ -309,7 +311,15 @@ fn endpoint_of(config: &Config, parts: &http::request::Parts) -> String {
         }
     };
     let port = port.filter(|port| Some(*port) != default_port(scheme));
-    let target = Target::new(&parts.method, scheme, host, port, uri.path());
+    // a host is the same in any case (RFC 3986 §3.2.2): in lower case, as
+    // reqwest's URL parser writes it, so that every spelling of a server is one
+    // endpoint, the client's too
+    let host: Cow<'_, str> = if host.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(host.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(host)
+    };
+    let target = Target::new(&parts.method, scheme, &host, port, uri.path());
     config.endpoint_of(&target)
 }
 
@@ -320,6 +330,34 @@ mod tests {
     fn key(request: Request<()>) -> String {
         let (parts, ()) = request.into_parts();
         endpoint_of(&Config::new(), &parts)
+    }
+
+    #[test]
+    fn the_key_is_the_one_the_client_gives_the_same_url() {
+        // a host names the same server in any case (RFC 3986 §3.2.2), and the
+        // client's URL parser writes it in lower case: the layer must not make
+        // another endpoint, with its own breaker, of another spelling
+        for url in [
+            "http://API.Example.COM:8080/v1/users/42",
+            "https://Api.Example.com/v1",
+            "http://[::1]:9000/x",
+            "http://127.0.0.1/x",
+        ] {
+            let request = Request::get(url).body(());
+            let reqwest =
+                reqwest::Url::parse(url).map(|url| reqwest::Request::new(http::Method::GET, url));
+            let client = reqwest
+                .as_ref()
+                .map(|request| crate::client::endpoint_of(&Config::new(), request).into_owned());
+            assert_eq!(request.map(key).ok(), client.ok(), "{url}");
+        }
+        let relative = Request::get("/v1/users/42")
+            .header("host", "SVC.Internal:9000")
+            .body(());
+        assert_eq!(
+            relative.map(key).ok().as_deref(),
+            Some("http://svc.internal:9000")
+        );
     }
 
     #[test]
