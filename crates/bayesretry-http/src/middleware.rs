@@ -28,6 +28,14 @@ use crate::exchange::{OnlyRefusals, exchange, once};
 /// per-attempt timeout too: what its chain had written by then comes back,
 /// not the notes of the attempt before it.
 ///
+/// A request not safe to replay is replayed after a refusal status only when
+/// the response answers the URL the request had on reaching this middleware,
+/// as [`RetryClient`](crate::RetryClient) checks for a redirect reqwest
+/// followed: a middleware below that changes the URL (to another host, say)
+/// makes its refusals look like those of a redirect's request, and such a
+/// request is not replayed after them. Put such a middleware above this one,
+/// or mark the request [`Idempotent`] when a replay is safe.
+///
 /// The chain's errors come back as they are when the last attempt failed in
 /// transport. The other stops ([`Error::RetryAfterBeyondLimit`] and its kin)
 /// arrive as `reqwest_middleware::Error::Middleware`, wrapping a
