@@ -407,8 +407,8 @@ impl FleetBreaker {
                 .arg(config.max_probes())
                 .invoke_async(conn)
                 .await?;
-            // a round held as bytes that are not UTF-8 reads as a round no
-            // process holds, which no probe's outcome then matches
+            // the claim script names a round with a whole number (it begins
+            // a new round in place of anything else), so this is ASCII
             let claimed: Vec<String> = claimed.iter().map(|part| codec::text(part)).collect();
             let now = self.clock.now_ms();
             let interval = u64::try_from(self.shared.interval.as_millis()).unwrap_or(u64::MAX);

@@ -534,7 +534,8 @@ if ARGV[3] == '1' then
   return 'probing'
 end
 local next_round = now
-if tonumber(round) >= next_round then next_round = tonumber(round) + 1 end
+local held_round = tonumber(round)
+if held_round and held_round >= next_round then next_round = held_round + 1 end
 cooldown = math.min(cooldown * tonumber(ARGV[5]), tonumber(ARGV[6]))
 redis.call('HSET', key, ep, string.format('%.0f %.0f 0', now + cooldown, cooldown))
 redis.call('HSET', rounds, ep, string.format('%.0f %.0f', next_round, now + cooldown))
@@ -551,7 +552,12 @@ return 'open'
 /// endpoint is closed.
 /// A round lasts one cooldown: probes that never report back are given up
 /// on, as the local breaker does. An opening without a current round (a
-/// previous version's script wrote it) gets one here.
+/// previous version's script wrote it) gets one here, and so does one whose
+/// round is not a whole number (written by hand, or by a tool sharing the
+/// namespace): returned, a name that is not UTF-8 would come back from the
+/// process as another, which no probe's outcome then matches, and one that
+/// is not a number would fail the outcome script at every round of the
+/// process holding it.
 const BREAKER_CLAIM: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -570,9 +576,12 @@ local n = redis.call('INCR', probes)
 if n == 1 then redis.call('PEXPIRE', probes, string.format('%.0f', math.max(cooldown, 1))) end
 if n > tonumber(ARGV[3]) then return {'0', tostring(redis.call('PTTL', probes))} end
 local round, at = string.match(redis.call('HGET', rounds, ep) or '', '^(%S+) (%S+)$')
-if at ~= held then
+-- a round's name is a whole number; anything else (written by hand, by a
+-- tool) is no round, and one begins
+if round and not string.match(round, '^%d+$') then round = nil end
+if at ~= held or not round then
   local next_round = now
-  if tonumber(round) and tonumber(round) >= next_round then next_round = tonumber(round) + 1 end
+  if round and tonumber(round) >= next_round then next_round = tonumber(round) + 1 end
   round = string.format('%.0f', next_round)
   redis.call('HSET', rounds, ep, round .. ' ' .. held)
 end
