@@ -222,8 +222,9 @@ pub(crate) fn endpoint_of<'r>(config: &Config, request: &'r Request) -> Cow<'r, 
 /// which reqwest moves into a header before sending, and their fragments,
 /// which are never sent.
 ///
-/// A failure to connect on the way cannot be told apart in the same way:
-/// reqwest reports it with the URL first requested.
+/// A redirect back to the URL requested cannot be told apart: reqwest keeps
+/// no other trace of the redirects it followed. Nor can a failure to connect
+/// on the way: reqwest reports it with the URL first requested.
 pub(crate) fn redirected(request: &Request, response: &Response) -> bool {
     resource(request.url()) != resource(response.url())
 }

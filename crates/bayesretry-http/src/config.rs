@@ -192,8 +192,13 @@ impl Config {
     /// Only the refusal of the request as it was sent counts. reqwest follows
     /// redirects, and a POST answered with a 303 (or a 302) was processed: the
     /// GET that the redirect leads to is another request, and its 429 does
-    /// not replay the POST. ([`RetryLayer`](crate::RetryLayer) cannot tell: its
-    /// inner service's responses do not say whether it followed a redirect.)
+    /// not replay the POST. A redirect is told by the URL the response
+    /// answers, the last that reqwest requested: one back to the URL
+    /// requested (a POST to `/cart` answered with a 303 to `/cart`) cannot be
+    /// told apart from the request's own refusal, and the POST is replayed
+    /// after it. Give a POST that a server may redirect so an idempotency
+    /// key. ([`RetryLayer`](crate::RetryLayer) cannot tell any redirect: its
+    /// inner service's responses do not say whether it followed one.)
     ///
     /// 503 is not in the default set, although a server that is down answers
     /// it before processing anything: a proxy in front of the server also
