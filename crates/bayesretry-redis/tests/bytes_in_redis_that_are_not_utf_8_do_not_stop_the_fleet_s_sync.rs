@@ -81,8 +81,22 @@ async fn an_epoch_that_is_not_utf_8_is_read_as_an_epoch() {
         .unwrap();
 
     // a new epoch: the writer pushes everything again, and a newcomer reads it
+    let before = writer_fleet.stats().resyncs;
     writer.observe(&ctx, false, 20);
     writer_fleet.sync_now().await.unwrap();
+    assert_eq!(
+        writer_fleet.stats().resyncs,
+        before + 1,
+        "read as a new epoch"
+    );
+    // once: the same garbled bytes read as the same epoch at the next rounds
+    writer_fleet.sync_now().await.unwrap();
+    writer_fleet.sync_now().await.unwrap();
+    assert_eq!(
+        writer_fleet.stats().resyncs,
+        before + 1,
+        "not at every round"
+    );
     let reader = common::store(8);
     let newcomer = Fleet::start(config, reader.clone()).unwrap();
     newcomer.sync_now().await.unwrap();
