@@ -12,7 +12,12 @@ use crate::pacing;
 pub struct RunReading {
     /// Failures in a row since the last success.
     pub failures: u32,
-    /// The breaker's posterior over the success rate, as of the reading.
+    /// The breaker's posterior over the success rate, as of the reading: every
+    /// outcome, the run's failures included. What the rate is if nothing
+    /// changed when the run began — given no change, the run's failures are
+    /// evidence about the same rate as the outcomes before them — and so the
+    /// "nothing changed" side of the change point. It is not the rate to weigh
+    /// the run against: see [`usual_success_rate`](RunReading::usual_success_rate).
     pub posterior: Beta,
     /// The prior probability that the run began with a change of the endpoint.
     pub hazard: f64,
@@ -23,6 +28,20 @@ pub struct RunReading {
     /// back. It is not faded with the rest of the evidence: through a long
     /// outage the decayed posterior forgets the healthy endpoint, and this
     /// keeps the last reading of it.
+    ///
+    /// It is also `p₀`, the usual rate the run is weighed against as a change
+    /// point: pass it, not the [`posterior`](RunReading::posterior)'s mean, to
+    /// `bayesretry_decision::Situation::with_failure_run` (and to
+    /// [`ChangePoint::after_with_hazard`](bayesretry_beta::ChangePoint::after_with_hazard)),
+    /// as the breaker's own opening rule and its [`hazard`](RunReading::hazard)
+    /// do. "Nothing changed" gives the run the likelihood `(1 − p₀)^k`, which
+    /// needs the rate the endpoint had when the run began. The posterior's
+    /// mean already holds the run's `k` failures: they would lower `p₀`,
+    /// raise `(1 − p₀)^k`, and so make the run look like ordinary bad luck —
+    /// the evidence would dilute itself, and most on an endpoint with little
+    /// evidence before the run (a quiet endpoint, whose faded evidence is a
+    /// handful of outcomes). After three successes on the uniform prior, the
+    /// posterior mean is 4 / 5 before the run and 4 / 11 after six failures.
     pub usual_success_rate: f64,
 }
 
@@ -347,10 +366,20 @@ impl Breaker {
             failures: self.failure_run,
             posterior,
             hazard: self.run_hazard(now_ms, evidence.strength(), &posterior),
-            usual_success_rate: match self.failure_run {
-                0 => posterior.mean(),
-                _ => self.rate_before_run,
-            },
+            usual_success_rate: self.usual_success_rate(&posterior),
+        }
+    }
+
+    /// The success rate before the current run of failures, `p₀` of the change
+    /// point: the posterior mean just before the run's first failure, or the
+    /// mean of `posterior` (the current one) when there is no run. The one
+    /// place `p₀` is read, for the opening rule and for
+    /// [`RunReading::usual_success_rate`]; see there for why the current
+    /// posterior's mean, which holds the run's own failures, is not it.
+    fn usual_success_rate(&self, posterior: &Beta) -> f64 {
+        match self.failure_run {
+            0 => posterior.mean(),
+            _ => self.rate_before_run,
         }
     }
 
@@ -741,6 +770,7 @@ impl Breaker {
                 && run_says_down(
                     self.failure_run,
                     &posterior,
+                    self.usual_success_rate(&posterior),
                     self.run_hazard(now_ms, self.evidence.strength(), &posterior),
                     confidence,
                     open_below,
@@ -772,5 +802,81 @@ impl Breaker {
             self.config.half_life_ms(),
         );
         hazard_per_run(calls_per_ms * success_rate * (1.0 - success_rate))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(
+        clippy::unwrap_used,
+        reason = "test code: a rejected known-good config must fail the test"
+    )]
+
+    use bayesretry_beta::{Beta, ChangePoint};
+
+    use crate::config::Config;
+    use crate::evidence::run_says_down;
+
+    #[test]
+    fn the_change_point_sees_the_rate_before_the_run() {
+        // no half-life: the hazard is CHANGE_HAZARD per run, and the counts
+        // are exact. Three successes, then a run of failures.
+        let config = Config::new()
+            .with_open_below(0.1)
+            .with_min_strength(0.0)
+            .with_failure_run();
+        let mut breaker = config.build().unwrap();
+        for ms in 0..3 {
+            let _ = breaker.record(ms, true);
+        }
+        let before = breaker.posterior(3).mean();
+        assert_eq!(before, 4.0 / 5.0);
+        for k in 1..=6_u32 {
+            let now = 3 + u64::from(k);
+            let opened = breaker.record(now, false);
+            assert_eq!(opened, None, "{k}");
+            let posterior = breaker.posterior(now);
+            assert_eq!(posterior, Beta::uniform().update(3.0, f64::from(k)));
+            // what the opening rule and a reading's caller weigh the run against
+            assert_eq!(breaker.usual_success_rate(&posterior), before);
+            let reading = breaker.run_reading(now);
+            assert_eq!(reading.usual_success_rate, before);
+            assert_eq!(reading.posterior, posterior);
+            // the rule is the mixture at that rate, with the whole posterior
+            // on the "nothing changed" side
+            assert_eq!(
+                breaker.rule_says_down(now),
+                run_says_down(k, &posterior, before, reading.hazard, 0.95, 0.1),
+            );
+        }
+        // the run's own failures, in the posterior's mean, would weigh it
+        // as far more ordinary: after six, (1 − 4/11)⁶ ≈ 0.066 against
+        // (1 − 4/5)⁶ = 6.4e-5, and a change weighs 0.0853 instead of 0.9898
+        // (mpmath)
+        let posterior = breaker.posterior(9);
+        let diluted = ChangePoint::after(6, posterior.mean()).unwrap().weight();
+        let weighed = ChangePoint::after(6, before).unwrap().weight();
+        assert!((diluted - 0.085_26).abs() < 1e-5, "{diluted}");
+        assert!((weighed - 0.989_77).abs() < 1e-5, "{weighed}");
+        // and the 7th failure opens it
+        assert!(breaker.record(10, false).is_some());
+    }
+
+    #[test]
+    fn a_success_ends_the_run_and_the_next_run_is_weighed_against_the_rate_then() {
+        let mut breaker = Config::new().with_failure_run().build().unwrap();
+        let _ = breaker.record(0, true);
+        let _ = breaker.record(1, false);
+        let _ = breaker.record(2, false);
+        let _ = breaker.record(3, true);
+        // no run: the usual rate is the posterior's mean
+        let posterior = breaker.posterior(3);
+        assert_eq!(breaker.usual_success_rate(&posterior), posterior.mean());
+        assert_eq!(posterior.mean(), 3.0 / 6.0);
+        let _ = breaker.record(4, false);
+        // a run again: the mean just before its first failure
+        let posterior = breaker.posterior(4);
+        assert_eq!(breaker.usual_success_rate(&posterior), 3.0 / 6.0);
+        assert!((posterior.mean() - 3.0 / 7.0).abs() < 1e-15);
     }
 }

@@ -185,20 +185,29 @@ pub(crate) fn shortest_opening_run(confidence: f64, floor: f64) -> u32 {
         .unwrap_or(u32::MAX)
 }
 
-/// Whether a run of `failures` in a row, read as a change point against the
-/// endpoint's `posterior`, puts the success rate above `floor` with
-/// probability under `1 − confidence`: the mixture of "nothing changed" (the
-/// posterior) and "changed when the run began" (down, or Beta(½, ½ + k)),
-/// weighed by the run's change-point weight at the posterior's mean, with
-/// `hazard` the prior probability that the run began with a change.
+/// Whether a run of `failures` in a row, read as a change point, puts the
+/// success rate above `floor` with probability under `1 − confidence`: the
+/// mixture of "nothing changed" (the `posterior`, the run's failures
+/// included) and "changed when the run began" (down, or Beta(½, ½ + k)),
+/// weighed by the run's change-point weight at `usual`, the success rate
+/// before the run, with `hazard` the prior probability that the run began
+/// with a change.
+///
+/// The two readings of the endpoint are not the same on purpose. Given no
+/// change, the run's failures are evidence about the same rate as everything
+/// before them, so "nothing changed" is the whole posterior. But the weight
+/// asks how likely the run is at the rate the endpoint had when it began,
+/// `(1 − usual)^k`: a `usual` that held the run's own failures would be lower
+/// for them, and read the run as the more ordinary the more of it there is.
 pub(crate) fn run_says_down(
     failures: u32,
     posterior: &Beta,
+    usual: f64,
     hazard: f64,
     confidence: f64,
     floor: f64,
 ) -> bool {
-    let Some(run) = ChangePoint::after_with_hazard(failures, posterior.mean(), hazard) else {
+    let Some(run) = ChangePoint::after_with_hazard(failures, usual, hazard) else {
         return false;
     };
     let allowed = 1.0 - confidence;
@@ -242,26 +251,62 @@ mod tests {
         // 0.0457 after 10). Jeffreys' prior alone took 18 and 38.
         assert_eq!(shortest_opening_run(0.95, 0.1), 6);
         assert_eq!(shortest_opening_run(0.95, 0.05), 10);
-        // and no shorter run opens, even after a very healthy history
+        // and no shorter run opens, even after a very healthy history (the
+        // mixture above 0.1 is 0.0578 after 5 and 0.0462 after 6, mpmath)
         let healthy = Beta::new(1_000.0, 2.0).unwrap();
-        assert!(!run_says_down(5, &healthy, CHANGE_HAZARD, 0.95, 0.1));
-        assert!(run_says_down(6, &healthy, CHANGE_HAZARD, 0.95, 0.1));
+        let says = |k: u32, hazard: f64| {
+            let (posterior, usual) = after_run(healthy, k);
+            run_says_down(k, &posterior, usual, hazard, 0.95, 0.1)
+        };
+        assert!(!says(5, CHANGE_HAZARD));
+        assert!(says(6, CHANGE_HAZARD));
         // a smaller hazard cannot make a shorter run open
-        assert!(!run_says_down(5, &healthy, 1e-6, 0.95, 0.1));
+        assert!(!says(5, 1e-6));
     }
 
     #[test]
     fn a_busy_flaky_endpoint_needs_a_longer_run_than_a_quiet_one() {
         // three failures in four: per run, 29 in a row read as a change; at
         // the hazard of an endpoint with 190 runs a second they do not, and
-        // it takes 53 (both from mpmath)
+        // it takes 53 (both from mpmath: the mixture above 0.1 is 0.0551
+        // after 28 and 0.0421 after 29 per run, 0.0632 after 52 and 0.0482
+        // after 53 at that hazard)
         let flaky = Beta::new(250.0, 750.0).unwrap();
         let busy = hazard_per_run(0.19);
-        assert!(!run_says_down(28, &flaky, CHANGE_HAZARD, 0.95, 0.1));
-        assert!(run_says_down(29, &flaky, CHANGE_HAZARD, 0.95, 0.1));
-        assert!(!run_says_down(35, &flaky, busy, 0.95, 0.1));
-        let needed = (29..200).find(|&k| run_says_down(k, &flaky, busy, 0.95, 0.1));
+        let says = |k: u32, hazard: f64| {
+            let (posterior, usual) = after_run(flaky, k);
+            run_says_down(k, &posterior, usual, hazard, 0.95, 0.1)
+        };
+        assert!(!says(28, CHANGE_HAZARD));
+        assert!(says(29, CHANGE_HAZARD));
+        assert!(!says(35, busy));
+        let needed = (29..200).find(|&k| says(k, busy));
         assert_eq!(needed, Some(53));
+    }
+
+    #[test]
+    fn the_run_is_weighed_against_the_rate_before_it_not_the_posterior_with_it() {
+        // three successes on the uniform prior, then a run of failures: the
+        // rate before the run is 4/5, and six failures later the posterior's
+        // mean is 4/11. Weighed against 4/5, the 7th failure reads as an
+        // outage (the mixture above 0.1 is 0.0558 after 6, 0.0394 after 7);
+        // weighed against the posterior's own mean, which the run has
+        // lowered, it takes 68 (0.0533 after 67, 0.0497 after 68; mpmath)
+        let before = Beta::uniform().update(3.0, 0.0);
+        let says = |k: u32, usual: f64| {
+            let (posterior, _) = after_run(before, k);
+            run_says_down(k, &posterior, usual, CHANGE_HAZARD, 0.95, 0.1)
+        };
+        assert!(!says(6, before.mean()));
+        assert!(says(7, before.mean()));
+        let diluted = |k: u32| says(k, after_run(before, k).0.mean());
+        assert_eq!((1..200).find(|&k| diluted(k)), Some(68));
+    }
+
+    /// The posterior after a run of `k` failures that follows `before`, and the
+    /// rate before the run: what a breaker reads.
+    fn after_run(before: Beta, k: u32) -> (Beta, f64) {
+        (before.update(0.0, f64::from(k)), before.mean())
     }
 
     #[test]
@@ -300,8 +345,16 @@ mod tests {
         assert!((sf - 0.828_764_513_844_518_5).abs() < 1e-12, "{sf}");
         assert!(super::sf_at_least(&posterior, floor) <= sf);
         // so neither shortcut may answer "no" where the exact rule says yes:
-        // the run's reading (at this hazard w ≈ ½, and ½·0.829 < 0.45) …
-        assert!(run_says_down(1, &posterior, 3e-16, 0.55, floor));
+        // the run's reading (at this hazard and a usual rate of the posterior's
+        // mean, w ≈ ½, and ½·0.829 < 0.45) …
+        assert!(run_says_down(
+            1,
+            &posterior,
+            posterior.mean(),
+            3e-16,
+            0.55,
+            floor
+        ));
         // … and the credible bound's (the cdf at the floor is 0.171)
         assert!(upper_bound_below(&posterior, 0.1, floor));
     }
@@ -365,6 +418,7 @@ mod tests {
         fn no_run_shorter_than_the_shortest_opening_run_opens_whatever_the_posterior(
             log_alpha in -2.0_f64..6.0,
             log_beta in -2.0_f64..6.0,
+            usual in 0.000_1_f64..0.999_9,
             log_hazard in -12.0_f64..0.0,
             confidence in 0.5_f64..0.999,
             floor in 0.001_f64..0.9,
@@ -375,13 +429,15 @@ mod tests {
             for hazard in [10_f64.powf(log_hazard), 1.0] {
                 for failures in 1..shortest.min(1_001) {
                     prop_assert!(
-                        !run_says_down(failures, &posterior, hazard, confidence, floor),
-                        "{failures} < {shortest}: {posterior:?} {hazard:e}"
+                        !run_says_down(failures, &posterior, usual, hazard, confidence, floor),
+                        "{failures} < {shortest}: {posterior:?} {usual} {hazard:e}"
                     );
                 }
                 if shortest <= 1_000 {
                     // and at that length a certain change does open it
-                    prop_assert!(run_says_down(shortest, &posterior, 1.0, confidence, floor));
+                    prop_assert!(
+                        run_says_down(shortest, &posterior, usual, 1.0, confidence, floor)
+                    );
                 }
             }
         }
