@@ -82,6 +82,18 @@ fn runs_that_are_ordinary_for_a_flaky_endpoint_do_not_open_it() {
 }
 
 #[test]
+fn a_fresh_breaker_cannot_know_that_a_long_run_is_ordinary() {
+    // the same runs of 21, on a breaker that has seen only the 9 successes
+    // before the first: nothing it knows says the endpoint is flaky, the run
+    // is weighed against a usual rate of 10/11, and its 6th failure (1.4 s
+    // in) opens it, as mpmath has it. Weighed against the posterior's mean,
+    // which the run itself lowers, it did not open at all.
+    let mut reading = build(config().with_failure_run());
+    let stream = (0..6_000).map(|i| i % 30 < 9);
+    assert_eq!(feed(&mut reading, 0, 100, stream), Some(1_400));
+}
+
+#[test]
 fn without_the_setting_the_run_is_not_read() {
     assert!(!Config::new().reads_failure_run());
     assert!(Config::new().with_failure_run().reads_failure_run());
