@@ -16,7 +16,8 @@
 //! # The model
 //!
 //! The run is weighed by [`bayesretry_beta::ChangePoint`]: bad luck at the
-//! endpoint's usual rate `p₀` (the breaker's decayed posterior mean) against a
+//! endpoint's usual rate `p₀` (its breaker's success rate before the run: the
+//! posterior mean just before the run's first failure) against a
 //! change when the run began, either down (a rate of 0) or to a rate with
 //! Jeffreys' prior, Beta(½, ½ + k) after the run, even odds a priori
 //! ([`DOWN_SHARE`]). The prior probability of the change is the situation's
@@ -28,6 +29,17 @@
 //! ```text
 //! p = min(p_context, (1 − w) · p_context + w · (1 − down) · ½ / (k + 1))
 //! ```
+//!
+//! `p₀` is the rate before the run, and stays so as the run grows: the
+//! likelihood of "nothing changed", `(1 − p₀)^k`, is that of `k` failures at
+//! the rate the endpoint had when they began. A `p₀` that held the run's own
+//! failures would be lowered by them and read the run as bad luck the more
+//! of it there is (on an endpoint with three successes of evidence, six
+//! failures would weigh as a change 0.085 instead of 0.99). The lookahead,
+//! which lengthens the run by one per further failure, keeps the same `p₀`
+//! for the same reason. What "nothing changed" predicts is the context's own
+//! posterior, failures and all: given no change they are evidence about the
+//! same rate.
 //!
 //! The minimum makes the run evidence *against* a retry only. The changed
 //! regime's mean speaks of the endpoint's attempts as a whole; the context's

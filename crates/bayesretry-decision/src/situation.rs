@@ -152,11 +152,19 @@ impl Situation {
 
     /// What the endpoint's breaker has seen: `failures` in a row (first tries
     /// included, since its last success) on an endpoint whose usual success rate
-    /// is `usual_success_rate` (its decayed posterior mean). The engine weighs
-    /// the run as evidence that the endpoint has just changed — an outage
-    /// beginning — and lowers the probability it acts on accordingly; see
+    /// is `usual_success_rate`. The engine weighs the run as evidence that the
+    /// endpoint has just changed — an outage beginning — and lowers the
+    /// probability it acts on accordingly; see
     /// [the crate documentation](crate#a-run-of-failures). A run of 0, or a rate
     /// that is not strictly between 0 and 1, changes nothing.
+    ///
+    /// The usual rate is the one the endpoint had *before* the run began
+    /// (`bayesretry_breaker::RunReading::usual_success_rate`), not a posterior
+    /// mean that already holds the run's own failures: the run is weighed by
+    /// its likelihood at that rate, `(1 − p₀)^k`, and a rate lowered by the run
+    /// would read the run as the more ordinary the longer it grows. The
+    /// engine takes the rate as given; only the caller can tell which of its
+    /// failures belong to the run.
     ///
     /// ```
     /// use bayesretry_cost::CostModel;

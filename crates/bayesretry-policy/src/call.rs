@@ -569,7 +569,7 @@ impl<'a> Attempts<'a> {
             let breaker = self.state.as_ref().map(|state| &state.breaker);
             situation = match reading {
                 Some(run) => situation
-                    .with_failure_run(run.failures, run.posterior.mean())
+                    .with_failure_run(run.failures, run.usual_success_rate)
                     .with_change_hazard(run.hazard),
                 None => inner.with_failure_run(&ctx(), &situation, now_ms, breaker),
             };
@@ -893,7 +893,7 @@ impl<'a> Attempts<'a> {
 
     /// Whether an attempt at `endpoint` is worth waiting for the breaker: its
     /// expected value `p · V − c` is positive, the rule the engine applies to
-    /// a retry, where `p` is the endpoint's success rate outside its current
+    /// a retry, where `p` is the endpoint's success rate before its current
     /// run of failures ([`RunReading::usual_success_rate`](bayesretry_breaker::RunReading)).
     ///
     /// Waiting costs no attempt, but it leads to one: a call the breaker
@@ -958,7 +958,7 @@ impl<'a> Attempts<'a> {
         // the caller, whatever this says
         let mut situation = Situation::new()
             .with_max_retry_after_ms(millis(inner.max_retry_after))
-            .with_failure_run(run, reading.posterior.mean())
+            .with_failure_run(run, reading.usual_success_rate)
             .with_change_hazard(reading.hazard);
         if let Some(deadline_ms) = self.deadline_ms {
             situation = situation.with_deadline_ms(deadline_ms);

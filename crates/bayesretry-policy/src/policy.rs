@@ -297,7 +297,7 @@ impl Inner {
             (None, _) => return *situation,
         };
         situation
-            .with_failure_run(run.failures, run.posterior.mean())
+            .with_failure_run(run.failures, run.usual_success_rate)
             .with_change_hazard(run.hazard)
     }
 

@@ -141,7 +141,7 @@ impl BayesRetry {
                 // retry decided with the breaker open was not decided at all)
                 let reading = breaker.run_reading(now_ms);
                 let situation = Situation::new()
-                    .with_failure_run(reading.failures, reading.posterior.mean())
+                    .with_failure_run(reading.failures, reading.usual_success_rate)
                     .with_change_hazard(reading.hazard);
                 let ctx = Context::new(ENDPOINT, attempt, class);
                 // greedy, as built: no draw, as the policy's loop draws none
@@ -208,7 +208,7 @@ impl BayesRetry {
         if let Some(breaker) = &self.breaker {
             let reading = breaker.run_reading(now_ms);
             situation = situation
-                .with_failure_run(reading.failures, reading.posterior.mean())
+                .with_failure_run(reading.failures, reading.usual_success_rate)
                 .with_change_hazard(reading.hazard);
         }
         let u = self.rng.next_unit();
