@@ -373,7 +373,8 @@ impl Breaker {
     /// The success rate before the current run of failures, `p₀` of the change
     /// point: the posterior mean just before the run's first failure, or the
     /// mean of `posterior` (the current one) when there is no run. The one
-    /// place `p₀` is read, for the opening rule and for
+    /// place `p₀` is read, for the opening rule, the hazard
+    /// ([`run_hazard`](Breaker::run_hazard)) and
     /// [`RunReading::usual_success_rate`]; see there for why the current
     /// posterior's mean, which holds the run's own failures, is not it.
     fn usual_success_rate(&self, posterior: &Beta) -> f64 {
@@ -785,16 +786,19 @@ impl Breaker {
     /// are ordinary has hundreds of runs a second, and meets a long one by
     /// chance; counted in time, such runs are not read as an outage.
     ///
-    /// `p` is the success rate before the run: the run's own failures, the
-    /// latest evidence and so barely decayed, are taken out of the posterior's
-    /// failures. Left in, an outage's first failures would lower `p`, and with
-    /// it the hazard of the very change they are the start of.
+    /// `p` is the success rate before the run, the same `p₀` the run is
+    /// weighed against ([`usual_success_rate`](Breaker::usual_success_rate)).
+    /// Left in, an outage's first failures would lower `p`, and with it the
+    /// hazard of the very change they are the start of. (It was read from the
+    /// current posterior with the run's failures taken out at full weight: the
+    /// same rate while the run is short against the half-life, but once it
+    /// spans part of one the faded run leaves fewer failures than it has, the
+    /// floor at the prior took the failures from before the run out too, and
+    /// `p` read high.)
     fn run_hazard(&self, now_ms: u64, strength: f64, posterior: &Beta) -> f64 {
-        let (alpha, beta) = (posterior.alpha(), posterior.beta());
-        let before = (beta - f64::from(self.failure_run)).max(self.config.prior().beta());
-        // alpha ≥ the prior's alpha > 0: the quotient is in (0, 1], and a
-        // rate that rounds to 1 reads as no runs (the per-run hazard)
-        let success_rate = alpha / (alpha + before);
+        // a Beta mean, in (0, 1]: a rate that rounds to 1 reads as no runs
+        // (the per-run hazard)
+        let success_rate = self.usual_success_rate(posterior);
         let since_ms = self.counting_since_ms.unwrap_or(now_ms);
         let calls_per_ms = pacing::traffic_per_ms(
             strength,

@@ -75,7 +75,7 @@ fn runs_that_are_ordinary_for_a_flaky_endpoint_do_not_open_it() {
     // after healthy traffic: at its rate such runs are common, and say little
     // of a change (each is weighed against a usual rate of about a third,
     // the mean just after the 9 successes before it — 0.342 for the first;
-    // the mixture above 0.1 stays above 0.27, mpmath)
+    // the mixture above 0.1 never falls below 0.26, mpmath)
     let stream = (0..6_000).map(|i| i % 30 < 9);
     assert_eq!(feed(&mut reading, 60_000, 100, stream), None);
     assert_eq!(reading.state(), State::Closed);
