@@ -4,7 +4,8 @@
 //! run under "nothing changed", `(1 − p₀)^k`, and make the run read as bad
 //! luck — most of all on an endpoint with little evidence, such as a quiet
 //! one whose evidence fades. Every figure here is from an independent mpmath
-//! computation of the rule (SPEC §6), 50 digits.
+//! computation of the rule (SPEC §6), 50 digits:
+//! `tests/data/run_of_failures_reference.py`.
 
 #![allow(
     clippy::unwrap_used,

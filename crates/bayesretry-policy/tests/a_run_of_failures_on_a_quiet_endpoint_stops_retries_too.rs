@@ -63,7 +63,8 @@ fn the_fifth_failure_in_a_row_stops_the_retries() {
     // successes of faded evidence, a usual rate before the run of
     // 3.8373 / 4.8373 = 0.793273. The hazard is capped at 1 % a run (a call
     // every 5 s). Against that rate, the change-point mixture at V/c = 10
-    // (SPEC §5, computed with mpmath) is:
+    // (SPEC §5, computed with mpmath by bayesretry-breaker's
+    // tests/data/run_of_failures_reference.py) is:
     let expected = [
         0.485_270_523_714_731_29,
         0.436_462_617_475_000_48,
