@@ -14,7 +14,6 @@ use core::hash::BuildHasher;
 use core::sync::atomic::Ordering;
 use redis::aio::MultiplexedConnection;
 
-use crate::codec;
 use crate::error::Error;
 use crate::fleet::Shared;
 use crate::scripts::Scripts;
@@ -399,7 +398,10 @@ impl FleetBreaker {
             })
             .collect();
         for (key, endpoint) in wanted {
-            let claimed: Vec<Vec<u8>> = scripts
+            // text: the claim script names a round with a whole number (it
+            // begins a new round in place of anything else), so its reply is
+            // ASCII
+            let claimed: Vec<String> = scripts
                 .breaker_claim
                 .prepare_invoke()
                 .arg(prefix)
@@ -407,9 +409,6 @@ impl FleetBreaker {
                 .arg(config.max_probes())
                 .invoke_async(conn)
                 .await?;
-            // the claim script names a round with a whole number (it begins
-            // a new round in place of anything else), so this is ASCII
-            let claimed: Vec<String> = claimed.iter().map(|part| codec::text(part)).collect();
             let now = self.clock.now_ms();
             let interval = u64::try_from(self.shared.interval.as_millis()).unwrap_or(u64::MAX);
             let mut fleet = lock(&self.fleet);
