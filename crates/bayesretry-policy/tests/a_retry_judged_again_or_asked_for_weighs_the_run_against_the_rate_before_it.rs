@@ -16,6 +16,8 @@
 
 extern crate alloc;
 
+mod common;
+
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
@@ -38,14 +40,7 @@ const AFTER_FIVE: f64 = 0.043_824_908_751_777_971;
 /// 2.8373 successes of faded evidence, a rate before the run of 0.793273.
 fn quiet_endpoint(builder: Builder, clock: &ManualClock) -> RetryPolicy {
     let policy = builder.with_seed(5).build().unwrap();
-    for _ in 0..60 {
-        assert!(
-            policy
-                .run_blocking("api", |_| Ok::<(), HttpStatus>(()))
-                .is_ok()
-        );
-        clock.advance(Duration::from_secs(5));
-    }
+    common::quiet_five_minutes(&policy, clock);
     policy
 }
 

@@ -11,6 +11,8 @@
     reason = "test code: a broken expectation must fail the test"
 )]
 
+mod common;
+
 use core::time::Duration;
 
 use bayesretry_breaker::State;
@@ -27,14 +29,7 @@ fn decisions_into_an_outage() -> Vec<(f64, bool)> {
         .with_seed(5)
         .build()
         .unwrap();
-    for _ in 0..60 {
-        assert!(
-            policy
-                .run_blocking("api", |_| Ok::<(), HttpStatus>(()))
-                .is_ok()
-        );
-        clock.advance(Duration::from_secs(5));
-    }
+    common::quiet_five_minutes(&policy, &clock);
     (0..12)
         .map(|_| {
             let mut decided = None;

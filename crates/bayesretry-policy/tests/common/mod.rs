@@ -14,13 +14,25 @@ use bayesretry_policy::{
 /// A minute of healthy traffic at endpoint `api`: ten calls a second, each
 /// succeeding at its first attempt, on the manual `clock`.
 pub(crate) fn healthy_minute(policy: &RetryPolicy, clock: &ManualClock) {
-    for _ in 0..600 {
+    healthy_calls(policy, clock, 600, Duration::from_millis(100));
+}
+
+/// Five minutes of a quiet endpoint's healthy traffic at `api`: a call every
+/// 5 s, each succeeding at its first attempt, on the manual `clock`.
+pub(crate) fn quiet_five_minutes(policy: &RetryPolicy, clock: &ManualClock) {
+    healthy_calls(policy, clock, 60, Duration::from_secs(5));
+}
+
+/// `calls` calls at endpoint `api`, one every `every` on the manual `clock`,
+/// each succeeding at its first attempt.
+fn healthy_calls(policy: &RetryPolicy, clock: &ManualClock, calls: u32, every: Duration) {
+    for _ in 0..calls {
         assert!(
             policy
                 .run_blocking("api", |_| Ok::<(), HttpStatus>(()))
                 .is_ok()
         );
-        clock.advance(Duration::from_millis(100));
+        clock.advance(every);
     }
 }
 
