@@ -1,4 +1,4 @@
-//! The jitter's random words: SplitMix64 over a shared counter, drawn by each
+//! The random words of the jitter and the Thompson draws: SplitMix64 over a shared counter, drawn by each
 //! thread from blocks of it that the thread reserves.
 
 use core::cell::Cell;
@@ -83,13 +83,39 @@ impl SplitMix {
             end: at.wrapping_add(span),
         }
     }
+}
 
-    /// A uniform number in (0, 1), for a Thompson draw.
-    pub(crate) fn next_unit(&self) -> f64 {
-        // 53 random bits, shifted half a step off zero
-        #[expect(clippy::cast_precision_loss, reason = "53-bit values are exact in f64")]
-        let bits = (self.next_u64() >> 11) as f64;
-        (bits + 0.5) / (1_u64 << 53) as f64
+/// The policy's words as a [`rand_core::Rng`], for a Thompson draw
+/// ([`bayesretry_beta::Beta::sample`] through the decision engine): the
+/// sampler takes as many words as its rejection steps need, from the same
+/// sequence as the jitter.
+pub(crate) struct Draws<'a>(&'a SplitMix);
+
+impl<'a> Draws<'a> {
+    pub(crate) fn of(rng: &'a SplitMix) -> Draws<'a> {
+        Draws(rng)
+    }
+}
+
+impl rand_core::TryRng for Draws<'_> {
+    type Error = core::convert::Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        // the high half: SplitMix's best-mixed bits
+        Ok(u32::try_from(self.0.next_u64() >> 32).unwrap_or(u32::MAX))
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        Ok(self.0.next_u64())
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        // bounded by the slice: one word per eight bytes
+        for chunk in dst.chunks_mut(8) {
+            let word = self.0.next_u64().to_le_bytes();
+            chunk.copy_from_slice(&word[..chunk.len()]);
+        }
+        Ok(())
     }
 }
 
@@ -118,17 +144,31 @@ pub(crate) fn fresh_seed() -> u64 {
 mod tests {
     use std::collections::HashSet;
 
-    use super::{BLOCK, GAMMA, SplitMix, mix};
+    use rand_core::Rng;
+
+    use super::{BLOCK, Draws, GAMMA, SplitMix, mix};
 
     #[test]
-    fn one_seed_replays_one_sequence_and_units_stay_open() {
+    fn one_seed_replays_one_sequence_and_draws_take_from_it() {
         let a = SplitMix::new(7);
         let b = SplitMix::new(7);
         for _ in 0..100 {
             assert_eq!(a.next_u64(), b.next_u64());
-            let u = a.next_unit();
-            assert!(u > 0.0 && u < 1.0);
-            let _ = b.next_unit();
+        }
+        // a draw's words are the next words of the policy's one sequence
+        let rng = SplitMix::new(7);
+        let word = |k: u64| mix(7_u64.wrapping_add(k.wrapping_mul(GAMMA)));
+        let mut k = 0;
+        for _ in 0..100 {
+            k += 1;
+            assert_eq!(Draws::of(&rng).next_u32(), (word(k) >> 32) as u32);
+            k += 1;
+            assert_eq!(Draws::of(&rng).next_u64(), word(k));
+            let mut bytes = [0_u8; 11];
+            Draws::of(&rng).fill_bytes(&mut bytes);
+            assert_eq!(bytes[..8], word(k + 1).to_le_bytes());
+            assert_eq!(bytes[8..], word(k + 2).to_le_bytes()[..3]);
+            k += 2;
         }
     }
 
