@@ -1,6 +1,7 @@
 //! The shared environment (§2): the stream of calls, the outcome of every
 //! attempt, the server token bucket of S3, and the truths the oracles read.
 
+use alloc::sync::Arc;
 use core::cell::RefCell;
 
 use crate::luck::{Luck, Purpose};
@@ -14,6 +15,10 @@ pub const TIMEOUT_US: u64 = SECOND;
 const BUCKET_RATE: f64 = 1.0;
 /// S3's token bucket: burst.
 const BUCKET_BURST: f64 = 5.0;
+/// Attempts per call whose latency [`Draws`] works out up front: the cap of the
+/// specification's longer pass. A later attempt's is worked out when it is made,
+/// by the same function.
+const TABULATED_ATTEMPTS: usize = 6;
 
 /// One call of the stream.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -56,12 +61,27 @@ pub struct AttemptOutcome {
     pub latency_us: u64,
 }
 
-/// The environment of one (scenario, seed).
+/// What a (scenario, seed) draws before any policy acts: the stream of calls,
+/// and the latency of each call's first attempts. Every policy of the pair
+/// meets the same draws (paired luck), so the suite works them out once per
+/// pair and shares them among the pair's runs instead of once per run; a
+/// latency is a logarithm, a cosine and an exponential, and the runs of S0
+/// made some 7 000 each.
 #[derive(Debug)]
-pub struct Environment {
+pub struct Draws {
     scenario: Scenario,
+    seed: u64,
     luck: Luck,
     calls: Vec<CallSpec>,
+    /// `latencies[call · TABULATED_ATTEMPTS + attempt − 1]`, microseconds.
+    latencies: Vec<u64>,
+}
+
+/// The environment of one (scenario, seed) for one run: the pair's
+/// [`Draws`], and the state the run's attempts change (S3's token bucket).
+#[derive(Debug)]
+pub struct Environment {
+    draws: Arc<Draws>,
     buckets: RefCell<Vec<Bucket>>,
 }
 
@@ -82,9 +102,9 @@ impl Bucket {
     }
 }
 
-impl Environment {
-    /// The environment of `scenario` under `seed`: its calls drawn up front.
-    pub fn new(scenario: Scenario, seed: u64) -> Environment {
+impl Draws {
+    /// The draws of `scenario` under `seed`.
+    pub fn new(scenario: Scenario, seed: u64) -> Draws {
         let luck = Luck::new(seed, scenario.code());
         let endpoints = scenario.endpoints().len().max(1);
         let rate = scenario.rate();
@@ -115,10 +135,58 @@ impl Environment {
                 doomed,
             });
         }
-        Environment {
+        let mut latencies = Vec::with_capacity(calls.len().saturating_mul(TABULATED_ATTEMPTS));
+        for call in &calls {
+            for attempt in 1..=TABULATED_ATTEMPTS as u32 {
+                latencies.push(latency_of(&luck, call.id, attempt));
+            }
+        }
+        Draws {
             scenario,
+            seed,
             luck,
             calls,
+            latencies,
+        }
+    }
+
+    /// The scenario.
+    pub const fn scenario(&self) -> Scenario {
+        self.scenario
+    }
+
+    /// The seed.
+    pub const fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The latency of attempt `attempt` (1-based) of `call`, microseconds.
+    #[inline]
+    fn latency(&self, call: &CallSpec, attempt: u32) -> u64 {
+        let at = usize::try_from(call.id)
+            .ok()
+            .and_then(|id| id.checked_mul(TABULATED_ATTEMPTS))
+            .zip(usize::try_from(attempt).ok())
+            .filter(|&(_, a)| (1..=TABULATED_ATTEMPTS).contains(&a))
+            .and_then(|(base, a)| self.latencies.get(base + a - 1));
+        match at {
+            Some(&us) => us,
+            None => latency_of(&self.luck, call.id, attempt),
+        }
+    }
+}
+
+impl Environment {
+    /// The environment of `scenario` under `seed`: its calls drawn up front.
+    pub fn new(scenario: Scenario, seed: u64) -> Environment {
+        Environment::of(Arc::new(Draws::new(scenario, seed)))
+    }
+
+    /// A run's environment on draws shared with the pair's other runs.
+    pub fn of(draws: Arc<Draws>) -> Environment {
+        let endpoints = draws.scenario.endpoints().len().max(1);
+        Environment {
+            draws,
             buckets: RefCell::new(vec![
                 Bucket {
                     tokens: BUCKET_BURST,
@@ -130,18 +198,19 @@ impl Environment {
     }
 
     /// The scenario.
-    pub const fn scenario(&self) -> Scenario {
-        self.scenario
+    pub fn scenario(&self) -> Scenario {
+        self.draws.scenario
     }
 
     /// The calls, in arrival order.
     pub fn calls(&self) -> &[CallSpec] {
-        &self.calls
+        &self.draws.calls
     }
 
     /// The profile of an endpoint.
     pub fn profile(&self, endpoint: u8) -> Profile {
-        self.scenario
+        self.draws
+            .scenario
             .endpoints()
             .get(usize::from(endpoint))
             .map_or(Profile::Healthy, |e| e.1)
@@ -149,7 +218,8 @@ impl Environment {
 
     /// The name of an endpoint.
     pub fn endpoint_name(&self, endpoint: u8) -> &'static str {
-        self.scenario
+        self.draws
+            .scenario
             .endpoints()
             .get(usize::from(endpoint))
             .map_or("?", |e| e.0)
@@ -166,7 +236,7 @@ impl Environment {
                         bucket.refill(now_us);
                         if bucket.tokens >= 1.0 {
                             bucket.tokens -= 1.0;
-                            let u = self.luck.unit(call.id, attempt, Purpose::Success);
+                            let u = self.draws.luck.unit(call.id, attempt, Purpose::Success);
                             (u >= profile.success(now_us, 0)).then_some(Failure::Transient5xx(500))
                         } else {
                             let wait = (1.0 - bucket.tokens) / BUCKET_RATE;
@@ -183,7 +253,7 @@ impl Environment {
         };
         let latency_us = match failure {
             Some(Failure::Timeout) => TIMEOUT_US,
-            _ => self.latency(call, attempt),
+            _ => self.draws.latency(call, attempt),
         };
         AttemptOutcome {
             failure,
@@ -203,30 +273,20 @@ impl Environment {
         if profile.in_outage(now_us, call.shard) {
             return Some(Failure::Transient5xx(503));
         }
-        let horizon = self.scenario.horizon_us();
-        let u = self.luck.unit(call.id, attempt, Purpose::Success);
+        let horizon = self.draws.scenario.horizon_us();
+        let u = self.draws.luck.unit(call.id, attempt, Purpose::Success);
         if !call.doomed && u < profile.success(now_us, horizon) {
             return None;
         }
         if matches!(profile, Profile::HardDown) {
             return Some(Failure::ConnRefused);
         }
-        let c = self.luck.unit(call.id, attempt, Purpose::Class);
+        let c = self.draws.luck.unit(call.id, attempt, Purpose::Class);
         if c < profile.share_5xx() {
             Some(Failure::Transient5xx(500))
         } else {
             Some(Failure::Timeout)
         }
-    }
-
-    /// Log-normal latency, median 20 ms, sigma 0.5 (Box–Muller on two keyed uniforms).
-    fn latency(&self, call: &CallSpec, attempt: u32) -> u64 {
-        let u1 = 1.0 - self.luck.unit(call.id, attempt, Purpose::Latency);
-        let u2 = self.luck.unit(call.id, attempt, Purpose::LatencyPair);
-        let z = (-2.0 * u1.ln()).sqrt() * (core::f64::consts::TAU * u2).cos();
-        let secs = 0.020 * (0.5 * z).exp();
-        let us = (secs * 1e6).round() as u64;
-        us.max(1)
     }
 
     /// The true probability that the next attempt of `call`, made at `t_us`,
@@ -242,13 +302,13 @@ impl Environment {
         t_us: u64,
     ) -> f64 {
         let profile = self.profile(call.endpoint);
-        let horizon = self.scenario.horizon_us();
+        let horizon = self.draws.scenario.horizon_us();
         match profile {
             Profile::RateLimited { .. } => {
                 // a retry competes for the next token with the first tries that
                 // arrive meanwhile: it wins about rate / (rate + arrivals) of them
-                let per_endpoint =
-                    self.scenario.rate() / self.scenario.endpoints().len().max(1) as f64;
+                let per_endpoint = self.draws.scenario.rate()
+                    / self.draws.scenario.endpoints().len().max(1) as f64;
                 0.95 * BUCKET_RATE / (BUCKET_RATE + per_endpoint)
             }
             Profile::HardDown => 0.0,
@@ -273,7 +333,7 @@ impl Environment {
         match profile {
             Profile::RateLimited { .. } | Profile::HardDown => 1.0,
             _ if profile.in_outage(t_us, call.shard) => 1.0,
-            _ => 1.0 - profile.success(t_us, self.scenario.horizon_us()),
+            _ => 1.0 - profile.success(t_us, self.draws.scenario.horizon_us()),
         }
     }
 
@@ -295,9 +355,45 @@ impl Environment {
                     });
                 bucket.refill(t_us);
                 bucket.tokens >= 1.0
-                    && self.luck.unit(call.id, attempt, Purpose::Success) < profile.success(t_us, 0)
+                    && self.draws.luck.unit(call.id, attempt, Purpose::Success)
+                        < profile.success(t_us, 0)
             }
             _ => self.doom_mixture(call, attempt, t_us, profile).is_none(),
+        }
+    }
+}
+
+/// Log-normal latency, median 20 ms, sigma 0.5 (Box–Muller on two keyed
+/// uniforms), of attempt `attempt` of call `id`, microseconds.
+fn latency_of(luck: &Luck, id: u64, attempt: u32) -> u64 {
+    let u1 = 1.0 - luck.unit(id, attempt, Purpose::Latency);
+    let u2 = luck.unit(id, attempt, Purpose::LatencyPair);
+    let z = (-2.0 * u1.ln()).sqrt() * (core::f64::consts::TAU * u2).cos();
+    let secs = 0.020 * (0.5 * z).exp();
+    let us = (secs * 1e6).round() as u64;
+    us.max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Draws, TABULATED_ATTEMPTS, latency_of};
+    use crate::scenario::Scenario;
+
+    #[test]
+    fn a_tabulated_latency_is_the_one_worked_out_when_the_attempt_is_made() {
+        let draws = Draws::new(Scenario::S0, 3);
+        let last = TABULATED_ATTEMPTS as u32 + 2;
+        for call in draws.calls.iter().step_by(97) {
+            for attempt in 0..=last {
+                assert_eq!(
+                    draws.latency(call, attempt),
+                    latency_of(&draws.luck, call.id, attempt),
+                    "call {} attempt {attempt}",
+                    call.id
+                );
+            }
+            // each attempt has its own draw
+            assert_ne!(draws.latency(call, 1), draws.latency(call, 2));
         }
     }
 }

@@ -1,6 +1,7 @@
 //! One run — a (scenario, policy, seed) on virtual time — and the suite of
 //! runs, in parallel on plain threads.
 
+use alloc::sync::Arc;
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -10,7 +11,7 @@ use serde::Serialize;
 
 use crate::baseline::Baseline;
 use crate::bayes::{self, BayesConfig};
-use crate::environment::Environment;
+use crate::environment::{Draws, Environment};
 use crate::metrics::{self, Metrics, Window};
 use crate::oracle::Oracle;
 use crate::rule::{self, Rule};
@@ -164,7 +165,22 @@ pub fn run_with_log(
     seed: u64,
     max_attempts: u32,
 ) -> Result<(RunResult, RunLog), bayesretry_policy::Error> {
-    let env = Environment::new(scenario, seed);
+    run_on(Arc::new(Draws::new(scenario, seed)), spec, max_attempts)
+}
+
+/// [`run_with_log`] on the draws of its (scenario, seed), shared with the
+/// pair's other runs.
+///
+/// # Errors
+///
+/// The policy builder's error, for a BayesRetry configuration it rejects.
+pub fn run_on(
+    draws: Arc<Draws>,
+    spec: &PolicySpec,
+    max_attempts: u32,
+) -> Result<(RunResult, RunLog), bayesretry_policy::Error> {
+    let (scenario, seed) = (draws.scenario(), draws.seed());
+    let env = Environment::of(draws);
     let timeline = Timeline::new();
     let log = RefCell::new(RunLog::new(env.calls().len()));
     let arrivals: Vec<u64> = env.calls().iter().map(|c| c.arrival_us).collect();
@@ -297,9 +313,10 @@ pub fn run_seed(
     seed: u64,
     max_attempts: u32,
 ) -> Result<Vec<RunResult>, bayesretry_policy::Error> {
+    let draws = Arc::new(Draws::new(scenario, seed));
     let mut out = Vec::with_capacity(policies.len());
     for spec in policies {
-        out.push(run(scenario, spec, seed, max_attempts)?);
+        out.push(run_on(Arc::clone(&draws), spec, max_attempts)?.0);
     }
     fill_recovery(&mut out);
     Ok(out)
@@ -352,6 +369,10 @@ pub fn suite(
 /// not a whole (scenario, seed): a suite of one seed, such as S0 alone, is
 /// then as parallel as a suite of thirty, and the last seed to finish does
 /// not leave a thread idle while its other policies run one after another.
+/// Within a pair the BayesRetry runs, the longest, are taken first, so that
+/// the pair's last runs are short ones and the threads finish together. The
+/// pair's [`Draws`] are worked out by the first run of the pair to start,
+/// shared by the rest, and let go when its last run ends.
 ///
 /// # Errors
 ///
@@ -370,6 +391,12 @@ pub fn suite_with_progress(
         .collect();
     let per_pair = policies.len();
     let total = pairs.len().saturating_mul(per_pair);
+    // the order runs are taken in within a pair: BayesRetry's first (a stable
+    // sort, so otherwise the policies' own order)
+    let mut order: Vec<usize> = (0..per_pair).collect();
+    order.sort_by_key(|&k| !matches!(policies.get(k), Some(PolicySpec::Bayes(_))));
+    let draws: Vec<Mutex<Option<Arc<Draws>>>> = pairs.iter().map(|_| Mutex::new(None)).collect();
+    let left: Vec<AtomicUsize> = pairs.iter().map(|_| AtomicUsize::new(per_pair)).collect();
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let results: Mutex<Vec<(usize, RunOutcome)>> = Mutex::new(Vec::with_capacity(total));
@@ -377,16 +404,32 @@ pub fn suite_with_progress(
         // bounded: each iteration takes one of the `total` runs; a policy that
         // cannot be built stops every worker at its next run
         while !failed.load(Ordering::Relaxed) {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= total {
+            let taken = next.fetch_add(1, Ordering::Relaxed);
+            if taken >= total {
                 break;
             }
-            let (Some(&(scenario, seed)), Some(spec)) =
-                (pairs.get(i / per_pair), policies.get(i % per_pair))
-            else {
+            let pair = taken / per_pair;
+            let Some(&k) = order.get(taken % per_pair) else {
                 break;
             };
-            let r = run(scenario, spec, seed, max_attempts);
+            let (Some(&(scenario, seed)), Some(spec), Some(slot), Some(left)) = (
+                pairs.get(pair),
+                policies.get(k),
+                draws.get(pair),
+                left.get(pair),
+            ) else {
+                break;
+            };
+            let shared = Arc::clone(
+                slot.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get_or_insert_with(|| Arc::new(Draws::new(scenario, seed))),
+            );
+            let r = run_on(shared, spec, max_attempts).map(|(result, _)| result);
+            if left.fetch_sub(1, Ordering::AcqRel) == 1 {
+                // the pair's last run: its draws go
+                *slot.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            }
             if r.is_err() {
                 failed.store(true, Ordering::Relaxed);
             }
@@ -394,7 +437,7 @@ pub fn suite_with_progress(
             results
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .push((i, r));
+                .push((pair * per_pair + k, r));
         }
     };
     std::thread::scope(|scope| {
