@@ -8,13 +8,14 @@ use core::time::Duration;
 
 use bayesretry_policy::RetryPolicy;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Version};
-use reqwest::{Body, IntoUrl, Request, Response};
+use reqwest::{Body, IntoUrl, Response};
 
 use crate::classify::classify_reqwest_error;
 use crate::config::{Config, NotRetried};
 use crate::endpoint::Target;
 use crate::error::Error;
 use crate::exchange::{OnlyRefusals, exchange, once};
+use crate::request::Request;
 
 /// A `reqwest::Client` whose requests are retried under a [`RetryPolicy`].
 ///
@@ -143,13 +144,30 @@ impl RetryClient {
         }
     }
 
-    /// Sends a built request under the policy.
+    /// Sends a built request under the policy: a [`Request`] from
+    /// [`RequestBuilder::build`], with the options its builder was given, or
+    /// a plain `reqwest::Request`, with the defaults (not opted in, the
+    /// endpoint key from the [`Config`]).
     ///
     /// # Errors
     ///
     /// See [`Error`].
-    pub async fn execute(&self, request: Request) -> Result<Response, Error> {
-        dispatch(&self.client, &self.shared, request, false, None, false).await
+    pub async fn execute(&self, request: impl Into<Request>) -> Result<Response, Error> {
+        let Request {
+            inner,
+            idempotent,
+            endpoint,
+            built,
+        } = request.into();
+        dispatch(
+            &self.client,
+            &self.shared,
+            inner,
+            idempotent,
+            endpoint,
+            built,
+        )
+        .await
     }
 }
 
@@ -158,7 +176,7 @@ impl RetryClient {
 async fn dispatch(
     client: &reqwest::Client,
     shared: &Shared,
-    request: Request,
+    request: reqwest::Request,
     opted_in: bool,
     endpoint: Option<String>,
     built: bool,
@@ -201,7 +219,7 @@ async fn dispatch(
 /// The endpoint key of a reqwest request. The default key, the origin, is
 /// borrowed from the URL's own text when it has no credentials in it: nothing
 /// is allocated for it.
-pub(crate) fn endpoint_of<'r>(config: &Config, request: &'r Request) -> Cow<'r, str> {
+pub(crate) fn endpoint_of<'r>(config: &Config, request: &'r reqwest::Request) -> Cow<'r, str> {
     let url = request.url();
     if config.endpoint.is_none() && url.username().is_empty() && url.password().is_none() {
         return Cow::Borrowed(&url[..url::Position::BeforePath]);
@@ -225,7 +243,7 @@ pub(crate) fn endpoint_of<'r>(config: &Config, request: &'r Request) -> Cow<'r, 
 /// A redirect back to the URL requested cannot be told apart: reqwest keeps
 /// no other trace of the redirects it followed. Nor can a failure to connect
 /// on the way: reqwest reports it with the URL first requested.
-pub(crate) fn redirected(request: &Request, response: &Response) -> bool {
+pub(crate) fn redirected(request: &reqwest::Request, response: &Response) -> bool {
     resource(request.url()) != resource(response.url())
 }
 
@@ -244,7 +262,7 @@ fn resource(url: &url::Url) -> (&str, &str) {
 /// failure (`Ok(None)`).
 pub(crate) fn replay_of(
     config: &Config,
-    request: &Request,
+    request: &reqwest::Request,
     opted_in: bool,
 ) -> Result<Option<NotRetried>, NotRetried> {
     if request.body().is_some_and(|body| body.as_bytes().is_none()) {
@@ -268,9 +286,9 @@ pub(crate) fn replay_of(
     reason = "called only for a request whose body was checked to be in memory \
               (Body::as_bytes), which reqwest's try_clone always copies"
 )]
-pub(crate) fn copy(request: &Request, built: bool) -> Request {
+pub(crate) fn copy(request: &reqwest::Request, built: bool) -> reqwest::Request {
     if built && request.body().is_none() && request.timeout().is_none() {
-        let mut copy = Request::new(request.method().clone(), request.url().clone());
+        let mut copy = reqwest::Request::new(request.method().clone(), request.url().clone());
         *copy.headers_mut() = request.headers().clone();
         *copy.version_mut() = request.version();
         return copy;
@@ -394,13 +412,25 @@ impl RequestBuilder {
         })
     }
 
-    /// The request, built.
+    /// The request, built, with its retry options: for a caller that logs or
+    /// signs it before [`RetryClient::execute`] sends it. The options
+    /// ([`idempotent`](RequestBuilder::idempotent),
+    /// [`endpoint`](RequestBuilder::endpoint)) stay with it, so it is sent as
+    /// [`send`](RequestBuilder::send) would send it; reqwest's request is
+    /// [`Request::inner`] (or [`into_inner`](Request::into_inner), which leaves
+    /// them behind).
     ///
     /// # Errors
     ///
     /// reqwest's builder error (a bad URL or header).
     pub fn build(self) -> Result<Request, reqwest::Error> {
-        self.inner.build()
+        let inner = self.inner.build()?;
+        Ok(Request {
+            inner,
+            idempotent: self.idempotent,
+            endpoint: self.endpoint,
+            built: true,
+        })
     }
 
     /// Sends the request under the policy.

@@ -12,6 +12,7 @@ mod exchange;
 mod layer;
 #[cfg(feature = "middleware")]
 mod middleware;
+mod request;
 mod retry_after;
 
 pub use classify::{classify_reqwest_error, classify_service_error};
@@ -25,4 +26,5 @@ pub use error::{Error, Stop};
 pub use layer::{ClassifyError, ResponseFuture, Retry, RetryLayer, Unclassified};
 #[cfg(feature = "middleware")]
 pub use middleware::{MiddlewareError, RetryMiddleware};
+pub use request::Request;
 pub use retry_after::{RETRY_AFTER_MS, parse_retry_after, parse_retry_after_ms, retry_after};

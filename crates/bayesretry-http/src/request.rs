@@ -1,0 +1,230 @@
+//! [`Request`]: a request built by [`RequestBuilder::build`](crate::RequestBuilder::build),
+//! reqwest's request with the retry options beside it.
+
+use core::fmt;
+use core::time::Duration;
+
+use http::{HeaderMap, Method, Version};
+use reqwest::Body;
+use url::Url;
+
+/// A built request, ready for [`RetryClient::execute`](crate::RetryClient::execute):
+/// reqwest's [`Request`](reqwest::Request) with the retry options its builder
+/// was given, [`idempotent`](crate::RequestBuilder::idempotent) and
+/// [`endpoint`](crate::RequestBuilder::endpoint).
+///
+/// # Why not reqwest's request
+///
+/// A caller builds a request before sending it to log it, to sign it, or to
+/// send it later, and expects it to be sent as it was built. reqwest's
+/// `Request` has no room for the retry options, so a build that returned it
+/// would lose them without a word: the POST marked idempotent would go out
+/// once and never be replayed, and the request given its own endpoint key
+/// would be learned, and its breaker tripped, under its origin instead. This
+/// type keeps them with the request, up to the send.
+///
+/// What a signer or a logger needs of the request is here — its
+/// [method](Request::method), [URL](Request::url), [headers](Request::headers)
+/// (and [mutable](Request::headers_mut)), [body](Request::body) — and reqwest's
+/// request itself through [`inner`](Request::inner),
+/// [`inner_mut`](Request::inner_mut) and [`into_inner`](Request::into_inner).
+/// Every attempt sends a copy of the request as it is when
+/// [`execute`](crate::RetryClient::execute) is called.
+///
+/// A plain `reqwest::Request` becomes one with the defaults (not opted in, the
+/// endpoint key from the [`Config`](crate::Config)) through [`From`], which is
+/// how `execute` takes both; [`idempotent`](Request::idempotent) and
+/// [`endpoint`](Request::endpoint) give it the options.
+///
+/// ```no_run
+/// use bayesretry_http::RetryClient;
+/// use bayesretry_policy::RetryPolicy;
+///
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// let client = RetryClient::new(reqwest::Client::new(), RetryPolicy::new());
+/// let mut request = client
+///     .post("http://127.0.0.1:8080/v1/embeddings")
+///     .body(r#"{"input":"hi"}"#)
+///     .idempotent()
+///     .endpoint("embeddings")
+///     .build()?;
+/// request.headers_mut().insert("x-signature", "sig".parse()?);
+/// assert!(request.is_idempotent());
+/// assert_eq!(request.endpoint_key(), Some("embeddings"));
+/// let response = client.execute(request).await?; // replayed after a 503, as if sent
+/// # let _ = response;
+/// # Ok(())
+/// # }
+/// ```
+pub struct Request {
+    pub(crate) inner: reqwest::Request,
+    pub(crate) idempotent: bool,
+    pub(crate) endpoint: Option<String>,
+    /// Made by reqwest's builder and not handed out mutably since: its
+    /// extensions hold at most its timeout, so a copy may skip them (see
+    /// `client::copy`).
+    pub(crate) built: bool,
+}
+
+impl Request {
+    /// `request`, with the defaults: not opted in, and the endpoint key from
+    /// the client's [`Config`](crate::Config).
+    pub fn new(request: reqwest::Request) -> Request {
+        Request {
+            inner: request,
+            idempotent: false,
+            endpoint: None,
+            built: false,
+        }
+    }
+
+    /// Says that the request is safe to send twice whatever its method, as
+    /// [`RequestBuilder::idempotent`](crate::RequestBuilder::idempotent) does.
+    #[must_use]
+    pub fn idempotent(mut self) -> Request {
+        self.idempotent = true;
+        self
+    }
+
+    /// The endpoint key of this request, as
+    /// [`RequestBuilder::endpoint`](crate::RequestBuilder::endpoint) sets it:
+    /// a route template, never the raw URL.
+    #[must_use]
+    pub fn endpoint(mut self, endpoint: impl Into<String>) -> Request {
+        self.endpoint = Some(endpoint.into());
+        self
+    }
+
+    /// Whether the request was said to be safe to send twice.
+    pub fn is_idempotent(&self) -> bool {
+        self.idempotent
+    }
+
+    /// The request's own endpoint key, if it was given one; `None` when the
+    /// client's [`Config`](crate::Config) gives it.
+    pub fn endpoint_key(&self) -> Option<&str> {
+        self.endpoint.as_deref()
+    }
+
+    /// The method.
+    pub fn method(&self) -> &Method {
+        self.inner.method()
+    }
+
+    /// The URL.
+    pub fn url(&self) -> &Url {
+        self.inner.url()
+    }
+
+    /// The headers.
+    pub fn headers(&self) -> &HeaderMap {
+        self.inner.headers()
+    }
+
+    /// The headers, to add one (a signature, a trace id) before the send.
+    pub fn headers_mut(&mut self) -> &mut HeaderMap {
+        self.inner.headers_mut()
+    }
+
+    /// The body, if any.
+    pub fn body(&self) -> Option<&Body> {
+        self.inner.body()
+    }
+
+    /// reqwest's timeout of each attempt, if any.
+    pub fn timeout(&self) -> Option<&Duration> {
+        self.inner.timeout()
+    }
+
+    /// The HTTP version.
+    pub fn version(&self) -> Version {
+        self.inner.version()
+    }
+
+    /// reqwest's request.
+    pub fn inner(&self) -> &reqwest::Request {
+        &self.inner
+    }
+
+    /// reqwest's request, to change anything in it; the retry options stay.
+    pub fn inner_mut(&mut self) -> &mut reqwest::Request {
+        // whatever is put in its place may carry extensions that a copy must keep
+        self.built = false;
+        &mut self.inner
+    }
+
+    /// reqwest's request, without the retry options: sent through this
+    /// type's client again (`execute(request.into_inner())`), it has the
+    /// defaults.
+    pub fn into_inner(self) -> reqwest::Request {
+        self.inner
+    }
+
+    /// A copy, with the same options, unless the body is a stream (which can
+    /// be sent only once).
+    pub fn try_clone(&self) -> Option<Request> {
+        Some(Request {
+            inner: self.inner.try_clone()?,
+            idempotent: self.idempotent,
+            endpoint: self.endpoint.clone(),
+            built: self.built,
+        })
+    }
+}
+
+impl From<reqwest::Request> for Request {
+    /// See [`Request::new`].
+    fn from(request: reqwest::Request) -> Request {
+        Request::new(request)
+    }
+}
+
+impl fmt::Debug for Request {
+    /// reqwest's request (method, URL and headers, the sensitive ones such as
+    /// those of `bearer_auth` hidden; not the body), and the options.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Request")
+            .field("inner", &self.inner)
+            .field("idempotent", &self.idempotent)
+            .field("endpoint", &self.endpoint)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn get() -> reqwest::Request {
+        let url = Url::parse("http://api.example.com/v1/models").unwrap();
+        reqwest::Request::new(Method::GET, url)
+    }
+
+    #[test]
+    fn a_request_handed_out_mutably_is_no_longer_taken_as_reqwest_built_it() {
+        let mut request = Request {
+            built: true,
+            ..Request::new(get())
+        };
+        assert!(request.try_clone().unwrap().built);
+        let _ = request.inner_mut();
+        assert!(!request.built);
+        assert!(!request.try_clone().unwrap().built);
+    }
+
+    #[test]
+    fn the_debug_shows_the_options_and_hides_a_bearer_token() {
+        let mut inner = get();
+        let mut token = http::HeaderValue::from_static("Bearer sk-secret");
+        token.set_sensitive(true);
+        inner.headers_mut().insert("authorization", token);
+        let request = Request::new(inner).idempotent().endpoint("models");
+
+        let text = format!("{request:?}");
+
+        assert!(text.contains("idempotent: true"), "{text}");
+        assert!(text.contains("endpoint: Some(\"models\")"), "{text}");
+        assert!(text.contains("api.example.com"), "{text}");
+        assert!(!text.contains("sk-secret"), "{text}");
+    }
+}
