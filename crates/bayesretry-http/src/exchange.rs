@@ -19,9 +19,60 @@ use crate::config::{Config, NotRetried};
 use crate::error::{Error, Stop};
 use crate::retry_after::retry_after;
 
-/// Most body chunks read while draining: with the byte limit, a bound on the work
-/// a drain does even for a body sent one byte at a time.
-const MAX_DRAIN_CHUNKS: usize = 256;
+/// Most frames without body bytes (an empty data frame, trailers) a drain
+/// reads. The byte limit bounds the frames that carry bytes, each of which
+/// adds at least one, but not these, which a body could send without end.
+/// A well-formed body sends one at most (its trailers).
+const MAX_EMPTY_FRAMES: usize = 64;
+
+/// What a drain has read so far, and whether it may read on.
+///
+/// The drain is bounded three ways: by bytes (the drain limit: a longer body
+/// is dropped), by time (`drain_within`: a body that stalls is dropped), and
+/// by frames, through those two and [`MAX_EMPTY_FRAMES`]. A bound on frames
+/// alone would be the wrong one: a body far under the byte limit may come in
+/// many small frames (a proxy that relays an upstream's error as it comes,
+/// chunked encoding in small chunks), and a drain that gave up on it after a
+/// fixed count would drop, and so close, a connection it could have reused,
+/// to save work the byte limit already bounds.
+#[derive(Debug)]
+struct Tally {
+    limit: usize,
+    read: usize,
+    empty: usize,
+}
+
+impl Tally {
+    /// Nothing read yet, of a body that may be drained up to `limit` bytes.
+    fn new(limit: usize) -> Tally {
+        Tally {
+            limit,
+            read: 0,
+            empty: 0,
+        }
+    }
+
+    /// The most frames a drain reads: one per byte up to the limit, the
+    /// frames without bytes, and the end. The loop's hard cap: [`Tally::more`]
+    /// stops it first, unless the body ends.
+    fn max_frames(&self) -> usize {
+        self.limit
+            .saturating_add(MAX_EMPTY_FRAMES)
+            .saturating_add(1)
+    }
+
+    /// Counts a frame that carried `len` bytes: whether the drain may read
+    /// another (false once the body is past the limit, or has sent too many
+    /// frames without bytes).
+    fn more(&mut self, len: usize) -> bool {
+        if len == 0 {
+            self.empty = self.empty.saturating_add(1);
+            return self.empty <= MAX_EMPTY_FRAMES;
+        }
+        self.read = self.read.saturating_add(len);
+        self.read <= self.limit
+    }
+}
 
 /// A response, as the loop needs to see it.
 pub(crate) trait Answer: Send + Sized {
@@ -51,12 +102,11 @@ impl Answer for reqwest::Response {
         if limit == 0 || declared.is_some_and(|len| len > limit as u64) {
             return;
         }
-        let mut read = 0_usize;
-        for _ in 0..MAX_DRAIN_CHUNKS {
+        let mut tally = Tally::new(limit);
+        for _ in 0..tally.max_frames() {
             match self.chunk().await {
                 Ok(Some(chunk)) => {
-                    read = read.saturating_add(chunk.len());
-                    if read > limit {
+                    if !tally.more(chunk.len()) {
                         return;
                     }
                 }
@@ -89,18 +139,16 @@ where
             return;
         }
         let mut body = pin!(body);
-        let mut read = 0_usize;
-        for _ in 0..MAX_DRAIN_CHUNKS {
+        let mut tally = Tally::new(limit);
+        for _ in 0..tally.max_frames() {
             if body.is_end_stream() {
                 return;
             }
             match poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
                 Some(Ok(frame)) => {
-                    if let Some(data) = frame.data_ref() {
-                        read = read.saturating_add(data.remaining());
-                        if read > limit {
-                            return;
-                        }
+                    let len = frame.data_ref().map_or(0, |data| data.remaining());
+                    if !tally.more(len) {
+                        return;
                     }
                 }
                 Some(Err(_)) | None => return,
@@ -529,4 +577,99 @@ fn take<R>(slot: &Mutex<Option<R>>) -> Option<R> {
 )]
 fn take_last<R>(slot: &Mutex<Option<R>>) -> R {
     take(slot).expect("the last failed status left its response")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use alloc::sync::Arc;
+    use core::pin::Pin;
+    use core::sync::atomic::AtomicUsize;
+    use core::task::{Context, Waker};
+
+    use bytes::Bytes;
+    use http_body::{Body, Frame};
+
+    use crate::config::DEFAULT_DRAIN_LIMIT;
+
+    /// A body of `frames` frames of `len` bytes each, then its end (`None`
+    /// frames: endless), counting the frames polled.
+    struct Frames {
+        frames: Option<usize>,
+        len: usize,
+        polled: Arc<AtomicUsize>,
+    }
+
+    impl Body for Frames {
+        type Data = Bytes;
+        type Error = core::convert::Infallible;
+
+        fn poll_frame(
+            self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+            let polled = self.polled.fetch_add(1, Ordering::SeqCst);
+            if self.frames.is_some_and(|frames| polled >= frames) {
+                return Poll::Ready(None);
+            }
+            Poll::Ready(Some(Ok(Frame::data(Bytes::from(vec![b'x'; self.len])))))
+        }
+    }
+
+    /// Drains a body of `frames` frames of `len` bytes, up to `limit` bytes:
+    /// the frames polled, the end included.
+    fn drain_frames(frames: Option<usize>, len: usize, limit: usize) -> usize {
+        let polled = Arc::new(AtomicUsize::new(0));
+        let body = Frames {
+            frames,
+            len,
+            polled: Arc::clone(&polled),
+        };
+        let response = http::Response::new(body);
+        let mut drain = pin!(Answer::drain(response, limit));
+        // every frame is ready: one poll drains it all
+        let polled_once = drain.as_mut().poll(&mut Context::from_waker(Waker::noop()));
+        assert!(polled_once.is_ready());
+        polled.load(Ordering::SeqCst)
+    }
+
+    #[test]
+    fn a_body_under_the_limit_is_read_to_its_end_however_many_frames_it_comes_in() {
+        // one byte a frame, up to the limit exactly: every frame, then the end
+        assert_eq!(drain_frames(Some(1000), 1, 1000), 1001);
+        assert_eq!(drain_frames(Some(20_000), 1, DEFAULT_DRAIN_LIMIT), 20_001);
+    }
+
+    #[test]
+    fn a_body_past_the_limit_is_left_at_the_frame_that_crosses_it() {
+        assert_eq!(drain_frames(Some(1001), 1, 1000), 1001);
+        assert_eq!(drain_frames(None, 1, 1000), 1001);
+    }
+
+    #[test]
+    fn a_body_of_endless_empty_frames_is_left_after_the_cap() {
+        assert_eq!(drain_frames(None, 0, 1000), MAX_EMPTY_FRAMES + 1);
+        assert_eq!(drain_frames(None, 0, 0), 0);
+    }
+
+    #[test]
+    fn the_tally_stops_a_body_that_does_not_end_before_the_frame_cap() {
+        // the longest run the tally allows: every empty frame it takes and one
+        // byte a frame, in either order; the frame past it is refused, and it
+        // is still within the loop's cap
+        for limit in [0, 1, 7, 1000] {
+            for empty_first in [true, false] {
+                let mut tally = Tally::new(limit);
+                let cap = tally.max_frames();
+                let len = |i: usize| match empty_first {
+                    true => usize::from(i >= MAX_EMPTY_FRAMES),
+                    false => usize::from(i < limit),
+                };
+                let stopped = (0..cap).position(|i| !tally.more(len(i)));
+                assert_eq!(stopped, Some(cap - 1), "{limit} {empty_first}");
+            }
+        }
+        assert_eq!(Tally::new(usize::MAX).max_frames(), usize::MAX);
+    }
 }
