@@ -196,6 +196,9 @@ async fn dispatch(
     };
     let only_refusals = only_refusals.map(|why| OnlyRefusals {
         why,
+        // a failure to connect to where a redirect led reads as one before
+        // the request was sent: reqwest reports it with the URL requested and
+        // keeps no trace of the redirect (see Config::with_refusal_statuses)
         never_sent: reqwest::Error::is_connect,
         redirected: |response: &Response| redirected(&request, response),
     });

@@ -187,7 +187,8 @@ impl Config {
     /// requests: rate limited), 529 (overloaded, as LLM providers answer a
     /// chat request they did not start) and 408 (the server gave up waiting
     /// for the request to arrive). A failure to connect is a refusal too,
-    /// whatever this says: the request was never sent.
+    /// whatever this says: the request was never sent (but see below for one
+    /// on the way to where a redirect led).
     ///
     /// Only the refusal of the request as it was sent counts. reqwest follows
     /// redirects, and a POST answered with a 303 (or a 302) was processed: the
@@ -196,8 +197,14 @@ impl Config {
     /// answers, the last that reqwest requested: one back to the URL
     /// requested (a POST to `/cart` answered with a 303 to `/cart`) cannot be
     /// told apart from the request's own refusal, and the POST is replayed
-    /// after it. Give a POST that a server may redirect so an idempotency
-    /// key. ([`RetryLayer`](crate::RetryLayer) cannot tell any redirect: its
+    /// after it. Nor can a failure to connect to where a redirect led (the
+    /// redirect target down, or its name not found): reqwest reports it as
+    /// the request's own, with the URL first requested and no other trace of
+    /// the redirect, so it reads as the POST never sent, and replays the
+    /// POST that was processed. Give a POST that a server may redirect so an
+    /// idempotency key, or build its client with
+    /// `reqwest::redirect::Policy::none()`, which returns the redirect as
+    /// the answer. ([`RetryLayer`](crate::RetryLayer) cannot tell any redirect: its
     /// inner service's responses do not say whether it followed one.)
     ///
     /// 503 is not in the default set, although a server that is down answers

@@ -2,7 +2,8 @@
 //! was processed: what the redirect leads to is another request, a GET that
 //! reqwest follows. A refusal of that GET (a 429) says nothing about the
 //! POST, so a POST without an idempotency key is not replayed after it; a
-//! refusal of the POST itself still replays it.
+//! refusal of the POST itself still replays it. A client that follows no
+//! redirects answers with the redirect itself, after one POST.
 
 #![allow(
     clippy::unwrap_used,
@@ -91,6 +92,36 @@ async fn a_429_of_the_post_itself_still_replays_it_credentials_in_its_url_or_not
         assert_eq!(response.status(), 200, "{userinfo}");
         assert_eq!(posts(&server), 2, "{userinfo}");
     }
+}
+
+#[tokio::test]
+async fn a_client_that_follows_no_redirects_answers_with_the_303_after_one_post() {
+    // the way out for a POST without a key that a server may redirect to a
+    // place that is down: a failure to connect there would read as the
+    // POST's own, never sent, and replay it
+    let dead = support::closed_port();
+    let location = format!("http://{dead}/v1/jobs/1");
+    let server = serve(move |seen| match seen.method {
+        Method::POST => answer(303, &[("location", location.as_str())]),
+        _ => answer(200, &[]),
+    })
+    .await;
+    let (policy, _) = support::virtual_policy();
+    let reqwest = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let client = bayesretry_http::RetryClient::new(reqwest, policy);
+
+    let response = client
+        .post(server.url("/v1/jobs"))
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 303);
+    assert_eq!(posts(&server), 1);
 }
 
 #[cfg(feature = "middleware")]
