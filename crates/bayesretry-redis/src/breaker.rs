@@ -346,6 +346,7 @@ impl FleetBreaker {
                         .arg(endpoint)
                         .arg(until_ms - now)
                         .arg((*cooldown_ms).max(until_ms - now))
+                        .arg(config.max_cooldown_ms())
                         .invoke_async::<i64>(conn)
                         .await
                 }
@@ -363,6 +364,7 @@ impl FleetBreaker {
                     .arg(config.cooldown_factor())
                     .arg(config.max_cooldown_ms())
                     .arg(round)
+                    .arg(config.cooldown_ms())
                     .invoke_async::<String>(conn)
                     .await
                     .map(|_| 0),
@@ -407,6 +409,8 @@ impl FleetBreaker {
                 .arg(prefix)
                 .arg(&endpoint)
                 .arg(config.max_probes())
+                .arg(config.cooldown_ms())
+                .arg(config.max_cooldown_ms())
                 .invoke_async(conn)
                 .await?;
             let now = self.clock.now_ms();

@@ -453,10 +453,13 @@ return {string.format('%.0f', grant), string.format('%.0f', (index + 1) * window
 /// Opens an endpoint's breaker for the whole fleet.
 ///
 /// ARGV: prefix, endpoint, ms the opening has left, its full cooldown ms
-/// (the time left when absent). The hash `{ns}:br` maps an endpoint to
-/// `{open until (server ms)} {cooldown} {probe successes}`; opening keeps the
-/// later of two cooldown ends and the longer of two cooldowns, and starts a
-/// new probe round. An opening published late (queued while Redis was away,
+/// (the time left when absent), the opener's longest cooldown ms. The hash
+/// `{ns}:br` maps an endpoint to `{open until (server ms)} {cooldown} {probe
+/// successes}`; opening keeps the later of two cooldown ends and the longer
+/// of two cooldowns, and starts a new probe round. A held cooldown that is
+/// not a whole number of ms is none (see the claim), and one longer than the
+/// opener's longest is cut to it: kept as the longer, `inf` would be written
+/// back, and go on ending no probe round. An opening published late (queued while Redis was away,
 /// or published again after Redis lost it) has less time left than its
 /// cooldown: the cooldown, not the time left, is what a failed probe backs
 /// off from.
@@ -479,13 +482,18 @@ local rounds = key .. ':rounds'
 local ep = ARGV[2]
 local till = now + tonumber(ARGV[3])
 local cooldown = tonumber(ARGV[4] or ARGV[3])
+local longest = tonumber(ARGV[5] or '') or cooldown
 local round = now
 local old = redis.call('HGET', key, ep)
 if old then
   local held, held_cooldown = string.match(old, '^(%S+) ?(%S*)')
-  held, held_cooldown = tonumber(held), tonumber(held_cooldown)
+  held = tonumber(held)
   if held and held > till then till = held end
-  if held_cooldown and held_cooldown > cooldown then cooldown = held_cooldown end
+  -- a whole number of ms, or no cooldown at all (inf, nan, -1, text)
+  if string.match(held_cooldown, '^%d+$') then
+    held_cooldown = math.min(tonumber(held_cooldown), longest)
+    if held_cooldown > cooldown then cooldown = held_cooldown end
+  end
 end
 local held_round = tonumber(string.match(redis.call('HGET', rounds, ep) or '', '^(%S+)'))
 if held_round and held_round >= round then round = held_round + 1 end
@@ -498,9 +506,11 @@ return 1
 /// Reports a probe's outcome.
 ///
 /// ARGV: prefix, endpoint, `1` for a success, probes to close, cooldown
-/// factor, max cooldown, the round the probe was claimed in. A failure opens
-/// the endpoint again with the cooldown backed off (a new round); enough
-/// successes close it for the fleet. The outcome of a probe of another round
+/// factor, max cooldown, the round the probe was claimed in, base cooldown.
+/// A failure opens the endpoint again with the cooldown backed off (a new
+/// round); enough successes close it for the fleet. The held cooldown is
+/// read as the claim reads it: backed off from `inf`, `nan` or `-1`, the
+/// next opening would last forever, end nowhere, or be over already. The outcome of a probe of another round
 /// than the current one is ignored: a late success of a round that a failure
 /// already ended does not close the endpoint. Returns `closed`, `probing`,
 /// `open` or `stale`.
@@ -514,14 +524,23 @@ local old = redis.call('HGET', key, ep)
 if not old then return 'closed' end
 local held, cooldown, successes = string.match(old, '^(%S+) (%S+) (%S+)')
 local till = tonumber(held)
-cooldown, successes = tonumber(cooldown), tonumber(successes)
-if not (till and cooldown and successes) then
+successes = tonumber(successes)
+if not (till and successes) then
   redis.call('HDEL', key, ep)
   redis.call('HDEL', rounds, ep)
   return 'closed'
 end
 local round, at = string.match(redis.call('HGET', rounds, ep) or '', '^(%S+) (%S+)$')
 if at ~= held or ARGV[7] ~= round then return 'stale' end
+local longest = tonumber(ARGV[6])
+-- as the claim reads it: a whole number of ms, at least 1, at most the
+-- longest; anything else the base cooldown
+local base = tonumber(ARGV[8] or '') or longest
+if string.match(cooldown, '^%d+$') and tonumber(cooldown) >= 1 then
+  cooldown = math.min(tonumber(cooldown), longest)
+else
+  cooldown = base
+end
 if ARGV[3] == '1' then
   successes = successes + 1
   if successes >= tonumber(ARGV[4]) then
@@ -536,7 +555,7 @@ end
 local next_round = now
 local held_round = tonumber(round)
 if held_round and held_round >= next_round then next_round = held_round + 1 end
-cooldown = math.min(cooldown * tonumber(ARGV[5]), tonumber(ARGV[6]))
+cooldown = math.min(cooldown * tonumber(ARGV[5]), longest)
 redis.call('HSET', key, ep, string.format('%.0f %.0f 0', now + cooldown, cooldown))
 redis.call('HSET', rounds, ep, string.format('%.0f %.0f', next_round, now + cooldown))
 redis.call('DEL', key .. ':p:' .. ep)
@@ -545,13 +564,27 @@ return 'open'
 
 /// Claims one of an endpoint's half-open probes for the fleet.
 ///
-/// ARGV: prefix, endpoint, max probes. Returns `{1, round}` for a probe of
+/// ARGV: prefix, endpoint, max probes, base cooldown, longest cooldown.
+/// Returns `{1, round}` for a probe of
 /// that round (its outcome is reported with it), `{0, ms}` for none (still
 /// open, or every probe of this round taken), with the time until that may
 /// change (the cooldown's end, the probe counter's), and `{-1}` when the
 /// endpoint is closed.
 /// A round lasts one cooldown: probes that never report back are given up
-/// on, as the local breaker does. An opening without a current round (a
+/// on, as the local breaker does. The round's probe counter gets that
+/// cooldown as its time to live, and must: a counter without one ends no
+/// round, and the fleet gets no probe (it refuses every call to the
+/// endpoint) until the entry goes stale. So a held cooldown that is not a
+/// whole number of ms at least 1 (`inf`, `nan`, `1e400`, `-1`, text: written
+/// by hand, or by a tool sharing the namespace) is read as the claiming
+/// process's base cooldown, and one longer than its longest is cut to it
+/// (`PEXPIRE` takes no `inf`, nor a number past 2⁶³). The base cooldown
+/// rather than the entry taken for absent: the opening is still the fleet's
+/// word that the endpoint was down, which a garbled cooldown does not undo,
+/// and the base cooldown is what the endpoint's first opening would have
+/// waited. A counter found without a time to live (left by a process of an
+/// earlier version, whose claim failed on such a cooldown after counting)
+/// gets one here too. An opening without a current round (a
 /// previous version's script wrote it) gets one here, and so does one whose
 /// round is not a whole number (written by hand, or by a tool sharing the
 /// namespace): returned, a name that is not UTF-8 would come back from the
@@ -568,12 +601,19 @@ local old = redis.call('HGET', key, ep)
 if not old then return {'-1'} end
 local held, cooldown = string.match(old, '^(%S+) (%S+) %S+')
 local till = tonumber(held)
-cooldown = tonumber(cooldown)
 if not (till and cooldown) then return {'-1'} end
 if till > now then return {'0', string.format('%.0f', till - now)} end
+local base, longest = tonumber(ARGV[4]), tonumber(ARGV[5])
+if string.match(cooldown, '^%d+$') and tonumber(cooldown) >= 1 then
+  cooldown = math.min(tonumber(cooldown), longest)
+else
+  cooldown = base
+end
 local probes = key .. ':p:' .. ep
 local n = redis.call('INCR', probes)
-if n == 1 then redis.call('PEXPIRE', probes, string.format('%.0f', math.max(cooldown, 1))) end
+if n == 1 or redis.call('PTTL', probes) < 0 then
+  redis.call('PEXPIRE', probes, string.format('%.0f', cooldown))
+end
 if n > tonumber(ARGV[3]) then return {'0', tostring(redis.call('PTTL', probes))} end
 local round, at = string.match(redis.call('HGET', rounds, ep) or '', '^(%S+) (%S+)$')
 -- a round's name is a whole number; anything else (written by hand, by a
