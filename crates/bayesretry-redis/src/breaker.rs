@@ -11,7 +11,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use bayesretry_breaker::{Admission, Breaker, KeyedBreaker, ProbeRound, State, Transition};
 use bayesretry_policy::Clock;
 use core::hash::BuildHasher;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicU64, Ordering};
 use redis::aio::MultiplexedConnection;
 
 use crate::error::Error;
@@ -86,6 +86,10 @@ enum Message {
         /// The round the probe was claimed in: the fleet ignores the outcome
         /// of a probe of a round that has ended.
         round: String,
+        /// This report's own name, random: a report sent again after its
+        /// reply was lost (Redis may have counted it) carries the same one,
+        /// and the fleet counts a success once per token.
+        token: String,
     },
 }
 
@@ -116,7 +120,10 @@ impl Message {
 /// everyone — and each process then resets its local breaker, as a local
 /// close would. An outcome counts only in the round its probe was claimed
 /// in: a success reported after another probe's failure reopened the
-/// endpoint does not close it.
+/// endpoint does not close it. A success counts once: each report carries a
+/// token, so one sent again after its reply was lost (Redis may have counted
+/// it) is not counted again, and `probes_to_close` successes take as many
+/// probes.
 ///
 /// [`check`](FleetBreaker::check) and [`record`](FleetBreaker::record) never
 /// wait for Redis. While it cannot be reached, each process runs its local
@@ -158,6 +165,8 @@ pub struct FleetBreaker {
     keys: RandomState,
     fleet: Mutex<HashMap<u64, Fleetwide>>,
     outbox: Mutex<Vec<Message>>,
+    /// Probe outcomes reported so far: what a report's token is drawn from.
+    reports: AtomicU64,
     shared: Arc<Shared>,
     clock: Arc<dyn Clock>,
 }
@@ -189,6 +198,7 @@ impl FleetBreaker {
             keys: RandomState::new(),
             fleet: Mutex::new(HashMap::new()),
             outbox: Mutex::new(Vec::new()),
+            reports: AtomicU64::new(0),
             shared,
             clock,
         })
@@ -257,10 +267,15 @@ impl FleetBreaker {
             let mut fleet = lock(&self.fleet);
             if let Some(state) = fleet.get_mut(&key) {
                 if let Some(round) = state.probes_out.pop_front() {
+                    // unique to this report: the count of reports, hashed
+                    // with keys drawn at random for this breaker
+                    let n = self.reports.fetch_add(1, Ordering::Relaxed);
+                    let token = format!("{:016x}", self.keys.hash_one((key, n)));
                     messages.push(Message::ProbeResult {
                         endpoint: endpoint.to_owned(),
                         success,
                         round,
+                        token,
                     });
                 }
             }
@@ -354,6 +369,7 @@ impl FleetBreaker {
                     endpoint,
                     success,
                     round,
+                    token,
                 } => scripts
                     .breaker_result
                     .prepare_invoke()
@@ -365,6 +381,8 @@ impl FleetBreaker {
                     .arg(config.max_cooldown_ms())
                     .arg(round)
                     .arg(config.cooldown_ms())
+                    .arg(token)
+                    .arg(stale_ms)
                     .invoke_async::<String>(conn)
                     .await
                     .map(|_| 0),

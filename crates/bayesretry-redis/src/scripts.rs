@@ -499,21 +499,37 @@ local held_round = tonumber(string.match(redis.call('HGET', rounds, ep) or '', '
 if held_round and held_round >= round then round = held_round + 1 end
 redis.call('HSET', key, ep, string.format('%.0f %.0f 0', till, cooldown))
 redis.call('HSET', rounds, ep, string.format('%.0f %.0f', round, till))
-redis.call('DEL', key .. ':p:' .. ep)
+redis.call('DEL', key .. ':p:' .. ep, key .. ':ok:' .. ep)
 return 1
 ";
 
 /// Reports a probe's outcome.
 ///
 /// ARGV: prefix, endpoint, `1` for a success, probes to close, cooldown
-/// factor, max cooldown, the round the probe was claimed in, base cooldown.
-/// A failure opens the endpoint again with the cooldown backed off (a new
-/// round); enough successes close it for the fleet. The held cooldown is
-/// read as the claim reads it: backed off from `inf`, `nan` or `-1`, the
-/// next opening would last forever, end nowhere, or be over already. The outcome of a probe of another round
-/// than the current one is ignored: a late success of a round that a failure
-/// already ended does not close the endpoint. Returns `closed`, `probing`,
-/// `open` or `stale`.
+/// factor, max cooldown, the round the probe was claimed in, base cooldown,
+/// the report's token, and how long (ms) to remember it. A failure opens the
+/// endpoint again with the cooldown backed off (a new round); enough
+/// successes close it for the fleet. The held cooldown is read as the claim
+/// reads it: backed off from `inf`, `nan` or `-1`, the next opening would
+/// last forever, end nowhere, or be over already. The outcome of a probe of
+/// another round than the current one is ignored: a late success of a round
+/// that a failure already ended does not close the endpoint. Returns
+/// `closed`, `probing`, `open` or `stale`.
+///
+/// A report can arrive twice: when its reply is lost (a response timeout, a
+/// connection cut after the script ran), the process sends it again at its
+/// next round. A failure sent again is of a round it ended itself, and
+/// ignored as stale; a success is not, since a success leaves the round
+/// current. So each report carries a token, and the successes counted in a
+/// round are remembered, as `{round}:{token}`, in the set `{ns}:br:ok:{ep}`:
+/// a token met again is not counted again. Counted twice, one success would
+/// close an endpoint that `probes_to_close` successes should, and the fleet
+/// would send it all its calls on the word of fewer probes than it asked
+/// for. The tokens are kept apart from `{ns}:br`, whose value the previous
+/// version's scripts parse as three fields exactly; the set lives `stale` ms
+/// past its last success, as long as the round can (an entry half-open for
+/// longer is forgotten, and its late reports find it closed), and goes when
+/// the round ends.
 const BREAKER_RESULT: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -541,12 +557,25 @@ if string.match(cooldown, '^%d+$') and tonumber(cooldown) >= 1 then
 else
   cooldown = base
 end
+local counted = key .. ':ok:' .. ep
 if ARGV[3] == '1' then
+  local token = ARGV[9]
+  if token and token ~= '' then
+    -- a set, or no key at all: anything else (written by hand) is replaced
+    local added = redis.pcall('SADD', counted, round .. ':' .. token)
+    if type(added) ~= 'number' then
+      redis.call('DEL', counted)
+      added = redis.call('SADD', counted, round .. ':' .. token)
+    end
+    -- this report's success is counted already: it came again
+    if added == 0 then return 'probing' end
+    redis.call('PEXPIRE', counted, ARGV[10])
+  end
   successes = successes + 1
   if successes >= tonumber(ARGV[4]) then
     redis.call('HDEL', key, ep)
     redis.call('HDEL', rounds, ep)
-    redis.call('DEL', key .. ':p:' .. ep)
+    redis.call('DEL', key .. ':p:' .. ep, counted)
     return 'closed'
   end
   redis.call('HSET', key, ep, string.format('%s %.0f %.0f', held, cooldown, successes))
@@ -558,7 +587,7 @@ if held_round and held_round >= next_round then next_round = held_round + 1 end
 cooldown = math.min(cooldown * tonumber(ARGV[5]), longest)
 redis.call('HSET', key, ep, string.format('%.0f %.0f 0', now + cooldown, cooldown))
 redis.call('HSET', rounds, ep, string.format('%.0f %.0f', next_round, now + cooldown))
-redis.call('DEL', key .. ':p:' .. ep)
+redis.call('DEL', key .. ':p:' .. ep, counted)
 return 'open'
 ";
 

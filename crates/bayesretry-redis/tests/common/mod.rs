@@ -216,3 +216,118 @@ pub async fn sync_until_back(fleet: &bayesretry_redis::Fleet, tries: u32) -> boo
     }
     false
 }
+
+/// A TCP proxy in front of a Redis server that can lose a reply: the server
+/// runs the command, and the client never hears back, its connection cut —
+/// as after a response timeout, or a connection reset while the reply was on
+/// its way.
+pub struct LossyProxy {
+    port: u16,
+    lose: alloc::sync::Arc<core::sync::atomic::AtomicBool>,
+}
+
+impl LossyProxy {
+    /// Listens on a free loopback port, forwarding each connection to the
+    /// server at `url` (`redis://host:port/...`, without credentials).
+    pub fn start(url: &str) -> LossyProxy {
+        use core::sync::atomic::AtomicBool;
+        let upstream = url
+            .trim_start_matches("redis://")
+            .split('/')
+            .next()
+            .expect("host:port")
+            .to_owned();
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the proxy");
+        let port = listener.local_addr().expect("local addr").port();
+        let lose = alloc::sync::Arc::new(AtomicBool::new(false));
+        let armed = lose.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { return };
+                let Ok(server) = TcpStream::connect(&upstream) else {
+                    continue;
+                };
+                Self::pump(client, server, armed.clone());
+            }
+        });
+        LossyProxy { port, lose }
+    }
+
+    /// The URL that reaches the server through the proxy.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// The reply to the next script the server runs (`EVALSHA`, `EVAL`) is
+    /// lost and its connection cut. An error reply (`NOSCRIPT`: the script
+    /// did not run) is passed on, and the script's next call is the one.
+    pub fn lose_next_script_reply(&self) {
+        self.lose.store(true, core::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether the reply [`lose_next_script_reply`] asked for was lost.
+    ///
+    /// [`lose_next_script_reply`]: LossyProxy::lose_next_script_reply
+    pub fn lost_a_reply(&self) -> bool {
+        !self.lose.load(core::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Forwards both ways between `client` and `server`.
+    fn pump(
+        client: TcpStream,
+        server: TcpStream,
+        lose: alloc::sync::Arc<core::sync::atomic::AtomicBool>,
+    ) {
+        use core::sync::atomic::{AtomicBool, Ordering};
+        use std::io::{Read, Write};
+        use std::net::Shutdown;
+        let script_sent = alloc::sync::Arc::new(AtomicBool::new(false));
+        let (mut from_client, mut to_server) = (
+            client.try_clone().expect("clone"),
+            server.try_clone().expect("clone"),
+        );
+        let (sent, armed) = (script_sent.clone(), lose.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0_u8; 65_536];
+            loop {
+                let n = match from_client.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                let chunk = &buf[..n];
+                // the command's name as RESP frames it, never a script's text
+                let script = |name: &[u8]| chunk.windows(name.len()).any(|w| w == name);
+                if armed.load(Ordering::SeqCst)
+                    && (script(b"$7\r\nEVALSHA\r\n") || script(b"$4\r\nEVAL\r\n"))
+                {
+                    sent.store(true, Ordering::SeqCst);
+                }
+                if to_server.write_all(chunk).is_err() {
+                    break;
+                }
+            }
+            let _ = to_server.shutdown(Shutdown::Both);
+        });
+        let (mut from_server, mut to_client) = (server, client);
+        std::thread::spawn(move || {
+            let mut buf = [0_u8; 65_536];
+            loop {
+                let n = match from_server.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                let chunk = &buf[..n];
+                if script_sent.swap(false, Ordering::SeqCst) && chunk.first() != Some(&b'-') {
+                    // the script ran; its reply goes nowhere
+                    lose.store(false, Ordering::SeqCst);
+                    break;
+                }
+                if to_client.write_all(chunk).is_err() {
+                    break;
+                }
+            }
+            let _ = to_client.shutdown(Shutdown::Both);
+            let _ = from_server.shutdown(Shutdown::Both);
+        });
+    }
+}
