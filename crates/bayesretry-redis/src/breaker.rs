@@ -481,11 +481,14 @@ impl FleetBreaker {
                 else {
                     continue;
                 };
+                let key = self.keys.hash_one(endpoint);
+                // listed, whatever its time left: a time this process cannot
+                // read (the script writes none) leaves what it knew, rather
+                // than read as closed, which would reset its own breaker
+                listed.insert(key);
                 let Ok(left) = left.parse::<i64>() else {
                     continue;
                 };
-                let key = self.keys.hash_one(endpoint);
-                listed.insert(key);
                 if fleet.len() >= MAX_ENDPOINTS && !fleet.contains_key(&key) {
                     continue;
                 }

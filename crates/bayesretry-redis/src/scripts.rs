@@ -459,7 +459,10 @@ return {string.format('%.0f', grant), string.format('%.0f', (index + 1) * window
 /// of two cooldowns, and starts a new probe round. A held cooldown that is
 /// not a whole number of ms is none (see the claim), and one longer than the
 /// opener's longest is cut to it: kept as the longer, `inf` would be written
-/// back, and go on ending no probe round. An opening published late (queued while Redis was away,
+/// back, and go on ending no probe round. A held `open until` that is not a
+/// whole number of ms is none either (see the state): kept as the later,
+/// `inf` would keep the endpoint open for good, and every process would go
+/// on reading it as closed. An opening published late (queued while Redis was away,
 /// or published again after Redis lost it) has less time left than its
 /// cooldown: the cooldown, not the time left, is what a failed probe backs
 /// off from.
@@ -487,8 +490,10 @@ local round = now
 local old = redis.call('HGET', key, ep)
 if old then
   local held, held_cooldown = string.match(old, '^(%S+) ?(%S*)')
-  held = tonumber(held)
-  if held and held > till then till = held end
+  -- an end that is not a whole number of ms is none (see the state)
+  if string.match(held, '^%d+$') and #held <= 15 and tonumber(held) > till then
+    till = tonumber(held)
+  end
   -- a whole number of ms, or no cooldown at all (inf, nan, -1, text)
   if string.match(held_cooldown, '^%d+$') then
     held_cooldown = math.min(tonumber(held_cooldown), longest)
@@ -511,7 +516,9 @@ return 1
 /// endpoint again with the cooldown backed off (a new round); enough
 /// successes close it for the fleet. The held cooldown is read as the claim
 /// reads it: backed off from `inf`, `nan` or `-1`, the next opening would
-/// last forever, end nowhere, or be over already. The outcome of a probe of
+/// last forever, end nowhere, or be over already. A held count of successes
+/// that is not a whole number is taken for none: `inf` closed the endpoint
+/// at the first success, `nan` never, `-5` five successes late. The outcome of a probe of
 /// another round than the current one is ignored: a late success of a round
 /// that a failure already ended does not close the endpoint. Returns
 /// `closed`, `probing`, `open` or `stale`.
@@ -539,12 +546,18 @@ local ep = ARGV[2]
 local old = redis.call('HGET', key, ep)
 if not old then return 'closed' end
 local held, cooldown, successes = string.match(old, '^(%S+) (%S+) (%S+)')
-local till = tonumber(held)
-successes = tonumber(successes)
-if not (till and successes) then
+-- an end that is not a whole number of ms is no opening (see the state)
+if not (held and string.match(held, '^%d+$') and #held <= 15) then
   redis.call('HDEL', key, ep)
   redis.call('HDEL', rounds, ep)
   return 'closed'
+end
+-- a count of successes that is not a whole number (inf would close at the
+-- first success, nan never, -5 five too late): none counted yet
+if string.match(successes, '^%d+$') and #successes <= 15 then
+  successes = tonumber(successes)
+else
+  successes = 0
 end
 local round, at = string.match(redis.call('HGET', rounds, ep) or '', '^(%S+) (%S+)$')
 if at ~= held or ARGV[7] ~= round then return 'stale' end
@@ -613,7 +626,10 @@ return 'open'
 /// and the base cooldown is what the endpoint's first opening would have
 /// waited. A counter found without a time to live (left by a process of an
 /// earlier version, whose claim failed on such a cooldown after counting)
-/// gets one here too. An opening without a current round (a
+/// gets one here too, and a counter `INCR` cannot add to (text, or a key
+/// of another type: every claim failed on it) is replaced by a new one. An
+/// `open until` that is not a whole number is no opening (see the state):
+/// the entry is deleted, and the endpoint reported closed. An opening without a current round (a
 /// previous version's script wrote it) gets one here, and so does one whose
 /// round is not a whole number (written by hand, or by a tool sharing the
 /// namespace): returned, a name that is not UTF-8 would come back from the
@@ -629,8 +645,13 @@ local ep = ARGV[2]
 local old = redis.call('HGET', key, ep)
 if not old then return {'-1'} end
 local held, cooldown = string.match(old, '^(%S+) (%S+) %S+')
+-- an end that is not a whole number of ms is no opening (see the state)
+if not (held and string.match(held, '^%d+$') and #held <= 15) then
+  redis.call('HDEL', key, ep)
+  redis.call('HDEL', rounds, ep)
+  return {'-1'}
+end
 local till = tonumber(held)
-if not (till and cooldown) then return {'-1'} end
 if till > now then return {'0', string.format('%.0f', till - now)} end
 local base, longest = tonumber(ARGV[4]), tonumber(ARGV[5])
 if string.match(cooldown, '^%d+$') and tonumber(cooldown) >= 1 then
@@ -639,7 +660,13 @@ else
   cooldown = base
 end
 local probes = key .. ':p:' .. ep
-local n = redis.call('INCR', probes)
+-- a counter INCR cannot add to (written by hand, or of another type) would
+-- fail every claim: taken for none, the round's count starts again
+local n = redis.pcall('INCR', probes)
+if type(n) ~= 'number' then
+  redis.call('DEL', probes)
+  n = redis.call('INCR', probes)
+end
 if n == 1 or redis.call('PTTL', probes) < 0 then
   redis.call('PEXPIRE', probes, string.format('%.0f', cooldown))
 end
@@ -663,6 +690,16 @@ return {'1', round}
 /// (negative once it has: half-open), ...}`. An endpoint whose cooldown ended
 /// more than `stale` ago with no probe closing it (nobody calls it any more)
 /// is forgotten, and so is the round of an endpoint no longer listed.
+///
+/// So is an endpoint whose `open until` is not a whole number of ms of at
+/// most fifteen digits (past the year 30 000): written by hand, or by a tool
+/// sharing the namespace, an end such as `inf` never goes stale, and the
+/// hash has no time to live; listed, it comes back as a time left that no
+/// process reads, so every process took the endpoint for closed, while each
+/// later opening kept the garbled end as the later one: the fleet's breaker
+/// of that endpoint was off for good. Forgotten, it is an opening Redis
+/// lost: each process whose own breaker holds the endpoint open publishes
+/// its opening again.
 const BREAKER_STATE: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -671,7 +708,8 @@ local stale = tonumber(ARGV[2])
 local all = redis.call('HGETALL', key)
 local out, live = {}, {}
 for i = 1, #all, 2 do
-  local till = tonumber(string.match(all[i + 1], '^(%S+)'))
+  local till = string.match(all[i + 1], '^(%d+) ')
+  till = till and #till <= 15 and tonumber(till)
   if (not till) or now - till > stale then
     redis.call('HDEL', key, all[i])
   else
