@@ -120,6 +120,13 @@ impl Scripts {
 /// again, and entries a push finds held already are logged again if the log
 /// lacks them (`ZADD NX`).
 ///
+/// Every key the push writes has its type checked before anything is
+/// written, as its arguments are: a key of the wrong type (written by hand,
+/// or by a tool sharing the namespace) met halfway left what the push had
+/// written so far — the epoch it created, a writer's new hash, a new log —
+/// without the time to live it gives them at its end, and a hash of another
+/// writer recreated that way kept none even after.
+///
 /// Returns `{epoch, applied, sum of the 1st writer, ..., of the k-th}`.
 const PUSH: &str = r"
 local ns = ARGV[1]
@@ -157,6 +164,37 @@ for i = first, #ARGV - 5, 6 do
     return redis.error_reply('push: an entry of ' .. ARGV[i] .. ' is malformed')
   end
 end
+-- every key the push writes is of its type, or missing, before anything is
+-- written: refused halfway (WRONGTYPE), the push would leave what it wrote
+-- so far, the epoch, a writer's new hash or a new log among it, without
+-- the time to live it gives them at its end
+local function typed(k, want)
+  local found = redis.call('TYPE', k)['ok']
+  return found == 'none' or found == want
+end
+local function wrong(k, want)
+  return redis.error_reply('WRONGTYPE push: ' .. k .. ' is not a ' .. want)
+end
+for _, k in ipairs({ns .. ':epoch', ns .. ':ver'}) do
+  if not typed(k, 'string') then return wrong(k, 'string') end
+end
+if not typed(ns .. ':log', 'zset') then return wrong(ns .. ':log', 'sorted set') end
+-- each writer once: a batch is mostly one writer's entries
+local checked = {}
+local function writers_typed(from, to, step)
+  for i = from, to, step do
+    if not checked[ARGV[i]] then
+      checked[ARGV[i]] = true
+      local k = ns .. ':w:' .. ARGV[i]
+      if not typed(k, 'hash') then return k end
+    end
+  end
+  return nil
+end
+local untyped = writers_typed(5, 3 + 2 * own, 2)
+  or writers_typed(6 + 2 * own, first - 1, 3)
+  or writers_typed(first, #ARGV - 5, 6)
+if untyped then return wrong(untyped, 'hash') end
 -- whether the change log is gone while entries it indexed may live on
 -- (evicted, deleted): the counter, or a hash of the pusher's, outlived it
 local function log_lost()
