@@ -149,6 +149,20 @@ impl FleetBudgetConfig {
     }
 }
 
+/// A batch of deposits sent to Redis with a lease request.
+#[derive(Debug, Clone, Copy)]
+struct Batch {
+    /// Its number among this budget's batches, from 1: Redis counts a batch
+    /// numbered no higher than the last it counted of this budget for none.
+    number: u64,
+    /// First attempts made in window `of`.
+    deposits: u64,
+    /// First attempts made in the window after `of`.
+    deposits_next: u64,
+    /// The window of the lease held when it was made.
+    of: Option<u64>,
+}
+
 /// The units of the current lease, and the window they belong to.
 #[derive(Debug, Default)]
 struct Lease {
@@ -236,6 +250,15 @@ pub struct FleetBudget {
     deposits: AtomicU64,
     /// First attempts made in the window after it, not yet sent.
     deposits_next: AtomicU64,
+    /// This budget's name among the fleet's processes, random: what Redis
+    /// keeps the number of the last batch of deposits it counted under.
+    id: String,
+    /// Batches of deposits numbered so far.
+    batches: AtomicU64,
+    /// A batch whose request failed: Redis may have counted it (the reply
+    /// was lost), so it is sent again as it was, under its own number, for
+    /// Redis to count once.
+    unconfirmed: Mutex<Option<Batch>>,
     /// When (fleet clock) the window of the current lease ends: 0 before
     /// the first lease. What a deposit reads to tell its window.
     window_end: AtomicU64,
@@ -275,6 +298,13 @@ impl FleetBudget {
             lease: Mutex::new(Lease::default()),
             deposits: AtomicU64::new(0),
             deposits_next: AtomicU64::new(0),
+            id: {
+                use core::hash::BuildHasher;
+                let draw = std::hash::RandomState::new().hash_one(config.window_ms);
+                format!("{draw:016x}")
+            },
+            batches: AtomicU64::new(0),
+            unconfirmed: Mutex::new(None),
             window_end: AtomicU64::new(0),
             // ask for a first lease at once
             want: AtomicBool::new(true),
@@ -319,6 +349,7 @@ impl FleetBudget {
     /// raised its allowance, without a round trip per denied spend.
     pub(crate) fn needs_lease(&self, tick: bool) -> bool {
         if self.want.load(Ordering::Acquire)
+            || self.unconfirmed_batch().is_some()
             || self.deposits.load(Ordering::Relaxed) > 0
             || self.deposits_next.load(Ordering::Relaxed) > 0
         {
@@ -334,6 +365,18 @@ impl FleetBudget {
         scripts: &Scripts,
         key: &str,
     ) -> Result<(), Error> {
+        // A batch whose request failed goes first, as it was and for no
+        // units: Redis counts it once, whether or not it ran it before. Sent
+        // after a newer batch, it would be taken for one counted already.
+        let unconfirmed = self.unconfirmed_batch().take();
+        if let Some(batch) = unconfirmed {
+            let sent = self.invoke(conn, scripts, key, 0, 0, &batch).await;
+            if let Err(e) = sent {
+                *self.unconfirmed_batch() = Some(batch);
+                self.want.store(true, Ordering::Release);
+                return Err(e.into());
+            }
+        }
         let sent_at = self.clock.now_ms();
         let (held, of) = {
             let lease = self.lock();
@@ -356,35 +399,25 @@ impl FleetBudget {
         };
         // deposits of the lease's window `of`, and of the one after it: the
         // script counts them only in their own window
-        let deposits = self.deposits.swap(0, Ordering::AcqRel);
-        let deposits_next = self.deposits_next.swap(0, Ordering::AcqRel);
-        let (mode, base, ratio) = match self.rule {
-            Rule::FixedWindow { max_cost } => ("w", max_cost, 0.0),
-            Rule::Ratio { ratio, floor } => ("r", floor, ratio),
+        let batch = Batch {
+            number: self
+                .batches
+                .fetch_add(1, Ordering::AcqRel)
+                .saturating_add(1),
+            deposits: self.deposits.swap(0, Ordering::AcqRel),
+            deposits_next: self.deposits_next.swap(0, Ordering::AcqRel),
+            of,
         };
         self.want.store(false, Ordering::Release);
-        let reply: Result<Vec<u64>, _> = scripts
-            .lease
-            .prepare_invoke()
-            .arg(key)
-            .arg(self.window_ms)
-            .arg(mode)
-            .arg(base)
-            .arg(ratio)
-            .arg(want)
-            .arg(deposits)
-            .arg(whole)
-            .arg(of.map_or_else(String::new, |of| of.to_string()))
-            .arg(deposits_next)
-            .invoke_async(conn)
-            .await;
+        let reply = self.invoke(conn, scripts, key, want, whole, &batch).await;
         let reply = match reply {
             Ok(reply) => reply,
             Err(e) => {
-                // not counted yet: they go with the next lease
-                self.deposits.fetch_add(deposits, Ordering::AcqRel);
-                self.deposits_next
-                    .fetch_add(deposits_next, Ordering::AcqRel);
+                // Redis may have counted the deposits (a lost reply): sent
+                // again as this batch, first thing at the next request
+                if batch.deposits > 0 || batch.deposits_next > 0 {
+                    *self.unconfirmed_batch() = Some(batch);
+                }
                 self.need.fetch_max(need, Ordering::AcqRel);
                 self.want.store(true, Ordering::Release);
                 return Err(e.into());
@@ -405,6 +438,46 @@ impl FleetBudget {
         self.window_end.store(lease.until_ms, Ordering::Release);
         lease.exhausted = *granted < want;
         Ok(())
+    }
+
+    /// Runs the lease script for `want` units (`whole`: see the script) and
+    /// the deposits of `batch`.
+    async fn invoke(
+        &self,
+        conn: &mut MultiplexedConnection,
+        scripts: &Scripts,
+        key: &str,
+        want: u64,
+        whole: u64,
+        batch: &Batch,
+    ) -> redis::RedisResult<Vec<u64>> {
+        let (mode, base, ratio) = match self.rule {
+            Rule::FixedWindow { max_cost } => ("w", max_cost, 0.0),
+            Rule::Ratio { ratio, floor } => ("r", floor, ratio),
+        };
+        scripts
+            .lease
+            .prepare_invoke()
+            .arg(key)
+            .arg(self.window_ms)
+            .arg(mode)
+            .arg(base)
+            .arg(ratio)
+            .arg(want)
+            .arg(batch.deposits)
+            .arg(whole)
+            .arg(batch.of.map_or_else(String::new, |of| of.to_string()))
+            .arg(batch.deposits_next)
+            .arg(&self.id)
+            .arg(batch.number)
+            .invoke_async(conn)
+            .await
+    }
+
+    fn unconfirmed_batch(&self) -> MutexGuard<'_, Option<Batch>> {
+        self.unconfirmed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     fn ask(&self) {

@@ -420,7 +420,8 @@ return out
 /// ARGV: budget key, window ms, mode (`w` fixed window, `r` ratio), the
 /// window's allowance (fixed) or floor (ratio), the ratio, want, deposits
 /// made in window `of`, whole (0 for none), `of` (empty for none), deposits
-/// made in the window after `of`.
+/// made in the window after `of`, the process's budget id and the number of
+/// this batch of deposits.
 ///
 /// Windows are aligned on the Redis server's clock (`TIME`), the one clock
 /// the whole fleet shares. The window's hash holds what has been granted
@@ -443,6 +444,18 @@ return out
 /// for the next one's, made within a round trip of its end), those of the
 /// window after `of` if that is the current one; any others are of a window
 /// that has ended, and raise no later one's allowance.
+///
+/// Deposits count once, however often they are sent. A process whose
+/// request failed cannot tell whether Redis ran it (a reply lost to a
+/// response timeout, or a connection cut, after the script ran), and sends
+/// the same batch again: counted twice, its first attempts would raise the
+/// allowance twice, and the fleet would retry more than its ratio allows.
+/// So each process numbers its batches, and the window's hash keeps, in
+/// field `q:{id}`, the number of the last batch of process `id` it counted;
+/// a batch numbered no higher, in this window's hash or the previous one's
+/// (a batch counted just before the window rolled, sent again just after),
+/// is not counted again. One field per process and window, which lives as
+/// long as the window's hash.
 ///
 /// Returns `{granted, ms until the window ends, window index}`.
 const LEASE: &str = r"
@@ -471,6 +484,23 @@ end
 -- window refuses retries for the rest of it rather than grant any twice
 if not count('d') then redis.call('HSET', key, 'd', '0') end
 if not count('s') then redis.call('HSET', key, 's', '999999999999999') end
+-- a batch of deposits counted already (its reply was lost: it came again)
+-- counts for none
+local who, batch = ARGV[11], tonumber(ARGV[12] or '')
+if made > 0 and who and who ~= '' and batch then
+  local field = 'q:' .. who
+  local function counted(k)
+    local v = redis.call('HGET', k, field)
+    if v and string.match(v, '^%d+$') and #v <= 15 then return tonumber(v) end
+    return 0
+  end
+  local previous = ARGV[1] .. ':' .. string.format('%.0f', index - 1)
+  if batch <= math.max(counted(key), counted(previous)) then
+    made = 0
+  else
+    redis.call('HSET', key, field, string.format('%.0f', batch))
+  end
+end
 local deposits = tonumber(redis.call('HINCRBY', key, 'd', string.format('%.0f', made)))
 local granted = count('s')
 local allowance = tonumber(ARGV[4])
