@@ -530,10 +530,10 @@ return {string.format('%.0f', grant), string.format('%.0f', (index + 1) * window
 /// back, and go on ending no probe round. A held `open until` that is not a
 /// whole number of ms is none either (see the state): kept as the later,
 /// `inf` would keep the endpoint open for good, and every process would go
-/// on reading it as closed. An opening published late (queued while Redis was away,
-/// or published again after Redis lost it) has less time left than its
-/// cooldown: the cooldown, not the time left, is what a failed probe backs
-/// off from.
+/// on reading it as closed. An opening published late (queued while Redis
+/// was away, or published again after Redis lost it) has less time left
+/// than its cooldown: the cooldown, not the time left, is what a failed
+/// probe backs off from.
 ///
 /// The round is kept apart, in the hash `{ns}:br:rounds`, as `{round} {open
 /// until}`: the value of `{ns}:br` keeps the three fields the previous
@@ -557,13 +557,14 @@ local longest = tonumber(ARGV[5] or '') or cooldown
 local round = now
 local old = redis.call('HGET', key, ep)
 if old then
+  -- nil for a value that does not begin with a field (empty, a space)
   local held, held_cooldown = string.match(old, '^(%S+) ?(%S*)')
   -- an end that is not a whole number of ms is none (see the state)
-  if string.match(held, '^%d+$') and #held <= 15 and tonumber(held) > till then
+  if held and string.match(held, '^%d+$') and #held <= 15 and tonumber(held) > till then
     till = tonumber(held)
   end
   -- a whole number of ms, or no cooldown at all (inf, nan, -1, text)
-  if string.match(held_cooldown, '^%d+$') then
+  if held_cooldown and string.match(held_cooldown, '^%d+$') then
     held_cooldown = math.min(tonumber(held_cooldown), longest)
     if held_cooldown > cooldown then cooldown = held_cooldown end
   end
@@ -586,10 +587,10 @@ return 1
 /// reads it: backed off from `inf`, `nan` or `-1`, the next opening would
 /// last forever, end nowhere, or be over already. A held count of successes
 /// that is not a whole number is taken for none: `inf` closed the endpoint
-/// at the first success, `nan` never, `-5` five successes late. The outcome of a probe of
-/// another round than the current one is ignored: a late success of a round
-/// that a failure already ended does not close the endpoint. Returns
-/// `closed`, `probing`, `open` or `stale`.
+/// at the first success, `nan` never, `-5` five successes late. The outcome
+/// of a probe of another round than the current one is ignored: a late
+/// success of a round that a failure already ended does not close the
+/// endpoint. Returns `closed`, `probing`, `open` or `stale`.
 ///
 /// A report can arrive twice: when its reply is lost (a response timeout, a
 /// connection cut after the script ran), the process sends it again at its
@@ -675,11 +676,10 @@ return 'open'
 /// Claims one of an endpoint's half-open probes for the fleet.
 ///
 /// ARGV: prefix, endpoint, max probes, base cooldown, longest cooldown.
-/// Returns `{1, round}` for a probe of
-/// that round (its outcome is reported with it), `{0, ms}` for none (still
-/// open, or every probe of this round taken), with the time until that may
-/// change (the cooldown's end, the probe counter's), and `{-1}` when the
-/// endpoint is closed.
+/// Returns `{1, round}` for a probe of that round (its outcome is reported
+/// with it), `{0, ms}` for none (still open, or every probe of this round
+/// taken), with the time until that may change (the cooldown's end, the
+/// probe counter's), and `{-1}` when the endpoint is closed.
 /// A round lasts one cooldown: probes that never report back are given up
 /// on, as the local breaker does. The round's probe counter gets that
 /// cooldown as its time to live, and must: a counter without one ends no
@@ -697,13 +697,13 @@ return 'open'
 /// gets one here too, and a counter `INCR` cannot add to (text, or a key
 /// of another type: every claim failed on it) is replaced by a new one. An
 /// `open until` that is not a whole number is no opening (see the state):
-/// the entry is deleted, and the endpoint reported closed. An opening without a current round (a
-/// previous version's script wrote it) gets one here, and so does one whose
-/// round is not a whole number (written by hand, or by a tool sharing the
-/// namespace): returned, a name that is not UTF-8 would come back from the
-/// process as another, which no probe's outcome then matches, and one that
-/// is not a number would fail the outcome script at every round of the
-/// process holding it.
+/// the entry is deleted, and the endpoint reported closed. An opening
+/// without a current round (a previous version's script wrote it) gets one
+/// here, and so does one whose round is not a whole number (written by
+/// hand, or by a tool sharing the namespace): returned, a name that is not
+/// UTF-8 would come back from the process as another, which no probe's
+/// outcome then matches, and one that is not a number would fail the
+/// outcome script at every round of the process holding it.
 const BREAKER_CLAIM: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

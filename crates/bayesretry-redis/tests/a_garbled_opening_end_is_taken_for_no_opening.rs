@@ -23,13 +23,14 @@ mod common;
 use bayesretry_redis::Fleet;
 
 /// Values no script writes as an opening's end.
-const GARBLED: [&str; 6] = [
+const GARBLED: [&str; 7] = [
     "inf",
     "1e400",
     "99999999999999999999",
     "nan",
     "-1",
     "restored",
+    "",
 ];
 
 /// The endpoint's fields in `{ns}:br`, if it has an entry.
