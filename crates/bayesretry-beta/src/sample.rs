@@ -74,7 +74,14 @@ pub(crate) fn beta<R: Rng + ?Sized>(a: f64, b: f64, rng: &mut R) -> f64 {
         // no underflow possible: the plain ratio
         let ga = gamma_large(a, &mut normals, rng);
         let gb = gamma_large(b, &mut normals, rng);
-        return ga / (ga + gb);
+        let sum = ga + gb;
+        if sum < f64::INFINITY {
+            return ga / sum;
+        }
+        // shapes near the largest double: each variate is finite (at most its
+        // shape) but their sum is not, and ga / inf would read 0; halved, it is
+        let (ha, hb) = (0.5 * ga, 0.5 * gb);
+        return ha / (ha + hb);
     }
     // ln G_k = ln G_{k+1} + ln(u) / k for a shape below one, the two parts kept apart
     // so that a boost that overflows to -inf can still be compared

@@ -69,3 +69,30 @@ fn thompson_draws_follow_the_posterior_and_replay_from_the_seed() {
     assert!(d < critical, "KS distance {d} against {critical}");
     assert!(draws.iter().all(|x| (0.0..=1.0).contains(x)));
 }
+
+#[test]
+fn a_posterior_of_counts_near_the_largest_double_draws_its_mean_and_retries() {
+    // a prior of 1e308 pseudo-counts each (valid: Beta::new takes shapes up
+    // to f64::MAX): the posterior is a point at 0.5, above the break-even 0.1
+    // of the default costs, and a greedy policy retries; a Thompson draw is
+    // that point too, never 0
+    let prior = bayesretry_store::Beta::new(1e308, 1e308).unwrap();
+    let ctx = Context::new("provider", 1, ErrorClass::Http(503));
+    for strategy in [Strategy::Greedy, Strategy::Thompson] {
+        let policy = RetryPolicy::builder()
+            .with_strategy(strategy)
+            .without_breaker()
+            .with_clock(ManualClock::new(0))
+            .with_store_config(bayesretry_policy::default_store().with_prior(prior))
+            .with_seed(3)
+            .build()
+            .unwrap();
+        for _ in 0..100 {
+            let decision = policy.should_retry(&ctx);
+            assert!(
+                decision.retry() && (decision.probability() - 0.5).abs() < 1e-12,
+                "{strategy:?}: {decision:?}"
+            );
+        }
+    }
+}
