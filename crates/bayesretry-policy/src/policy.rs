@@ -265,8 +265,8 @@ impl Inner {
         };
         if self.engine.config().strategy() == Strategy::Thompson {
             // a Gamma-ratio draw, not the quantile of a uniform: the same
-            // distribution at a few dozen nanoseconds, where inverting the
-            // incomplete beta function takes microseconds
+            // distribution, drawn in well under a microsecond, where inverting
+            // the incomplete beta function takes microseconds
             let mut draws = Draws::of(&self.rng);
             self.engine
                 .decide_with_rng(&self.store, ctx, situation, now_ms, &mut draws)
