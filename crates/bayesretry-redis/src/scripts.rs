@@ -605,7 +605,10 @@ return 1
 /// version's scripts parse as three fields exactly; the set lives `stale` ms
 /// past its last success, as long as the round can (an entry half-open for
 /// longer is forgotten, and its late reports find it closed), and goes when
-/// the round ends.
+/// the round ends. A set of another type (written by hand) is replaced; any
+/// other error of its `SADD` (`OOM`: see the claim) fails the report, which
+/// has written nothing and is sent again, rather than let the replacement
+/// through and forget the round's counted successes.
 const BREAKER_RESULT: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -643,9 +646,15 @@ local counted = key .. ':ok:' .. ep
 if ARGV[3] == '1' then
   local token = ARGV[9]
   if token and token ~= '' then
-    -- a set, or no key at all: anything else (written by hand) is replaced
+    -- a set, or no key at all: a key of another type (written by hand) is
+    -- replaced. Any other error is the outcome's own: a server at its
+    -- memory limit refuses the SADD, the script's first write, and would
+    -- let the DEL, and every write after it, through: the round's counted
+    -- successes forgotten, and this one counted again.
     local added = redis.pcall('SADD', counted, round .. ':' .. token)
     if type(added) ~= 'number' then
+      local err = type(added) == 'table' and added.err or ''
+      if not string.find(err, 'WRONGTYPE', 1, true) then return redis.error_reply(err) end
       redis.call('DEL', counted)
       added = redis.call('SADD', counted, round .. ':' .. token)
     end
@@ -695,7 +704,13 @@ return 'open'
 /// waited. A counter found without a time to live (left by a process of an
 /// earlier version, whose claim failed on such a cooldown after counting)
 /// gets one here too, and a counter `INCR` cannot add to (text, or a key
-/// of another type: every claim failed on it) is replaced by a new one. An
+/// of another type: every claim failed on it) is replaced by a new one.
+/// Only then: any other error of the `INCR` fails the claim, which has
+/// written nothing. A server at its memory limit (`maxmemory`, under the
+/// default `noeviction`) refuses a script's first write and lets every later
+/// one through, so replacing the counter on its `OOM` went through, and
+/// every claim made while Redis was full counted the round anew and got a
+/// probe, however many the round had handed out. An
 /// `open until` that is not a whole number is no opening (see the state):
 /// the entry is deleted, and the endpoint reported closed. An opening
 /// without a current round (a previous version's script wrote it) gets one
@@ -729,9 +744,18 @@ else
 end
 local probes = key .. ':p:' .. ep
 -- a counter INCR cannot add to (written by hand, or of another type) would
--- fail every claim: taken for none, the round's count starts again
+-- fail every claim: taken for none, the round's count starts again. Any
+-- other error is the claim's own: a server at its memory limit refuses a
+-- script's first write (the INCR) and lets every later one through, so the
+-- DEL and the INCR after it would count the round anew at every claim.
 local n = redis.pcall('INCR', probes)
 if type(n) ~= 'number' then
+  local err = type(n) == 'table' and n.err or ''
+  if not (string.find(err, 'WRONGTYPE', 1, true)
+      or string.find(err, 'not an integer', 1, true)
+      or string.find(err, 'overflow', 1, true)) then
+    return redis.error_reply(err)
+  end
   redis.call('DEL', probes)
   n = redis.call('INCR', probes)
 end
