@@ -704,8 +704,9 @@ return 'open'
 /// waited. A counter found without a time to live (left by a process of an
 /// earlier version, whose claim failed on such a cooldown after counting)
 /// gets one here too, and a counter `INCR` cannot add to (text, or a key
-/// of another type: every claim failed on it) is replaced by a new one.
-/// Only then: any other error of the `INCR` fails the claim, which has
+/// of another type: every claim failed on it), or one below zero (each
+/// claim got a probe until it had counted past zero), is replaced by a new
+/// one. Only then: any other error of the `INCR` fails the claim, which has
 /// written nothing. A server at its memory limit (`maxmemory`, under the
 /// default `noeviction`) refuses a script's first write and lets every later
 /// one through, so replacing the counter on its `OOM` went through, and
@@ -756,6 +757,12 @@ if type(n) ~= 'number' then
       or string.find(err, 'overflow', 1, true)) then
     return redis.error_reply(err)
   end
+  redis.call('DEL', probes)
+  n = redis.call('INCR', probes)
+end
+-- a counter below zero (written by hand) is one INCR adds to: kept, it
+-- would hand out that many probes more than the round's
+if n < 1 then
   redis.call('DEL', probes)
   n = redis.call('INCR', probes)
 end

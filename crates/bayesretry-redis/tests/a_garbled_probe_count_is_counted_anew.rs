@@ -10,7 +10,9 @@
 //! The probe counter `{ns}:br:p:<endpoint>`: a value `INCR` cannot add to
 //! failed every claim of a probe of the endpoint, and with it the breaker's
 //! part of the round, so the fleet refused every call to it until the entry
-//! went stale. Such a counter is now replaced by a new one.
+//! went stale; one below zero, which `INCR` adds to, gave a probe at every
+//! claim until it had counted past zero. Such a counter is now replaced by
+//! a new one.
 
 #![allow(
     clippy::unwrap_used,
@@ -130,4 +132,38 @@ async fn a_garbled_probe_counter_is_replaced() {
         assert!(ttl > 1 && ttl <= 300, "{kind}: the counter's ttl is {ttl}");
         fleet.sync_now().await.unwrap();
     }
+}
+
+/// A probe counter below zero (`-1000`, with a time to live of its own) is
+/// one `INCR` can add to, so it was kept: every claim of the round got a
+/// probe until it had counted past zero, a thousand more than `max_probes`.
+/// It is now replaced, as a counter `INCR` cannot add to is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_probe_counter_below_zero_is_counted_anew() {
+    let Some(url) = common::server_url("a_probe_counter_below_zero_is_counted_anew") else {
+        return;
+    };
+    let (namespace, fleet, breaker) = opened(&url, "counter-negative").await;
+    let counter = format!("{{{namespace}}}:br:p:payments");
+    let () = redis::cmd("SET")
+        .arg(&counter)
+        .arg("-1000")
+        .arg("PX")
+        .arg(60_000)
+        .query(&mut common::admin(&url))
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    let mut probes = 0;
+    for _ in 0..10 {
+        if let Admission::Probe { .. } = breaker.check("payments") {
+            probes += 1;
+        }
+        fleet.sync_now().await.unwrap();
+    }
+    let held: String = redis::cmd("GET")
+        .arg(&counter)
+        .query(&mut common::admin(&url))
+        .unwrap();
+    assert!(probes <= 2, "{probes} probes in a round of two");
+    assert!(held == "2" || held == "3", "the counter holds {held}");
 }
