@@ -569,8 +569,12 @@ if old then
     if held_cooldown > cooldown then cooldown = held_cooldown end
   end
 end
-local held_round = tonumber(string.match(redis.call('HGET', rounds, ep) or '', '^(%S+)'))
-if held_round and held_round >= round then round = held_round + 1 end
+-- a round's name is a whole number of at most fifteen digits (see the
+-- claim): anything else (inf, 1e300, 0x10, twenty digits) counts for none
+local held_round = string.match(redis.call('HGET', rounds, ep) or '', '^(%d+)')
+if held_round and #held_round <= 15 and tonumber(held_round) >= round then
+  round = tonumber(held_round) + 1
+end
 redis.call('HSET', key, ep, string.format('%.0f %.0f 0', till, cooldown))
 redis.call('HSET', rounds, ep, string.format('%.0f %.0f', round, till))
 redis.call('DEL', key .. ':p:' .. ep, key .. ':ok:' .. ep)
@@ -673,7 +677,9 @@ if ARGV[3] == '1' then
   return 'probing'
 end
 local next_round = now
-local held_round = tonumber(round)
+-- a round is named by a whole number of at most fifteen digits (see the
+-- claim), one more than which is another
+local held_round = string.match(round, '^%d+$') and #round <= 15 and tonumber(round)
 if held_round and held_round >= next_round then next_round = held_round + 1 end
 cooldown = math.min(cooldown * tonumber(ARGV[5]), longest)
 redis.call('HSET', key, ep, string.format('%.0f %.0f 0', now + cooldown, cooldown))
@@ -719,7 +725,11 @@ return 'open'
 /// hand, or by a tool sharing the namespace): returned, a name that is not
 /// UTF-8 would come back from the process as another, which no probe's
 /// outcome then matches, and one that is not a number would fail the
-/// outcome script at every round of the process holding it.
+/// outcome script at every round of the process holding it. So does a
+/// round of more than fifteen digits (a round is named by the server's
+/// time in ms): past 2⁵³ one more is the same number in Lua, so every
+/// round begun after it, by a failed probe or an opening, bore its name,
+/// and a late success of a round a failure had ended counted in the next.
 const BREAKER_CLAIM: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -772,8 +782,10 @@ end
 if n > tonumber(ARGV[3]) then return {'0', tostring(redis.call('PTTL', probes))} end
 local round, at = string.match(redis.call('HGET', rounds, ep) or '', '^(%S+) (%S+)$')
 -- a round's name is a whole number; anything else (written by hand, by a
--- tool) is no round, and one begins
-if round and not string.match(round, '^%d+$') then round = nil end
+-- tool) is no round, and one begins; so is one of more than fifteen
+-- digits (past the year 30 000), past which one more is the same number in
+-- Lua, and every round after it would bear its name
+if round and not (string.match(round, '^%d+$') and #round <= 15) then round = nil end
 if at ~= held or not round then
   local next_round = now
   if round and tonumber(round) >= next_round then next_round = tonumber(round) + 1 end
