@@ -10,7 +10,9 @@
 ///
 /// Call `deposit` once per *first* attempt, before or after making it, and
 /// `try_spend` before each *retry*; a retry that is denied is not made. Budgets that
-/// do not depend on traffic (the fixed window) ignore deposits.
+/// do not depend on traffic (the fixed window) ignore deposits. A retry that was
+/// granted but is then not made after all — its call cancelled during the backoff,
+/// or stopped by a later check — is handed back with [`refund`](Budget::refund).
 pub trait Budget {
     /// Spends `cost` on one retry at `now_ms`, or says why not.
     ///
@@ -20,6 +22,31 @@ pub trait Budget {
 
     /// Records one first attempt at `now_ms`.
     fn deposit(&self, now_ms: u64);
+
+    /// Gives back `cost` of a spend granted at `spent_at_ms` whose retry was not
+    /// made: pass the `now_ms` and the `cost` that [`try_spend`](Budget::try_spend)
+    /// was given, once per granted spend at most.
+    ///
+    /// A budget is meant to bound the retries a client *makes*. A caller that is
+    /// granted a retry and then drops it — its call cancelled while it backs off,
+    /// its deadline passed during the wait, the breaker refusing the attempt —
+    /// sent nothing, and if the grant stayed spent, every such call would drain
+    /// the budget without a single retry going out: under the cancellations and
+    /// timeouts of a busy service, every other caller would get fewer retries than
+    /// configured, and for no load on the server at all.
+    ///
+    /// The refund goes back to the window (or bucket) that `spent_at_ms` falls
+    /// in, and only while the budget still counts it: once that window has
+    /// rolled on, the spend has left the budget's accounts and there is nothing
+    /// to give back. A refund never makes the budget grant more than it would
+    /// have had the spend never been asked for.
+    ///
+    /// The provided implementation does nothing: a budget that cannot take a
+    /// spend back keeps it, which errs on the strict side, as a budget should.
+    #[inline]
+    fn refund(&self, spent_at_ms: u64, cost: u32) {
+        let _ = (spent_at_ms, cost);
+    }
 }
 
 impl<B: Budget + ?Sized> Budget for &B {
@@ -31,6 +58,11 @@ impl<B: Budget + ?Sized> Budget for &B {
     #[inline]
     fn deposit(&self, now_ms: u64) {
         (**self).deposit(now_ms);
+    }
+
+    #[inline]
+    fn refund(&self, spent_at_ms: u64, cost: u32) {
+        (**self).refund(spent_at_ms, cost);
     }
 }
 
@@ -44,5 +76,10 @@ impl<B: Budget + ?Sized> Budget for alloc::sync::Arc<B> {
     #[inline]
     fn deposit(&self, now_ms: u64) {
         (**self).deposit(now_ms);
+    }
+
+    #[inline]
+    fn refund(&self, spent_at_ms: u64, cost: u32) {
+        (**self).refund(spent_at_ms, cost);
     }
 }

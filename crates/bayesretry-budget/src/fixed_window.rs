@@ -159,6 +159,25 @@ impl FixedWindow {
         Err(Denied::contended())
     }
 
+    /// Takes `cost` back from the window holding `spent_at_ms`, if that window is
+    /// still the stored one. A spend charged to a newer window (its caller's clock
+    /// lagged) is not found there and stays spent: the strict side. Contended past
+    /// the cap, the refund is dropped, the strict side again.
+    fn refund_in<W: Word>(&self, word: &W, spent_at_ms: u64, cost: u32) {
+        let index = spent_at_ms / self.window_ms;
+        let mut current = word.get();
+        for _ in 0..MAX_CAS_ATTEMPTS {
+            if current & USED == 0 || (current >> 32) as u32 != index as u32 {
+                return;
+            }
+            let spent = (current & SPENT).saturating_sub(u64::from(cost));
+            match word.replace(current, pack(index, spent)) {
+                Ok(()) => return,
+                Err(seen) => current = seen,
+            }
+        }
+    }
+
     fn remaining_in<W: Word>(&self, word: &W, now_ms: u64) -> u32 {
         let (_, spent) = resolve(word.get(), now_ms / self.window_ms);
         let spent = u32::try_from(spent).unwrap_or(u32::MAX);
@@ -234,6 +253,13 @@ impl FixedWindowLedger {
         self.rules.try_spend_in(&self.word, now_ms, cost)
     }
 
+    /// Gives back `cost` of a spend granted at `spent_at_ms` whose retry was not
+    /// made; see [`crate::Budget::refund`]. Nothing is given back once the window
+    /// has rolled on.
+    pub fn refund(&mut self, spent_at_ms: u64, cost: u32) {
+        self.rules.refund_in(&self.word, spent_at_ms, cost);
+    }
+
     /// The cost still available in the window holding `now_ms`.
     pub fn remaining(&self, now_ms: u64) -> u32 {
         self.rules.remaining_in(&self.word, now_ms)
@@ -288,6 +314,14 @@ impl FixedWindowBudget {
         self.rules.try_spend_in(&self.word, now_ms, cost)
     }
 
+    /// Gives back `cost` of a spend granted at `spent_at_ms` whose retry was not
+    /// made; see [`crate::Budget::refund`]. Nothing is given back once the window
+    /// has rolled on.
+    #[inline]
+    pub fn refund(&self, spent_at_ms: u64, cost: u32) {
+        self.rules.refund_in(&self.word, spent_at_ms, cost);
+    }
+
     /// The cost still available in the window holding `now_ms` (a snapshot: other
     /// threads may spend it the next moment).
     pub fn remaining(&self, now_ms: u64) -> u32 {
@@ -304,6 +338,11 @@ impl crate::Budget for FixedWindowBudget {
 
     #[inline]
     fn deposit(&self, _now_ms: u64) {}
+
+    #[inline]
+    fn refund(&self, spent_at_ms: u64, cost: u32) {
+        FixedWindowBudget::refund(self, spent_at_ms, cost);
+    }
 }
 
 #[cfg(test)]

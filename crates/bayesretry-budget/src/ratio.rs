@@ -295,6 +295,23 @@ impl Ratio {
         Err(Denied::contended())
     }
 
+    /// Takes `cost` back from the withdrawals of the bucket holding `spent_at_ms`,
+    /// while its slot still holds that bucket; once the slot has moved on, the
+    /// spend has left every window a later spend is judged on.
+    ///
+    /// A spend charged to a newer bucket than its own (its clock lagged another
+    /// spend's) is taken back from its own bucket's count instead. That is never
+    /// looser: every window holding the newer bucket and still open to spends
+    /// holds the older one too (a window ending between them is closed by the
+    /// newer reservation), so it counts the same total, and a later window that
+    /// holds only the newer bucket still counts the spend.
+    fn refund_in<W: Word>(&self, ring: &Ring<W>, spent_at_ms: u64, cost: u32) {
+        if cost == 0 {
+            return;
+        }
+        ring.take_back(spent_at_ms / self.bucket_ms, u64::from(cost));
+    }
+
     fn deposit_in<W: Word>(&self, ring: &Ring<W>, now_ms: u64) {
         let bucket = now_ms / self.bucket_ms;
         let word = &ring.deposits[slot(bucket)];
@@ -487,6 +504,13 @@ impl RatioLedger {
         self.rules.deposit_in(&self.ring, now_ms);
     }
 
+    /// Gives back `cost` retries of a spend granted at `spent_at_ms` whose retry
+    /// was not made; see [`crate::Budget::refund`]. Nothing is given back once the
+    /// spend's bucket has left the window.
+    pub fn refund(&mut self, spent_at_ms: u64, cost: u32) {
+        self.rules.refund_in(&self.ring, spent_at_ms, cost);
+    }
+
     /// Whole retries still affordable at `now_ms`: the window's allowance less its
     /// withdrawals. Negative when retries made earlier in the window have outlived the
     /// deposits that paid for them (those left the window first); a spend is granted
@@ -548,6 +572,14 @@ impl RatioBudget {
         self.rules.deposit_in(&self.ring, now_ms);
     }
 
+    /// Gives back `cost` retries of a spend granted at `spent_at_ms` whose retry
+    /// was not made; see [`crate::Budget::refund`]. Nothing is given back once the
+    /// spend's bucket has left the window.
+    #[inline]
+    pub fn refund(&self, spent_at_ms: u64, cost: u32) {
+        self.rules.refund_in(&self.ring, spent_at_ms, cost);
+    }
+
     /// Whole retries still affordable at `now_ms`; see [`RatioLedger::balance`]. A
     /// snapshot: other threads may change it the next moment.
     pub fn balance(&self, now_ms: u64) -> i64 {
@@ -565,6 +597,11 @@ impl crate::Budget for RatioBudget {
     #[inline]
     fn deposit(&self, now_ms: u64) {
         RatioBudget::deposit(self, now_ms);
+    }
+
+    #[inline]
+    fn refund(&self, spent_at_ms: u64, cost: u32) {
+        RatioBudget::refund(self, spent_at_ms, cost);
     }
 }
 
