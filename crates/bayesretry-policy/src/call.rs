@@ -85,6 +85,12 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 ///    when the retry is really going to be made: a vetoed retry spends nothing,
 ///    and neither does one whose call was cancelled while the attempt was
 ///    under way (the call ends with [`RetryErrorKind::Cancelled`] instead).
+///    A retry that is charged and then not made after all — its call
+///    cancelled, or its future dropped, during the backoff; stopped after the
+///    wait when judged again, by the breaker or by the deadline — gives its
+///    charge back ([`Budget::refund`](bayesretry_budget::Budget::refund)), so
+///    that cancellations and timeouts do not drain the budget of the calls
+///    that go on.
 ///    So the decision the hooks see is the engine's, before the budget; if the
 ///    budget then refuses, the call stops with [`RetryErrorKind::BudgetExhausted`]
 ///    and `on_exhausted` sees that. The policy's observer
@@ -271,6 +277,12 @@ pub(crate) struct Attempts<'a> {
     /// The retry decided after the last failure, with the failure run it was
     /// judged on, while it waits to go out (learning with a breaker only).
     pending: Option<Pending>,
+    /// When the retry budget was charged for the retry decided after the
+    /// last failure (`None` if it was not): what gives the charge back if
+    /// that retry is not made after all (see [`Attempts::give_back_retry`]).
+    /// Written only by a policy with a budget, on its failures; read only
+    /// once a retry is decided and before its attempt begins.
+    charged_ms: Option<u64>,
     /// Milliseconds waited for the breaker so far, and how many waits.
     waited_ms: u64,
     waits: u32,
@@ -348,6 +360,7 @@ impl<'a> Attempts<'a> {
             previous_attempt: 0,
             probe: ProbeRound::NONE,
             pending: None,
+            charged_ms: None,
             waited_ms: 0,
             waits: 0,
             failures_before: FailureCount::default(),
@@ -368,6 +381,7 @@ impl<'a> Attempts<'a> {
             previous_attempt: 0,
             probe: ProbeRound::NONE,
             pending: None,
+            charged_ms: None,
             waited_ms: 0,
             waits: 0,
             failures_before: first.failures_before,
@@ -587,13 +601,16 @@ impl<'a> Attempts<'a> {
         if decision.retry() {
             // charged only now that the retry is really made: a veto spends
             // nothing, nor does a retry that a cancellation which came during
-            // the attempt stops before it goes out
+            // the attempt stops before it goes out; and one that is stopped
+            // after all before it goes out gives its charge back
             if let Some(budget) = &inner.budget {
-                if !call.cancel().is_some_and(CancelToken::is_cancelled)
-                    && budget.try_spend(now_ms, 1).is_err()
-                {
-                    // every hard check passed, so the budget is the first to stop it
-                    decision = Decision::stop(Reason::BudgetExhausted);
+                self.charged_ms = None;
+                if !call.cancel().is_some_and(CancelToken::is_cancelled) {
+                    match budget.try_spend(now_ms, 1) {
+                        Ok(()) => self.charged_ms = Some(now_ms),
+                        // every hard check passed, so the budget is the first to stop it
+                        Err(_) => decision = Decision::stop(Reason::BudgetExhausted),
+                    }
                 }
             }
         }
@@ -775,6 +792,30 @@ impl<'a> Attempts<'a> {
         }
     }
 
+    /// The retry decided after the last failure will not be made after all —
+    /// the call was cancelled or dropped before it went out, or the recheck,
+    /// the breaker or the deadline stopped it after its wait: the retry budget
+    /// gets back what it was charged for it
+    /// ([`Budget::refund`](bayesretry_budget::Budget::refund)), at the time it
+    /// was charged, so that the charge comes off the window it went to.
+    ///
+    /// A budget exists to bound the retries a client makes. A charge kept for
+    /// a retry never sent would let every cancellation and timeout during a
+    /// backoff — an agent runtime cancels calls all the time — drain the
+    /// budget with no load on the endpoint at all, and every other call of
+    /// the policy would get fewer retries than configured.
+    ///
+    /// Called only between a retry's decision and its attempt (the charge is
+    /// not cleared when the attempt begins, which keeps that store off the
+    /// path of every retry); given back once.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn give_back_retry(&mut self) {
+        if let (Some(charged_ms), Some(budget)) = (self.charged_ms.take(), &self.inner.budget) {
+            budget.refund(charged_ms, 1);
+        }
+    }
+
     /// A permanent error ends the call: before any hook, and not a failure of
     /// the endpoint.
     #[cold]
@@ -926,7 +967,8 @@ impl<'a> Attempts<'a> {
     /// evidence costs one atomic load per retry when learning, and the
     /// breaker's lock only when a failure was recorded during the wait.
     /// Judging again can only stop a retry that was decided: the hooks that
-    /// approved it are not asked again, and the budget it was charged is spent.
+    /// approved it are not asked again; the budget it was charged gets the
+    /// charge back if it is stopped ([`Attempts::give_back_retry`]).
     #[inline(always)]
     pub(crate) fn recheck(&mut self, endpoint: &str) -> Option<(Decision, Option<Duration>)> {
         // only a learning policy's retry decided on a run is ever pending
@@ -1142,6 +1184,8 @@ impl<'a, E> Call<'a, E> {
         last: &mut Option<E>,
     ) -> Result<u32, Refusal<E>> {
         if let Some(reason) = self.cancel().and_then(CancelToken::reason) {
+            // the retry decided before the wait is not made
+            attempts.give_back_retry();
             return Err(Refusal::Stop(
                 RetryErrorKind::Cancelled {
                     reason,
@@ -1166,6 +1210,7 @@ impl<'a, E> Call<'a, E> {
                     timed_out: attempts.inner.attempt_timeout.filter(|_| last.is_none()),
                     retry_after,
                 };
+                attempts.give_back_retry();
                 return Err(Refusal::Stop(attempts.stop(last.take(), stop, self)));
             }
         }
@@ -1173,11 +1218,14 @@ impl<'a, E> Call<'a, E> {
             Ok(attempt) => Ok(attempt),
             Err(retry_after) => match attempts.wait_step(retry_after, self.endpoint) {
                 Some(wait) => Err(Refusal::Wait(wait)),
-                None => Err(Refusal::Stop(self.circuit_open(
-                    retry_after,
-                    last.take(),
-                    attempts.attempt,
-                ))),
+                None => {
+                    attempts.give_back_retry();
+                    Err(Refusal::Stop(self.circuit_open(
+                        retry_after,
+                        last.take(),
+                        attempts.attempt,
+                    )))
+                }
             },
         }
     }

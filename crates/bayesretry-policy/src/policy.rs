@@ -822,7 +822,12 @@ impl Builder {
     /// A retry budget shared by every call: first attempts deposit, each retry
     /// spends 1. A retry is charged only when it is really made, after the
     /// `should_retry` hook has had its say: a vetoed retry spends nothing, nor
-    /// does one whose call was cancelled while the attempt was under way.
+    /// does one whose call was cancelled while the attempt was under way. A
+    /// retry charged and then not made — the call cancelled or dropped during
+    /// the backoff, the retry stopped after it by the breaker, the deadline or
+    /// its judgement again — gives its unit back
+    /// ([`Budget::refund`](bayesretry_budget::Budget::refund)); a budget of
+    /// your own that does not implement `refund` keeps it.
     pub fn with_budget(mut self, budget: impl Budget + Send + Sync + 'static) -> Builder {
         self.budget = Some(Arc::new(budget));
         self

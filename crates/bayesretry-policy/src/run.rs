@@ -98,7 +98,9 @@ type LoopSlot<'a, E> = ManuallyDrop<Option<Box<Looping<'a, E>>>>;
 /// flight (`in_flight`) ends without an outcome: if it was a half-open
 /// breaker's probe, the probe's slot is handed back, so the next call may probe
 /// at once rather than be refused until the probe round is given up. An outer
-/// timeout that drops a call in its probe is the common case.
+/// timeout that drops a call in its probe is the common case. A call dropped
+/// in its backoff (the other common case) will not make the retry it waited
+/// for: the retry budget gets that retry's charge back.
 #[cold]
 #[inline(never)]
 fn drop_looping<E>(mut lp: Box<Looping<'_, E>>, in_flight: bool) {
@@ -106,6 +108,7 @@ fn drop_looping<E>(mut lp: Box<Looping<'_, E>>, in_flight: bool) {
     if in_flight || matches!(lp.step, Step::Attempting) {
         lp.attempts.hand_back_probe();
     }
+    lp.give_back_unmade_retry();
     drop(lp);
 }
 
@@ -120,6 +123,7 @@ impl<E> Drop for Unwinding<'_, '_, E> {
         if matches!(self.0.step, Step::Attempting) {
             self.0.attempts.hand_back_probe();
         }
+        self.0.give_back_unmade_retry();
     }
 }
 
@@ -378,6 +382,8 @@ where
                         .cancelled
                         .get_or_insert_with(|| OwnedCancelled::new(token));
                     if let Poll::Ready(reason) = Pin::new(cancelled).poll(cx) {
+                        // the retry this sleep waited for is not made
+                        lp.attempts.give_back_retry();
                         return Poll::Ready(Err(RetryErrorKind::Cancelled {
                             reason,
                             last_error: lp.last.take(),
@@ -442,6 +448,17 @@ where
 }
 
 impl<'a, E> Looping<'a, E> {
+    /// The call ends without the attempt it was about to begin (dropped, or
+    /// unwinding): if a retry was decided and charged to the budget, the
+    /// charge goes back. Between a decision and the attempt it leads to, the
+    /// step is `Sleeping` or `Begin`; in the other steps the charge noted is
+    /// that of a retry already made.
+    fn give_back_unmade_retry(&mut self) {
+        if matches!(self.step, Step::Sleeping | Step::Begin) {
+            self.attempts.give_back_retry();
+        }
+    }
+
     fn new(attempts: Attempts<'a>, last: Option<E>, step: Step) -> Self {
         Looping {
             attempts,
