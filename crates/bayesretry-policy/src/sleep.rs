@@ -6,7 +6,7 @@ use core::any::TypeId;
 use core::future::{Future, Ready, ready};
 use core::pin::Pin;
 use core::time::Duration;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::cancel::CancelToken;
 use crate::clock::ManualClock;
@@ -156,6 +156,18 @@ impl DynSleeper for DefaultSleeper {
 /// [`Builder::with_virtual_time`](crate::Builder::with_virtual_time) installs it
 /// for both, with its clock as the policy's clock.
 ///
+/// # What it keeps
+///
+/// A test asserts on the delays a scenario asked for, from its start: those
+/// are kept, in order, up to [`MAX_KEPT_DELAYS`](Self::MAX_KEPT_DELAYS). A
+/// long simulated run — millions of calls on virtual time, a soak test of an
+/// agent loop — sleeps far more often than any test reads one by one, and a
+/// record of every delay would grow its memory without limit (16 bytes a
+/// sleep). So past the cap the delays are no longer kept one by one, and what
+/// such a run asserts on stays exact whatever its length:
+/// [`sleeps`](Self::sleeps), the number of sleeps, and
+/// [`slept`](Self::slept), their total.
+///
 /// ```
 /// use bayesretry_policy::{BlockingSleeper, Clock, ManualClock, VirtualSleeper};
 /// use std::time::Duration;
@@ -164,19 +176,37 @@ impl DynSleeper for DefaultSleeper {
 /// sleeper.sleep_blocking(Duration::from_secs(60));
 /// assert_eq!(sleeper.clock().now_ms(), 60_000);
 /// assert_eq!(sleeper.delays(), [Duration::from_secs(60)]);
+/// assert_eq!(sleeper.sleeps(), 1);
+/// assert_eq!(sleeper.slept(), Duration::from_secs(60));
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct VirtualSleeper {
     clock: ManualClock,
-    delays: Arc<Mutex<Vec<Duration>>>,
+    record: Arc<Mutex<Record>>,
+}
+
+/// What a [`VirtualSleeper`] and its clones have slept.
+#[derive(Debug, Default)]
+struct Record {
+    /// The first delays, at most [`VirtualSleeper::MAX_KEPT_DELAYS`].
+    kept: Vec<Duration>,
+    /// Every sleep.
+    sleeps: u64,
+    /// Their total, saturating.
+    slept: Duration,
 }
 
 impl VirtualSleeper {
+    /// How many delays [`delays`](Self::delays) keeps: the first 65 536 (1 MiB
+    /// of them), far more than any test reads one by one. Later sleeps are
+    /// counted in [`sleeps`](Self::sleeps) and [`slept`](Self::slept) only.
+    pub const MAX_KEPT_DELAYS: usize = 1 << 16;
+
     /// A sleeper that advances `clock`.
     pub fn new(clock: ManualClock) -> VirtualSleeper {
         VirtualSleeper {
             clock,
-            delays: Arc::default(),
+            record: Arc::default(),
         }
     }
 
@@ -185,19 +215,36 @@ impl VirtualSleeper {
         &self.clock
     }
 
-    /// Every delay slept so far, in order.
+    /// The delays slept so far, in order: every one of them, up to the first
+    /// [`MAX_KEPT_DELAYS`](Self::MAX_KEPT_DELAYS).
     pub fn delays(&self) -> Vec<Duration> {
-        self.delays
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.lock().kept.clone()
+    }
+
+    /// How many sleeps there were, kept in [`delays`](Self::delays) or not.
+    pub fn sleeps(&self) -> u64 {
+        self.lock().sleeps
+    }
+
+    /// The time slept in all, every sleep counted (saturating at
+    /// [`Duration::MAX`]).
+    pub fn slept(&self) -> Duration {
+        self.lock().slept
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Record> {
+        self.record.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn record(&self, delay: Duration) {
-        self.delays
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(delay);
+        {
+            let mut record = self.lock();
+            if record.kept.len() < Self::MAX_KEPT_DELAYS {
+                record.kept.push(delay);
+            }
+            record.sleeps = record.sleeps.saturating_add(1);
+            record.slept = record.slept.saturating_add(delay);
+        }
         self.clock.advance(delay);
     }
 }
