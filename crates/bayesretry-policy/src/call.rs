@@ -108,8 +108,9 @@ type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
 /// A hook that panics is not contained, as an observer's panic is: an
 /// observer is the policy's, shared by every call, while a hook is the
 /// caller's own code, and its panic unwinds out of `run_blocking` (or the
-/// poll of `run`'s future) to the caller. Nothing the policy holds is left
-/// half done: the failed attempt has been counted by the breaker and learned
+/// poll of `run`'s future) to the caller, and ends the call (its future,
+/// polled again, stays pending and runs nothing). Nothing the policy holds is
+/// left half done: the failed attempt has been counted by the breaker and learned
 /// by the store before any hook runs, and the retry budget, charged after
 /// the hooks, is not spent.
 ///
@@ -1093,6 +1094,11 @@ pub(crate) fn millis(d: Duration) -> u64 {
 impl<'a, E> Call<'a, E> {
     /// Runs `op` until it succeeds or the policy stops; `op` gets the 1-based
     /// attempt number. Dropping the future cancels the call.
+    ///
+    /// A poll in which the operation, its attempt, a hook or the classifier
+    /// panics ends the call, as its output would: polled again, the future
+    /// stays pending and calls nothing — it does not start the call over, so a
+    /// request that went out is not sent again.
     ///
     /// With the `tracing` feature the call runs in a `DEBUG` span named
     /// `bayesretry.call` with the endpoint as a field, and each decision is an

@@ -62,8 +62,8 @@ pin_project! {
     /// (`attempt`, and `first` once that attempt has returned `Pending` — one
     /// that answers at once is judged on what the poll found, in registers;
     /// `first` is never cleared); the general loop (`looping`); finished (no
-    /// call, no attempt). `first` is `Copy`, so setting it never drops
-    /// anything.
+    /// call, no attempt), or ended by a panic in a poll (no call: see
+    /// [`Ending`]). `first` is `Copy`, so setting it never drops anything.
     pub(crate) struct Run<'a, E, F, Fut> {
         call: Option<Call<'a, E>>,
         op: F,
@@ -124,6 +124,28 @@ impl<E> Drop for Unwinding<'_, '_, E> {
             self.0.attempts.hand_back_probe();
         }
         self.0.give_back_unmade_retry();
+    }
+}
+
+/// The call's slot while a poll runs the caller's code — the operation, its
+/// attempt, the loop's steps with their hooks and classifier: dropped only if
+/// that code unwinds (it is forgotten once it returns), when it ends the call.
+///
+/// A future polled again after a panic (by a loop that caught it) then finds
+/// no call and stays pending, as a finished one does, and runs nothing again.
+/// Left with its call, it started the call over — the operation called again
+/// for a request that had gone out, the budget deposited again — or ran the
+/// failure's hooks and classifier again, or took an attempt that panicked,
+/// polled again, for the first attempt's outcome. The `Future` contract lets
+/// a future polled after a panic pend or panic; pending is what a finished
+/// call already does, and it costs the fast path no store (a marker for a
+/// panic of its own would be a field written by every call).
+struct Ending<'g, 'a, E>(&'g mut Option<Call<'a, E>>);
+
+impl<E> Drop for Ending<'_, '_, E> {
+    #[cold]
+    fn drop(&mut self) {
+        drop(self.0.take());
     }
 }
 
@@ -203,8 +225,14 @@ where
         }
         let first = match *this.first {
             // the first attempt waited: this poll resumes it (or, after the
-            // end, finds no attempt below and stays pending)
-            Some(first) => first,
+            // end, finds no call or no attempt and stays pending: an attempt
+            // that panicked is not polled again)
+            Some(first) => {
+                if this.call.is_none() {
+                    return Poll::Pending;
+                }
+                first
+            }
             None => {
                 // The first poll (or a poll after the end, which finds no call
                 // and stays pending: a finished future must not be polled again).
@@ -221,16 +249,21 @@ where
                         cx,
                     );
                 };
+                let ending = Ending(&mut *this.call);
                 this.attempt.set(Some((this.op)(1)));
+                core::mem::forget(ending);
                 first
             }
         };
         let Some(attempt) = this.attempt.as_mut().as_pin_mut() else {
             return Poll::Pending;
         };
+        let ending = Ending(&mut *this.call);
+        let polled = attempt.poll(cx);
+        core::mem::forget(ending);
         // what the fast path found is kept in the future only if the attempt
         // must wait; an attempt that answers at once reads it where it was made
-        let Poll::Ready(outcome) = attempt.poll(cx) else {
+        let Poll::Ready(outcome) = polled else {
             *this.first = Some(first);
             return Poll::Pending;
         };
@@ -288,7 +321,10 @@ where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = Result<T, E>>,
 {
-    let Some(call) = call_slot.as_mut() else {
+    // a step that unwinds (the operation, its attempt, a hook) ends the call
+    let ending = Ending(&mut *call_slot);
+    let Some(call) = ending.0.as_mut() else {
+        core::mem::forget(ending);
         return Poll::Pending;
     };
     let inner = inner_of(call);
@@ -308,9 +344,14 @@ where
     let out = match fresh {
         None => {
             let Some(lp) = looping.as_mut() else {
+                core::mem::forget(ending);
                 return Poll::Pending;
             };
-            let out = ready!(drive(lp, call, inner, op, attempt, cx));
+            let poll = drive(lp, call, inner, op, attempt, cx);
+            core::mem::forget(ending);
+            let Poll::Ready(out) = poll else {
+                return Poll::Pending;
+            };
             **looping = None;
             out
         }
@@ -320,6 +361,7 @@ where
             let unwinding = Unwinding(&mut lp);
             let poll = drive(unwinding.0, call, inner, op, attempt, cx);
             core::mem::forget(unwinding);
+            core::mem::forget(ending);
             match poll {
                 Poll::Pending => {
                     **looping = Some(Box::new(lp));
