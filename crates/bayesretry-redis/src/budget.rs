@@ -13,6 +13,7 @@ use redis::aio::MultiplexedConnection;
 use crate::error::Error;
 use crate::fleet::Shared;
 use crate::scripts::Scripts;
+use crate::spends::{Refund, Spends};
 
 /// The largest window, in milliseconds: about 31 years.
 const MAX_WINDOW_MS: u64 = 1 << 40;
@@ -175,6 +176,18 @@ struct Lease {
     /// Whether the last lease got less than it asked: the window's allowance
     /// is all granted.
     exhausted: bool,
+    /// Where the spends a refund may still give back came from.
+    spends: Spends,
+}
+
+impl Lease {
+    /// The units are void: their window is over, or a lease of another
+    /// window replaces them. Their spends can no longer be given back.
+    #[inline]
+    fn void(&mut self) {
+        self.units = 0;
+        self.spends.roll();
+    }
 }
 
 /// A retry budget shared by every process of a fleet: the sum of what they
@@ -219,6 +232,43 @@ struct Lease {
 /// deposit is placed by the time it is given, which a policy reads from its
 /// clock: the fleet's clock must be the policy's
 /// ([`FleetConfig::with_clock`](crate::FleetConfig::with_clock)).
+///
+/// # Refunds
+///
+/// A policy charges a retry when it decides it, before the backoff; a retry
+/// that is then not made — its call cancelled or dropped during the wait,
+/// stopped after it by the breaker or the deadline — is given back with
+/// [`Budget::refund`], at the time it was charged. A unit spent from the
+/// current lease goes back to that lease, as long as the lease's window is
+/// the one it was spent in: once the window has ended, or a lease of another
+/// window has replaced it, its units are void and the refund gives nothing.
+/// A unit spent from the fallback goes back to the fallback, which gives it
+/// back if its own window still counts it. A refund never gives a lease
+/// more than its window's spends took from it, given twice or for more than
+/// was spent, and every unit it gives back is one Redis granted this
+/// process: the fleet never spends more than its allowance. Without
+/// refunds, cancellations would drain the fleet's allowance with no retry
+/// going out.
+///
+/// A refund stays in the process: Redis is not told. Redis counts *grants*
+/// (the units leased to each process), not spends: a unit given back to the
+/// lease it came from is a unit Redis already counts against the window, so
+/// the fleet's total stays within the allowance whatever refunds do, and a
+/// refund costs no round trip. Handing units back to Redis for the other
+/// processes would need a write that counts once however often a lost reply
+/// makes it be sent, to give the fleet nothing a lease refill does not
+/// already: the refunded unit is spent by this process's next retry, and
+/// its lease asks for that much less at its next refill.
+///
+/// The budget tells where a spend came from by the time it was made, with a
+/// few numbers kept beside the lease, under its lock: the cost the current
+/// window's spends took and the times they were made at, the latest time of
+/// an earlier window's spend, and the times of the fallback's spends. A
+/// refund at a time both the lease and the fallback spent at while Redis
+/// was away, which it cannot tell apart, gives nothing back: the strict
+/// side. So does one whose spend's time is no later than an earlier
+/// window's last spend (a caller whose clock lagged when the lease
+/// changed windows).
 ///
 /// Implements [`Budget`]: give it to a policy with
 /// `Builder::with_shared_budget`.
@@ -336,8 +386,8 @@ impl FleetBudget {
         lease.exhausted && lease.units == 0 && now < lease.until_ms
     }
 
-    /// The retry cost this process has spent from fleet leases (fallback
-    /// spends not included).
+    /// The retry cost this process has spent from fleet leases, less what
+    /// refunds gave back to them (fallback spends not included).
     pub fn spent(&self) -> u64 {
         self.spent.load(Ordering::Relaxed)
     }
@@ -428,7 +478,7 @@ impl FleetBudget {
         };
         let mut lease = self.lock();
         if lease.window != Some(*window) || sent_at >= lease.until_ms {
-            lease.units = 0;
+            lease.void();
         }
         lease.window = Some(*window);
         lease.units = lease.units.saturating_add(*granted);
@@ -495,14 +545,17 @@ impl Budget for FleetBudget {
         let now = self.clock.now_ms();
         let mut lease = self.lock();
         if now >= lease.until_ms {
-            lease.units = 0;
+            lease.void();
         }
         if lease.units >= u64::from(cost) {
             lease.units -= u64::from(cost);
+            // where the spend came from, for its refund; `spent` counted under
+            // the lock, so that a refund never takes off what is not counted
+            lease.spends.took(now_ms, u64::from(cost));
+            self.spent.fetch_add(u64::from(cost), Ordering::Relaxed);
             let low = lease.units * 2 < u64::from(self.lease_size);
             let exhausted = lease.exhausted;
             drop(lease);
-            self.spent.fetch_add(u64::from(cost), Ordering::Relaxed);
             if low && !exhausted {
                 self.ask();
             }
@@ -511,7 +564,11 @@ impl Budget for FleetBudget {
         let (until, exhausted) = (lease.until_ms, lease.exhausted);
         drop(lease);
         if !self.shared.connected.load(Ordering::Acquire) {
-            return self.fallback.try_spend(now_ms, cost);
+            let granted = self.fallback.try_spend(now_ms, cost);
+            if granted.is_ok() {
+                self.lock().spends.fell_back(now_ms);
+            }
+            return granted;
         }
         if exhausted && now < until {
             // asking again is pointless until the window rolls (a fixed
@@ -554,5 +611,33 @@ impl Budget for FleetBudget {
             }
         }
         self.fallback.deposit(now_ms);
+    }
+
+    /// Gives back `cost` of a spend granted at `spent_at_ms` whose retry was
+    /// not made: to the current lease if it was spent from it, while its
+    /// window lasts; to the fallback if it was spent from that (which gives
+    /// it back if its own window still counts it); else nowhere. See the
+    /// type's documentation, under *Refunds*.
+    fn refund(&self, spent_at_ms: u64, cost: u32) {
+        if cost == 0 {
+            return;
+        }
+        let now = self.clock.now_ms();
+        let mut lease = self.lock();
+        if now >= lease.until_ms {
+            lease.void();
+        }
+        match lease.spends.refund(spent_at_ms, u64::from(cost)) {
+            Refund::Lease(back) => {
+                lease.units = lease.units.saturating_add(back);
+                // every spend `back` is part of was counted under this lock
+                self.spent.fetch_sub(back, Ordering::Relaxed);
+            }
+            Refund::Fallback => {
+                drop(lease);
+                self.fallback.refund(spent_at_ms, cost);
+            }
+            Refund::Kept => {}
+        }
     }
 }

@@ -12,6 +12,7 @@ mod evidence;
 mod fleet;
 mod replica;
 mod scripts;
+mod spends;
 #[cfg(feature = "tls")]
 mod tls;
 mod url;
