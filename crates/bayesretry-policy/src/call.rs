@@ -304,6 +304,19 @@ impl Drop for InFlight<'_, '_> {
     }
 }
 
+/// The blocking loop's state from a retry's decision to its attempt:
+/// dropped only if the sleeper or a step of the admission unwinds (it is
+/// forgotten once they return), when the retry's charge goes back to the
+/// budget ([`Attempts::give_back_retry`]), as the async loop does for a call
+/// that ends in its `Sleeping` or `Begin` step.
+struct Unmade<'g, 'a>(&'g mut Attempts<'a>);
+
+impl Drop for Unmade<'_, '_> {
+    fn drop(&mut self) {
+        self.0.give_back_retry();
+    }
+}
+
 /// A retry decided on a failure run, waiting for its delay: judged again
 /// before it goes out if the run grew meanwhile (see [`Attempts::recheck`]).
 #[derive(Clone, Copy)]
@@ -1320,17 +1333,24 @@ impl<'a, E> Call<'a, E> {
         let inner = &*self.policy.inner;
         // whether an attempt has failed and awaits its decision
         let mut failed = last.is_some();
+        // the sleep before the next attempt: its backoff, or a wait for the breaker
+        let mut pause = Duration::ZERO;
         // bounded: `failed` stops at the hard cap on attempts
         loop {
             if failed {
-                let delay = attempts.failed(&mut last, None, self)?;
-                self.pause_blocking(inner, delay);
+                pause = attempts.failed(&mut last, None, self)?;
             }
-            let attempt = match self.begin(attempts, &mut last) {
+            // from the decision to the attempt, a sleeper (or a step of the
+            // admission) that unwinds gives the retry's charge back
+            let unmade = Unmade(&mut *attempts);
+            self.pause_blocking(inner, pause);
+            let begun = self.begin(unmade.0, &mut last);
+            core::mem::forget(unmade);
+            let attempt = match begun {
                 Ok(attempt) => attempt,
                 Err(Refusal::Stop(stop)) => return Err(stop),
                 Err(Refusal::Wait(wait)) => {
-                    self.pause_blocking(inner, wait);
+                    pause = wait;
                     // the failure is decided: only the admission is asked again
                     failed = false;
                     continue;

@@ -408,6 +408,10 @@ where
                     Ok(delay) => delay,
                     Err(stop) => return Poll::Ready(Err(stop)),
                 };
+                // decided (and charged): a sleeper that unwinds making the
+                // sleep ends the call before the attempt, which gives the
+                // charge back
+                lp.step = Step::Begin;
                 // `None`: the sleep finished as it was made (a ready future)
                 lp.sleep = match delay.is_zero() {
                     true => None,

@@ -381,3 +381,203 @@ fn a_retry_that_is_made_keeps_its_charge() {
         "{refused:?}"
     );
 }
+
+/// Runs `f`, which must panic.
+fn panics<R>(f: impl FnOnce() -> R) {
+    let out = std::panic::catch_unwind(core::panic::AssertUnwindSafe(f));
+    assert!(out.is_err(), "it did not panic");
+}
+
+#[test]
+fn an_async_call_whose_sleeper_panics_making_its_backoff_gives_its_retry_back() {
+    // the retry is charged, then the sleep before it cannot be made: the call
+    // unwinds (a caller's sleeper, a runtime without timers) with no retry sent
+    let clock = ManualClock::new(0);
+    let budget = one_retry();
+    let policy = classic(&clock, &budget)
+        .with_sleeper(|_: Duration| -> core::future::Ready<()> { panic!("no timer here") })
+        .build()
+        .unwrap();
+    panics(|| {
+        common::block_on(
+            policy
+                .call("api")
+                .run(|_| ready(Err::<u32, _>(HttpStatus(503)))),
+        )
+    });
+    assert_the_retry_is_back(&budget, &clock);
+}
+
+/// A blocking sleeper that cannot sleep.
+struct PanicsInItsSleep;
+
+impl BlockingSleeper for PanicsInItsSleep {
+    fn sleep_blocking(&self, _delay: Duration) {
+        panic!("no sleeping here");
+    }
+}
+
+#[test]
+fn a_blocking_call_whose_sleeper_panics_gives_its_retry_back() {
+    let clock = ManualClock::new(0);
+    let budget = one_retry();
+    let policy = classic(&clock, &budget)
+        .with_blocking_sleeper(PanicsInItsSleep)
+        .build()
+        .unwrap();
+    panics(|| policy.run_blocking("api", |_| Err::<u32, _>(HttpStatus(503))));
+    assert_the_retry_is_back(&budget, &clock);
+}
+
+#[test]
+fn a_blocking_call_whose_sleeper_panics_before_a_retry_already_made_refunds_nothing() {
+    // the first retry is made (and paid for); the second is refused by the
+    // budget, so nothing sleeps again: the made retry's charge stays
+    let clock = ManualClock::new(0);
+    let budget = one_retry();
+    let policy = classic(&clock, &budget).build().unwrap();
+    let out = policy.run_blocking("api", |_| Err::<u32, _>(HttpStatus(503)));
+    assert!(
+        matches!(
+            out.as_ref().map_err(RetryError::kind),
+            Err(RetryErrorKind::BudgetExhausted { attempts: 2, .. })
+        ),
+        "{out:?}"
+    );
+    use bayesretry_policy::Clock as _;
+    assert_eq!(budget.remaining(clock.now_ms()), 0);
+}
+
+/// A classic policy of three attempts on `clock` with a breaker, that waits
+/// up to a minute for it while it is open, sharing `budget`; its async sleeps
+/// yield once.
+fn waits_for_the_breaker(clock: &ManualClock, budget: &Arc<FixedWindowBudget>) -> RetryPolicy {
+    classic(clock, budget)
+        .with_breaker(bayesretry_breaker::Config::new())
+        .with_sleeper(common::advances_and_yields_once(clock))
+        .with_wait_while_open(Duration::from_secs(60))
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn an_async_call_cancelled_while_it_waits_for_the_breaker_gives_its_retry_back() {
+    let clock = ManualClock::new(0);
+    let budget = one_retry();
+    let policy = waits_for_the_breaker(&clock, &budget);
+    let token = CancelToken::new();
+    let mut call = pin!(
+        policy
+            .call("api")
+            .with_cancel(token.clone())
+            .run(|_| ready(Err::<u32, _>(HttpStatus(503))))
+    );
+    let mut cx = Context::from_waker(Waker::noop());
+    assert!(call.as_mut().poll(&mut cx).is_pending(), "in its backoff");
+    open_the_breaker(&policy);
+    assert!(
+        call.as_mut().poll(&mut cx).is_pending(),
+        "waiting for the breaker"
+    );
+    token.cancel("shutting down");
+    let Poll::Ready(out) = call.as_mut().poll(&mut cx) else {
+        panic!("a cancellation ends the wait at once");
+    };
+    assert_cancelled(&out);
+    assert_the_retry_is_back(&budget, &clock);
+}
+
+#[test]
+fn an_async_call_dropped_while_it_waits_for_the_breaker_gives_its_retry_back() {
+    let clock = ManualClock::new(0);
+    let budget = one_retry();
+    let policy = waits_for_the_breaker(&clock, &budget);
+    {
+        let mut call = Box::pin(
+            policy
+                .call("api")
+                .run(|_| ready(Err::<u32, _>(HttpStatus(503)))),
+        );
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(call.as_mut().poll(&mut cx).is_pending(), "in its backoff");
+        open_the_breaker(&policy);
+        assert!(
+            call.as_mut().poll(&mut cx).is_pending(),
+            "waiting for the breaker"
+        );
+    }
+    assert_the_retry_is_back(&budget, &clock);
+}
+
+#[test]
+fn an_async_retry_dropped_while_under_way_keeps_its_charge() {
+    // the retry went out: an outer timeout that drops the call during it
+    // leaves it paid for
+    let clock = ManualClock::new(0);
+    let budget = one_retry();
+    let policy = classic(&clock, &budget)
+        .with_sleeper(common::advances_and_yields_once(&clock))
+        .build()
+        .unwrap();
+    {
+        let mut call = Box::pin(policy.call("api").run(|attempt| async move {
+            if attempt == 1 {
+                return Err::<u32, _>(HttpStatus(503));
+            }
+            core::future::pending().await
+        }));
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(call.as_mut().poll(&mut cx).is_pending(), "in its backoff");
+        assert!(
+            call.as_mut().poll(&mut cx).is_pending(),
+            "the retry under way"
+        );
+    }
+    use bayesretry_policy::Clock as _;
+    assert_eq!(
+        budget.remaining(clock.now_ms()),
+        0,
+        "a retry made was refunded"
+    );
+}
+
+#[test]
+fn an_async_retry_the_breaker_admits_after_a_wait_and_that_is_dropped_keeps_its_charge() {
+    // the wait for the breaker ends in an admission (a probe): the retry goes
+    // out, and the call dropped during it leaves it paid for
+    let clock = ManualClock::new(0);
+    let budget = one_retry();
+    let policy = waits_for_the_breaker(&clock, &budget);
+    {
+        let mut call = Box::pin(policy.call("api").run(|attempt| async move {
+            if attempt == 1 {
+                return Err::<u32, _>(HttpStatus(503));
+            }
+            core::future::pending().await
+        }));
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(call.as_mut().poll(&mut cx).is_pending(), "in its backoff");
+        open_the_breaker(&policy);
+        for _ in 0..1_000 {
+            assert!(call.as_mut().poll(&mut cx).is_pending());
+            if matches!(policy.breaker_state("api"), Some(State::HalfOpen { .. })) {
+                break;
+            }
+        }
+        assert!(
+            matches!(policy.breaker_state("api"), Some(State::HalfOpen { .. })),
+            "{:?}",
+            policy.breaker_state("api")
+        );
+        assert!(
+            call.as_mut().poll(&mut cx).is_pending(),
+            "the probe under way"
+        );
+    }
+    use bayesretry_policy::Clock as _;
+    assert_eq!(
+        budget.remaining(clock.now_ms()),
+        0,
+        "a retry made was refunded"
+    );
+}
