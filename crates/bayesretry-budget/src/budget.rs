@@ -38,8 +38,13 @@ pub trait Budget {
     /// The refund goes back to the window (or bucket) that `spent_at_ms` falls
     /// in, and only while the budget still counts it: once that window has
     /// rolled on, the spend has left the budget's accounts and there is nothing
-    /// to give back. A refund never makes the budget grant more than it would
-    /// have had the spend never been asked for.
+    /// to give back. A refund gives back at most what its spend took, from a
+    /// window that counted it, so every window stays within its cap; on a
+    /// clock that runs on, the budget then grants exactly what it would have
+    /// had the spend never been asked for. (Where callers' clocks disagree, a
+    /// spend in a newer window may have moved the budget on to it, and callers
+    /// whose clocks lag are charged there from then on: the refund gives the
+    /// unit back, it does not move the budget back.)
     ///
     /// The provided implementation does nothing: a budget that cannot take a
     /// spend back keeps it, which errs on the strict side, as a budget should.
