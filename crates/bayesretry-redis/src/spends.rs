@@ -16,7 +16,9 @@
 //! - the latest time a spend from an earlier window of the lease was made
 //!   at: a refund at or before it may be one of those, whose units went
 //!   void with their window, and gives nothing back;
-//! - the times of the spends that went to the fallback, as an interval too;
+//! - the times of the spends that went to the fallback, as an interval too
+//!   (one made at or before an earlier window's last spend left out: its
+//!   refund is kept);
 //! - the times where spends of an earlier window of the lease and the
 //!   fallback's were both made, which no refund can tell apart.
 //!
@@ -156,32 +158,32 @@ impl Spends {
 
     /// A spend made at `now_ms` went to the fallback.
     ///
-    /// The record of the fallback's spends is an interval: widened over times
-    /// where earlier windows of the lease spent (at or before `before`), it
-    /// would take their refunds for the fallback's. Then it starts afresh
-    /// from `now_ms` instead, and the refunds of the fallback's earlier
-    /// spends are kept — the strict side, and rare: it takes an outage in a
-    /// later lease window than the last one's, while a retry of the last one
-    /// still waits, or a caller's clock behind the others'.
+    /// The record of the fallback's spends is an interval, and it never
+    /// forgets a spend made after an earlier window's last (`before`): the
+    /// current window's lease may have spent before and after that spend,
+    /// and a refund of it that the record no longer held would go to the
+    /// lease. Nor does it grow over times where earlier windows of the lease
+    /// spent (at or before `before`), where it would take their refunds for
+    /// the fallback's:
+    ///
+    /// - a spend at or before `before` (a caller's clock behind the others')
+    ///   is left out of the record: no refund at its time can go to the
+    ///   lease, and its own is kept, the strict side;
+    /// - one that would widen the record up over `before` from below it
+    ///   starts the record afresh from `now_ms` instead, and the refunds of
+    ///   the fallback's earlier spends (all at or before `before`) are kept —
+    ///   rare: it takes an outage in a later lease window than the last
+    ///   one's, while a retry of the last one still waits.
     pub(crate) fn fell_back(&mut self, now_ms: u64) {
-        let fresh = match self.before {
-            None => false,
-            Some(before) if self.fallback.is_empty() => now_ms <= before,
-            Some(before) => {
-                (now_ms < self.fallback.lo && now_ms <= before)
-                    || (now_ms > self.fallback.hi && self.fallback.hi < before)
+        match self.before {
+            Some(before) if now_ms <= before => {}
+            Some(before) if !self.fallback.is_empty() && self.fallback.hi < before => {
+                self.fallback = Span::at(now_ms);
+                // every time of an earlier window's spend is at or before
+                // `before`, out of the new record
+                self.mixed = Span::EMPTY;
             }
-        };
-        if fresh {
-            self.fallback = Span::at(now_ms);
-            // a time an earlier window's lease may have spent at too
-            self.mixed = if self.before.is_some_and(|before| now_ms <= before) {
-                Span::at(now_ms)
-            } else {
-                Span::EMPTY
-            };
-        } else {
-            self.fallback.add(now_ms);
+            _ => self.fallback.add(now_ms),
         }
     }
 
@@ -309,10 +311,32 @@ mod tests {
         assert_eq!(s.refund(50, 1), Refund::Fallback);
         // the outage before it is forgotten: kept
         assert_eq!(s.refund(10, 1), Refund::Kept);
-        // a lagging caller's fallback spend at an earlier window's time
+        // a lagging caller's fallback spend at an earlier window's time is
+        // left out of the record: kept, and the record's own still go back
         s.fell_back(30);
         assert_eq!(s.refund(30, 1), Refund::Kept);
-        assert_eq!(s.refund(50, 1), Refund::Kept);
+        assert_eq!(s.refund(50, 1), Refund::Fallback);
+    }
+
+    #[test]
+    fn a_lagging_caller_s_fallback_spend_never_sends_an_outage_s_refund_to_the_lease() {
+        let mut s = Spends::default();
+        // a window of the lease, rolled
+        s.took(10, 1);
+        s.roll();
+        // the next window's lease spends on both sides of an outage's
+        // fallback spend
+        s.took(20, 1);
+        s.fell_back(30);
+        s.took(40, 1);
+        // a caller whose clock lagged spends from the fallback at a time of
+        // the rolled window
+        s.fell_back(5);
+        // the spend at 30 was the fallback's: never the lease's to get back
+        assert_eq!(s.refund(30, 1), Refund::Kept);
+        // the lease's own still come back
+        assert_eq!(s.refund(20, 1), Refund::Lease(1));
+        assert_eq!(s.refund(40, 1), Refund::Lease(1));
     }
 
     #[test]
@@ -328,9 +352,71 @@ mod tests {
         // and one before them, still after the rolled window's
         s.fell_back(30);
         assert_eq!(s.refund(30, 1), Refund::Fallback);
-        // the first at or before it starts the record afresh
+        // one at or before it is left out of the record, which keeps its own
         s.fell_back(20);
         assert_eq!(s.refund(20, 1), Refund::Kept);
-        assert_eq!(s.refund(40, 1), Refund::Kept);
+        assert_eq!(s.refund(40, 1), Refund::Fallback);
+    }
+
+    /// Where a spend really went, in the model of the test below.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Went {
+        /// The lease of this window (counted by rolls).
+        Lease(u32),
+        Fallback,
+    }
+
+    #[test]
+    fn no_sequence_of_spends_sends_a_refund_where_its_spend_was_not_taken() {
+        // xorshift: a fixed sequence, no dependency
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut draw = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for case in 0..20_000 {
+            let mut s = Spends::default();
+            let mut window = 0_u32;
+            let mut clock = 100_u64;
+            // every spend made and not yet refunded: (time, where it went)
+            let mut out: Vec<(u64, Went)> = Vec::new();
+            for step in 0..40 {
+                clock += draw(4);
+                // now and then a caller whose clock lags
+                let t = clock.saturating_sub(if draw(6) == 0 { draw(40) } else { 0 });
+                match draw(10) {
+                    0..=3 => {
+                        s.took(t, 1);
+                        out.push((t, Went::Lease(window)));
+                    }
+                    4 | 5 => {
+                        s.fell_back(t);
+                        out.push((t, Went::Fallback));
+                    }
+                    6 => {
+                        s.roll();
+                        window += 1;
+                    }
+                    _ if !out.is_empty() => {
+                        let i = usize::try_from(draw(out.len() as u64)).unwrap();
+                        let (at, went) = out.swap_remove(i);
+                        let refund = s.refund(at, 1);
+                        let right = match refund {
+                            Refund::Lease(back) => back == 1 && went == Went::Lease(window),
+                            Refund::Fallback => went == Went::Fallback,
+                            Refund::Kept => true,
+                        };
+                        assert!(
+                            right,
+                            "case {case}, step {step}: a spend at {at} that went to \
+                             {went:?} (window {window}) was refunded as {refund:?}"
+                        );
+                    }
+                    _ => {}
+                }
+            }
+        }
     }
 }
