@@ -262,13 +262,17 @@ impl Lease {
 ///
 /// The budget tells where a spend came from by the time it was made, with a
 /// few numbers kept beside the lease, under its lock: the cost the current
-/// window's spends took and the times they were made at, the latest time of
-/// an earlier window's spend, and the times of the fallback's spends. A
-/// refund at a time both the lease and the fallback spent at while Redis
-/// was away, which it cannot tell apart, gives nothing back: the strict
-/// side. So does one whose spend's time is no later than an earlier
-/// window's last spend (a caller whose clock lagged when the lease
-/// changed windows).
+/// window's spends took and the first and last times they were made at,
+/// the latest time of an earlier window's spend, and the first and last
+/// times of the fallback's spends. Where those two stretches of time
+/// overlap, it cannot tell the lease's spends from the fallback's, and a
+/// refund there gives nothing back, the strict side: a fallback spend made
+/// while Redis was away, when the lease's window spent before the outage
+/// and again once Redis was back, or a lease spend between two of the
+/// fallback's while the connection came and went. So does a refund whose
+/// spend's time is no later than an earlier window's last spend (a caller
+/// whose clock lagged when the lease changed windows), from the lease or
+/// from the fallback.
 ///
 /// Implements [`Budget`]: give it to a policy with
 /// `Builder::with_shared_budget`.

@@ -2,8 +2,10 @@
 //! during the backoff, stopped after it by the breaker or the deadline — is
 //! given back (`Budget::refund`): the unit goes back to the lease it was
 //! spent from, for this process's next retry. A refund never gives more than
-//! the spends took: given twice, for more than was spent, or for no spend,
-//! it leaves the lease as it would be without the spend. Refunds racing
+//! the window's spends took: given twice, for more than was spent, or for no
+//! spend, it gives back no more than the spends still out (a budget cannot
+//! tell one spend from another at the same time; callers refund a spend
+//! once, for its cost). Refunds racing
 //! spends on other threads never leave more in the lease than it was
 //! granted.
 
