@@ -24,8 +24,10 @@ use url::Url;
 /// type keeps them with the request, up to the send.
 ///
 /// What a signer or a logger needs of the request is here — its
-/// [method](Request::method), [URL](Request::url), [headers](Request::headers)
-/// (and [mutable](Request::headers_mut)), [body](Request::body) — and reqwest's
+/// [method](Request::method), [URL](Request::url), [headers](Request::headers),
+/// [body](Request::body), [timeout](Request::timeout) and
+/// [version](Request::version), each with a `_mut` twin as on reqwest's
+/// request — and reqwest's
 /// request itself through [`inner`](Request::inner),
 /// [`inner_mut`](Request::inner_mut) and [`into_inner`](Request::into_inner).
 /// Every attempt sends a copy of the request as it is when
@@ -126,9 +128,32 @@ impl Request {
         self.inner.headers_mut()
     }
 
+    /// The method, to change it before the send.
+    ///
+    /// Whether the request is replayed follows the method it has when it is
+    /// sent: a GET made a POST here is replayed only if it was said to be
+    /// [idempotent](Request::idempotent).
+    pub fn method_mut(&mut self) -> &mut Method {
+        self.inner.method_mut()
+    }
+
+    /// The URL, to change it before the send (a signer that adds a query
+    /// parameter). A request without its own
+    /// [endpoint key](Request::endpoint_key) is learned under the origin of
+    /// the URL it has when it is sent.
+    pub fn url_mut(&mut self) -> &mut Url {
+        self.inner.url_mut()
+    }
+
     /// The body, if any.
     pub fn body(&self) -> Option<&Body> {
         self.inner.body()
+    }
+
+    /// The body, to set or replace it before the send. A body that is a
+    /// stream can be sent only once, so a request given one is not retried.
+    pub fn body_mut(&mut self) -> &mut Option<Body> {
+        self.inner.body_mut()
     }
 
     /// reqwest's timeout of each attempt, if any.
@@ -136,9 +161,19 @@ impl Request {
         self.inner.timeout()
     }
 
+    /// reqwest's timeout of each attempt, to set or change it before the send.
+    pub fn timeout_mut(&mut self) -> &mut Option<Duration> {
+        self.inner.timeout_mut()
+    }
+
     /// The HTTP version.
     pub fn version(&self) -> Version {
         self.inner.version()
+    }
+
+    /// The HTTP version, to change it before the send.
+    pub fn version_mut(&mut self) -> &mut Version {
+        self.inner.version_mut()
     }
 
     /// reqwest's request.

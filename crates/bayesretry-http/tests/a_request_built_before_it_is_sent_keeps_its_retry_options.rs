@@ -167,3 +167,51 @@ async fn reqwest_s_request_taken_out_leaves_the_options_behind() {
     assert_eq!(response.status(), 503);
     assert_eq!(server.requests(), 1);
 }
+
+#[tokio::test]
+async fn a_url_method_and_timeout_changed_after_the_build_go_out_on_every_attempt() {
+    // a signer that adds a query parameter, a caller that turns a GET into a
+    // POST it has said is idempotent, and a timeout set late
+    let server = busy_then_ok().await;
+    let (client, _) = virtual_client();
+    let mut request = client
+        .get(server.url("/v1/embeddings"))
+        .idempotent()
+        .build()
+        .unwrap();
+    request
+        .url_mut()
+        .query_pairs_mut()
+        .append_pair("signature", "sig-1");
+    *request.method_mut() = http::Method::POST;
+    *request.body_mut() = Some(reqwest::Body::from("{}"));
+    *request.timeout_mut() = Some(core::time::Duration::from_secs(30));
+    assert_eq!(
+        request.timeout(),
+        Some(&core::time::Duration::from_secs(30))
+    );
+
+    let response = client.execute(request).await.unwrap();
+
+    assert_eq!(response.status(), 200);
+    let seen = server.seen();
+    assert_eq!(seen.len(), 2);
+    for attempt in seen {
+        assert_eq!(attempt.method, http::Method::POST);
+        assert_eq!(attempt.uri.query(), Some("signature=sig-1"));
+        assert_eq!(attempt.body, "{}");
+    }
+}
+
+#[tokio::test]
+async fn a_post_made_from_a_get_after_the_build_is_not_replayed_unless_said_idempotent() {
+    let server = busy_then_ok().await;
+    let (client, _) = virtual_client();
+    let mut request = client.get(server.url("/v1/chat")).build().unwrap();
+    *request.method_mut() = http::Method::POST;
+
+    let response = client.execute(request).await.unwrap();
+
+    assert_eq!(response.status(), 503);
+    assert_eq!(server.requests(), 1);
+}

@@ -30,11 +30,13 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
-/// What the script sees of a request: its number (0-based), method and headers.
+/// What the script sees of a request: its number (0-based), method, path
+/// and query, headers and body.
 #[derive(Clone, Debug)]
 pub struct Seen {
     pub index: usize,
     pub method: Method,
+    pub uri: http::Uri,
     pub headers: HeaderMap,
     pub body: Bytes,
 }
@@ -124,6 +126,7 @@ pub fn serve_on(
                         let seen = Seen {
                             index,
                             method: head.method,
+                            uri: head.uri,
                             headers: head.headers,
                             body,
                         };
