@@ -31,6 +31,11 @@ async fn a_fallback_spend_between_a_window_s_lease_spends_is_never_refunded_to_t
         .with_connect_timeout(Duration::from_millis(100))
         .with_clock(clock.clone());
     let fleet = Fleet::without_evidence(config).unwrap();
+    // A window with a day to go on the server's clock, whatever the time of
+    // day: the lease's window ends when the test moves the fleet's clock
+    // past it, never on its own in the middle of the test (as a day's
+    // window, ending at 00:00 UTC, could).
+    let window = common::window_clear_of_its_end(&server.url(), Duration::from_secs(86_400));
     let local = Arc::new(FixedWindowBudget::new(
         FixedWindowConfig::new()
             .with_max_cost_per_window(10)
@@ -43,7 +48,7 @@ async fn a_fallback_spend_between_a_window_s_lease_spends_is_never_refunded_to_t
     // refill the sync task is woken for can come in the middle of the test.
     let budget = fleet
         .budget(
-            FleetBudgetConfig::fixed_window("lagging", 100, Duration::from_secs(86_400))
+            FleetBudgetConfig::fixed_window("lagging", 100, window)
                 .with_lease(2)
                 .with_fallback(local.clone()),
         )
@@ -54,7 +59,7 @@ async fn a_fallback_spend_between_a_window_s_lease_spends_is_never_refunded_to_t
     // a spend of a window that ends (on the fleet's clock)
     let earlier = clock.now_ms();
     budget.try_spend(earlier, 1).unwrap();
-    clock.advance(Duration::from_secs(2 * 86_400));
+    clock.advance(2 * window);
     assert!(budget.try_spend(clock.now_ms(), 1).is_err());
     fleet.sync_now().await.unwrap();
     assert_eq!(budget.leased(), 2);

@@ -23,16 +23,16 @@ async fn a_refund_gives_the_lease_back_what_its_spend_took() {
     let Some(url) = common::server_url("a_refund_gives_the_lease_back_what_its_spend_took") else {
         return;
     };
+    // A window with a day to go on the server's clock, which the test does
+    // not see end, whatever the time of day (a day's window would end at
+    // 00:00 UTC, maybe during the test).
+    let window = common::window_clear_of_its_end(&url, Duration::from_secs(86_400));
     let config = common::manual_rounds(url, common::namespace("refund-lease"));
     let fleet = Fleet::without_evidence(config).unwrap();
     // Leases of 10, and spends that never bring one below half (which would
-    // wake the sync task for a refill in the middle of the test); a day's
-    // window, which the test does not see end.
+    // wake the sync task for a refill in the middle of the test).
     let budget = fleet
-        .budget(
-            FleetBudgetConfig::fixed_window("refunds", 100, Duration::from_secs(86_400))
-                .with_lease(10),
-        )
+        .budget(FleetBudgetConfig::fixed_window("refunds", 100, window).with_lease(10))
         .unwrap();
     fleet.sync_now().await.unwrap();
     assert_eq!(budget.leased(), 10);
@@ -77,15 +77,13 @@ async fn refunds_racing_spends_never_leave_more_than_the_lease() {
     else {
         return;
     };
+    // a window that does not end during the test, at any time of day
+    let window = common::window_clear_of_its_end(&url, Duration::from_secs(86_400));
     let config = common::manual_rounds(url, common::namespace("refund-race"));
     let fleet = Fleet::without_evidence(config).unwrap();
-    // the (day's) window's whole allowance in one lease: no refill can add
-    // to it
+    // the window's whole allowance in one lease: no refill can add to it
     let budget = fleet
-        .budget(
-            FleetBudgetConfig::fixed_window("race", 1_000, Duration::from_secs(86_400))
-                .with_lease(1_000),
-        )
+        .budget(FleetBudgetConfig::fixed_window("race", 1_000, window).with_lease(1_000))
         .unwrap();
     fleet.sync_now().await.unwrap();
     assert_eq!(budget.leased(), 1_000);

@@ -75,10 +75,12 @@ async fn a_lease_spend_made_while_redis_is_away_comes_back_to_the_lease() {
         .with_clock(clock.clone());
     let fleet = Fleet::without_evidence(config).unwrap();
     let local = fallback(5);
-    // a day's window, which the test does not see end
+    // a window with a day to go on the server's clock, which the test does
+    // not see end at any time of day (a day's window ends at 00:00 UTC)
+    let window = common::window_clear_of_its_end(&server.url(), Duration::from_secs(86_400));
     let budget = fleet
         .budget(
-            FleetBudgetConfig::fixed_window("away", 100, Duration::from_secs(86_400))
+            FleetBudgetConfig::fixed_window("away", 100, window)
                 .with_lease(2)
                 .with_fallback(local.clone()),
         )

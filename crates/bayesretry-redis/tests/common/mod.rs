@@ -144,6 +144,34 @@ pub fn previous_version_script(name: &str) -> redis::Script {
     redis::Script::new(&old[start..start + len])
 }
 
+/// A budget window's length, about twice `at_least`, whose current window
+/// on the clock of the Redis at `url` has `at_least` left at the least: a
+/// test that takes less than that never sees it end, whatever time of day
+/// it runs at.
+///
+/// A fleet budget's windows are aligned on the server's clock, on multiples
+/// of their length since the Unix epoch, so a window of a fixed length ends
+/// at a fixed time of day: a day's at 00:00 UTC, an hour's at the top of the
+/// hour. A test that holds a lease of such a window across the edge sees its
+/// units go void, or a new window grant its allowance again, and fails for
+/// no fault of the code. This length is chosen from the server's time, so
+/// that the server is at the start of one of its windows.
+pub fn window_clear_of_its_end(url: &str, at_least: Duration) -> Duration {
+    let (secs, micros): (u64, u64) = redis::cmd("TIME").query(&mut admin(url)).unwrap();
+    let now = secs * 1_000 + micros / 1_000;
+    let want = u64::try_from(at_least.as_millis()).unwrap().max(1);
+    // Windows of length w begin at multiples of w. With w = now / k (at
+    // least 2 · want), window k begins at k · w, less than k ms before now.
+    let k = (now / want.saturating_mul(2)).max(1);
+    let window = now / k;
+    let left = window - now % window;
+    assert!(
+        left >= want,
+        "a window of {window} ms has {left} ms left, less than {want}"
+    );
+    Duration::from_millis(window)
+}
+
 /// A store under writer `writer`, shared as a fleet takes it.
 pub fn store(writer: u64) -> alloc::sync::Arc<bayesretry_store::MemoryStore> {
     alloc::sync::Arc::new(
