@@ -19,13 +19,14 @@ async fn a_spend_costing_more_than_the_lease_is_granted() {
     let Some(url) = common::server_url("a_spend_costing_more_than_the_lease_is_granted") else {
         return;
     };
+    // 100 a window for the fleet, leases of 10: a window with an hour to go
+    // on the server's clock, which the test does not see end at any time of
+    // day (an hour's window ends at the top of the hour)
+    let window = common::window_clear_of_its_end(&url, Duration::from_secs(3_600));
     let config = common::manual_rounds(url, common::namespace("big-spend"));
     let fleet = Fleet::without_evidence(config).unwrap();
-    // 100 an hour for the fleet, leases of 10
     let budget = fleet
-        .budget(
-            FleetBudgetConfig::fixed_window("big", 100, Duration::from_secs(3_600)).with_lease(10),
-        )
+        .budget(FleetBudgetConfig::fixed_window("big", 100, window).with_lease(10))
         .unwrap();
     fleet.sync_now().await.unwrap();
     assert_eq!(budget.leased(), 10);
@@ -64,8 +65,11 @@ async fn a_spend_the_window_cannot_cover_leaves_the_rest_to_the_fleet() {
     else {
         return;
     };
+    // a window that does not end during the test, at any time of day: a new
+    // one would grant what the test finds the window cannot cover
+    let window = common::window_clear_of_its_end(&url, Duration::from_secs(3_600));
     let config = common::manual_rounds(url, common::namespace("uncovered-spend"));
-    let rule = FleetBudgetConfig::fixed_window("b", 100, Duration::from_secs(3_600)).with_lease(10);
+    let rule = FleetBudgetConfig::fixed_window("b", 100, window).with_lease(10);
     let (f1, f2) = (
         Fleet::without_evidence(config.clone()).unwrap(),
         Fleet::without_evidence(config).unwrap(),
