@@ -185,12 +185,36 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl FleetBreaker {
+    /// The longest `max_cooldown_ms` a fleet breaker takes: 2⁴⁰ ms, about 34
+    /// years, the bound of a fleet's [`ttl`](crate::FleetConfig::MAX_TTL)
+    /// and of a budget's window.
+    ///
+    /// The fleet writes an opening's end in Redis as a whole number of ms of
+    /// at most fifteen digits (past that, a Lua number is no longer exact
+    /// enough to count rounds by), and gives a probe round's counter the
+    /// held cooldown, capped at the longest, as its time to live. A cooldown
+    /// of more than about 30 000 years, or one backed off that far, wrote an
+    /// end every process took for a garbled one, and forgot: the fleet never
+    /// held the endpoint open. With a longest cooldown past `i64::MAX` ms, a
+    /// held cooldown that long (written by hand) had Redis refuse the
+    /// counter's time to live, and every claim of a probe failed. Such a
+    /// setting is refused when the breaker is made, rather than let the
+    /// fleet's breaker fail once the endpoint goes down; and since no process
+    /// writes an end further off than its longest cooldown, one found in
+    /// Redis is cut to it (see the
+    /// [consistency model](crate#consistency-model), on keys written by
+    /// something else).
+    pub const MAX_COOLDOWN_MS: u64 = 1 << 40;
+
     pub(crate) fn new(
         config: bayesretry_breaker::Config,
         shared: Arc<Shared>,
         clock: Arc<dyn Clock>,
     ) -> Result<FleetBreaker, Error> {
         let template = config.build()?;
+        if config.max_cooldown_ms() > FleetBreaker::MAX_COOLDOWN_MS {
+            return Err(Error::InvalidMaxCooldown(config.max_cooldown_ms()));
+        }
         let max = NonZeroUsize::new(MAX_ENDPOINTS).unwrap_or(NonZeroUsize::MIN);
         Ok(FleetBreaker {
             local: KeyedBreaker::new(template, max),
@@ -324,13 +348,17 @@ impl FleetBreaker {
 
     /// Publishes what waits, pulls the fleet's open endpoints, claims the
     /// probes wanted. `tick` is false on a wake-up: the pull waits for the
-    /// interval.
+    /// interval. `longest_ms` is the longest cooldown of the process's
+    /// breakers, which share the namespace's endpoints: an end the pull
+    /// finds further off is cut to it (see the scripts), and one of another
+    /// breaker's openings is no further off.
     pub(crate) async fn exchange(
         &self,
         conn: &mut MultiplexedConnection,
         scripts: &Scripts,
         prefix: &str,
         stale_ms: u64,
+        longest_ms: u64,
         tick: bool,
     ) -> Result<(), Error> {
         let config = self.template.config();
@@ -405,6 +433,7 @@ impl FleetBreaker {
                 .prepare_invoke()
                 .arg(prefix)
                 .arg(stale_ms)
+                .arg(longest_ms)
                 .invoke_async(conn)
                 .await?;
             self.apply_state(&reply);

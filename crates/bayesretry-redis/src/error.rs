@@ -66,6 +66,11 @@ pub enum Error {
     /// breaker's, which names the setting and its value.
     #[error("invalid breaker config: {0}")]
     InvalidBreaker(bayesretry_breaker::Error),
+    /// A breaker's `max_cooldown_ms` was longer than
+    /// [`FleetBreaker::MAX_COOLDOWN_MS`](crate::FleetBreaker::MAX_COOLDOWN_MS):
+    /// the fleet could not hold such an opening in Redis.
+    #[error("max_cooldown_ms of a fleet breaker must be at most 2^40 ms, got {0}")]
+    InvalidMaxCooldown(u64),
     /// [`Fleet::start`](crate::Fleet::start) was called outside a tokio runtime.
     #[error("a fleet needs a tokio runtime to run its sync task: start it inside one")]
     NoRuntime,

@@ -235,7 +235,9 @@ impl Fleet {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidBreaker`] when the breaker rejects `config`.
+    /// [`Error::InvalidBreaker`] when the breaker rejects `config`;
+    /// [`Error::InvalidMaxCooldown`] when its `max_cooldown_ms` is longer
+    /// than [`FleetBreaker::MAX_COOLDOWN_MS`].
     pub fn breaker(&self, config: bayesretry_breaker::Config) -> Result<Arc<FleetBreaker>, Error> {
         let breaker = Arc::new(FleetBreaker::new(
             config,
@@ -555,9 +557,23 @@ impl Task {
             }
         }
         let breakers: Vec<Arc<FleetBreaker>> = upgrade(&self.registry.breakers);
+        // the breakers share the namespace's endpoints: none cuts another's
+        // openings short of that one's longest cooldown
+        let longest_ms = breakers
+            .iter()
+            .map(|b| b.template().config().max_cooldown_ms())
+            .max()
+            .unwrap_or(0);
         for breaker in breakers {
             let result = breaker
-                .exchange(&mut conn, &self.scripts, &self.prefix, self.stale_ms, tick)
+                .exchange(
+                    &mut conn,
+                    &self.scripts,
+                    &self.prefix,
+                    self.stale_ms,
+                    longest_ms,
+                    tick,
+                )
                 .await;
             Self::settle(result, &mut failure)?;
         }

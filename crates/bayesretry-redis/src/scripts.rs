@@ -29,11 +29,40 @@ impl Scripts {
             lease: Script::new(LEASE),
             breaker_open: Script::new(BREAKER_OPEN),
             breaker_result: Script::new(BREAKER_RESULT),
-            breaker_claim: Script::new(BREAKER_CLAIM),
-            breaker_state: Script::new(BREAKER_STATE),
+            breaker_claim: Script::new(&[CUT_OPENING, BREAKER_CLAIM].concat()),
+            breaker_state: Script::new(&[CUT_OPENING, BREAKER_STATE].concat()),
         }
     }
 }
+
+/// What the claim and the state scripts share: cutting an opening whose end
+/// is further off than the longest cooldown.
+///
+/// No process of this version writes an `open until` more than its longest
+/// cooldown (at most [`FleetBreaker::MAX_COOLDOWN_MS`]) past the server's
+/// clock. One further off — fifteen digits that parse, written by hand, by
+/// a tool sharing the namespace, or by a process of an earlier version that
+/// took a longest cooldown of centuries — is not garbled, and was kept: the
+/// endpoint stayed open for the whole fleet for as long as it said, never
+/// stale, and every later opening kept it as the later end. It is cut to
+/// `now + longest` (the reading process's), written back with its current
+/// round's end (a round is current only while its end is the opening's), so
+/// that it ends: cut only in what a process is told, it would be cut anew
+/// from each round's `now`, and never end.
+///
+/// [`FleetBreaker::MAX_COOLDOWN_MS`]: crate::FleetBreaker::MAX_COOLDOWN_MS
+const CUT_OPENING: &str = r"
+-- ends the opening of `ep` at `till`: its value `v` begins with its end
+-- `held`; its round, if current (its end is `held`), ends at `till` too
+local function cut_opening(key, ep, v, held, till)
+  local at = string.format('%.0f', till)
+  redis.call('HSET', key, ep, at .. string.sub(v, #held + 1))
+  local rounds = key .. ':rounds'
+  local round, round_at = string.match(redis.call('HGET', rounds, ep) or '', '^(%S+) (%S+)$')
+  if round_at == held then redis.call('HSET', rounds, ep, round .. ' ' .. at) end
+  return till
+end
+";
 
 /// Merges a batch of (writer, context) entries into the fleet's evidence.
 ///
@@ -530,7 +559,8 @@ return {string.format('%.0f', grant), string.format('%.0f', (index + 1) * window
 /// back, and go on ending no probe round. A held `open until` that is not a
 /// whole number of ms is none either (see the state): kept as the later,
 /// `inf` would keep the endpoint open for good, and every process would go
-/// on reading it as closed. An opening published late (queued while Redis
+/// on reading it as closed; one further off than the opener's longest
+/// cooldown counts for that much (see `CUT_OPENING`). An opening published late (queued while Redis
 /// was away, or published again after Redis lost it) has less time left
 /// than its cooldown: the cooldown, not the time left, is what a failed
 /// probe backs off from.
@@ -559,9 +589,12 @@ local old = redis.call('HGET', key, ep)
 if old then
   -- nil for a value that does not begin with a field (empty, a space)
   local held, held_cooldown = string.match(old, '^(%S+) ?(%S*)')
-  -- an end that is not a whole number of ms is none (see the state)
-  if held and string.match(held, '^%d+$') and #held <= 15 and tonumber(held) > till then
-    till = tonumber(held)
+  -- an end that is not a whole number of ms is none (see the state), and
+  -- one further off than the opener's longest cooldown is cut to it (see
+  -- the state)
+  if held and string.match(held, '^%d+$') and #held <= 15 then
+    local held_till = math.min(tonumber(held), now + longest)
+    if held_till > till then till = held_till end
   end
   -- a whole number of ms, or no cooldown at all (inf, nan, -1, text)
   if held_cooldown and string.match(held_cooldown, '^%d+$') then
@@ -691,7 +724,8 @@ return 'open'
 /// Claims one of an endpoint's half-open probes for the fleet.
 ///
 /// ARGV: prefix, endpoint, max probes, base cooldown, longest cooldown.
-/// Returns `{1, round}` for a probe of that round (its outcome is reported
+/// An end further off than the longest cooldown is cut to it first (see
+/// `CUT_OPENING`). Returns `{1, round}` for a probe of that round (its outcome is reported
 /// with it), `{0, ms}` for none (still open, or every probe of this round
 /// taken), with the time until that may change (the cooldown's end, the
 /// probe counter's), and `{-1}` when the endpoint is closed.
@@ -746,8 +780,10 @@ if not (held and string.match(held, '^%d+$') and #held <= 15) then
   return {'-1'}
 end
 local till = tonumber(held)
-if till > now then return {'0', string.format('%.0f', till - now)} end
 local base, longest = tonumber(ARGV[4]), tonumber(ARGV[5])
+-- an end further off than the longest cooldown is cut to it (see the state)
+if till - now > longest then till = cut_opening(key, ep, old, held, now + longest) end
+if till > now then return {'0', string.format('%.0f', till - now)} end
 if string.match(cooldown, '^%d+$') and tonumber(cooldown) >= 1 then
   cooldown = math.min(tonumber(cooldown), longest)
 else
@@ -797,10 +833,12 @@ return {'1', round}
 
 /// Lists the endpoints open or half-open fleet-wide.
 ///
-/// ARGV: prefix, stale ms. Returns `{endpoint, ms until the cooldown ends
-/// (negative once it has: half-open), ...}`. An endpoint whose cooldown ended
-/// more than `stale` ago with no probe closing it (nobody calls it any more)
-/// is forgotten, and so is the round of an endpoint no longer listed.
+/// ARGV: prefix, stale ms, the longest cooldown of the process's breakers.
+/// Returns `{endpoint, ms until the cooldown ends (negative once it has:
+/// half-open), ...}`. An endpoint whose cooldown ended more than `stale` ago
+/// with no probe closing it (nobody calls it any more) is forgotten, and so
+/// is the round of an endpoint no longer listed. An end further off than
+/// the longest cooldown is cut to it (see `CUT_OPENING`).
 ///
 /// So is an endpoint whose `open until` is not a whole number of ms of at
 /// most fifteen digits (past the year 30 000): written by hand, or by a tool
@@ -816,11 +854,15 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local key = ARGV[1] .. ':br'
 local stale = tonumber(ARGV[2])
+local longest = tonumber(ARGV[3] or '')
 local all = redis.call('HGETALL', key)
 local out, live = {}, {}
 for i = 1, #all, 2 do
-  local till = string.match(all[i + 1], '^(%d+) ')
-  till = till and #till <= 15 and tonumber(till)
+  local held = string.match(all[i + 1], '^(%d+) ')
+  local till = held and #held <= 15 and tonumber(held)
+  if till and longest and till - now > longest then
+    till = cut_opening(key, all[i], all[i + 1], held, now + longest)
+  end
   if (not till) or now - till > stale then
     redis.call('HDEL', key, all[i])
   else

@@ -8,7 +8,7 @@ mod common;
 
 use core::time::Duration;
 
-use bayesretry_redis::{Error, Fleet, FleetBudgetConfig, FleetConfig};
+use bayesretry_redis::{Error, Fleet, FleetBreaker, FleetBudgetConfig, FleetConfig};
 use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore};
 
 fn url() -> &'static str {
@@ -74,6 +74,46 @@ async fn settings_out_of_range_are_rejected_by_name() {
         .breaker(bayesretry_breaker::Config::new().with_confidence(2.0))
         .unwrap_err();
     assert!(matches!(e, Error::InvalidBreaker(_)), "{e}");
+    // an opening Redis could not hold (see FleetBreaker::MAX_COOLDOWN_MS)
+    for max in [u64::MAX, FleetBreaker::MAX_COOLDOWN_MS + 1] {
+        let e = fleet
+            .breaker(bayesretry_breaker::Config::new().with_max_cooldown_ms(max))
+            .unwrap_err();
+        assert!(matches!(e, Error::InvalidMaxCooldown(_)), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!("max_cooldown_ms of a fleet breaker must be at most 2^40 ms, got {max}")
+        );
+    }
+    fleet
+        .breaker(
+            bayesretry_breaker::Config::new().with_max_cooldown_ms(FleetBreaker::MAX_COOLDOWN_MS),
+        )
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_longest_cooldown_accepted_is_one_redis_takes() {
+    let Some(url) = common::server_url("the_longest_cooldown_accepted_is_one_redis_takes") else {
+        return;
+    };
+    let config = common::manual_rounds(url, common::namespace("longest-cooldown"));
+    let (fleet_a, fleet_b) = (
+        Fleet::without_evidence(config.clone()).unwrap(),
+        Fleet::without_evidence(config).unwrap(),
+    );
+    // an opening of the longest cooldown, the first one
+    let rules = common::one_probe_rules(FleetBreaker::MAX_COOLDOWN_MS)
+        .with_max_cooldown_ms(FleetBreaker::MAX_COOLDOWN_MS);
+    let (a, b) = (
+        fleet_a.breaker(rules).unwrap(),
+        fleet_b.breaker(rules).unwrap(),
+    );
+    assert!((0..100).any(|_| a.record("payments", false).is_some()));
+    fleet_a.sync_now().await.unwrap();
+    fleet_b.sync_now().await.unwrap();
+    assert!(b.is_open_fleetwide("payments"));
+    assert!(!b.check("payments").is_allowed());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
