@@ -24,16 +24,57 @@ pub(crate) struct Scripts {
 impl Scripts {
     pub(crate) fn new() -> Scripts {
         Scripts {
-            push: Script::new(PUSH),
-            pull: Script::new(PULL),
-            lease: Script::new(LEASE),
-            breaker_open: Script::new(BREAKER_OPEN),
-            breaker_result: Script::new(BREAKER_RESULT),
-            breaker_claim: Script::new(&[CUT_OPENING, BREAKER_CLAIM].concat()),
-            breaker_state: Script::new(&[CUT_OPENING, BREAKER_STATE].concat()),
+            push: Script::new(&[NUMBERS, PUSH].concat()),
+            pull: Script::new(&[NUMBERS, PULL].concat()),
+            lease: Script::new(&[NUMBERS, LEASE].concat()),
+            breaker_open: Script::new(&[NUMBERS, BREAKER_OPEN].concat()),
+            breaker_result: Script::new(&[NUMBERS, BREAKER_RESULT].concat()),
+            breaker_claim: Script::new(&[NUMBERS, CUT_OPENING, BREAKER_CLAIM].concat()),
+            breaker_state: Script::new(&[NUMBERS, CUT_OPENING, BREAKER_STATE].concat()),
         }
     }
 }
+
+/// How every script reads a number it finds stored in Redis, which anything
+/// sharing the namespace may have written: one reading per kind of number,
+/// each site picking out its field and reading it here.
+///
+/// - `whole`: a count or a time in ms the scripts write (a budget window's
+///   grants and first attempts, a batch number, an opening's end, a probe
+///   round's name and its count of successes): a whole number of at most
+///   fifteen digits, so exact in a Lua number with room to add to it (one
+///   more round, a grant), and written back by `%.0f` as it was read. Past
+///   that (`inf`, `1e300`, twenty digits, `-1`, text), none: each site says
+///   what it takes instead.
+/// - `exact`: a count the push keeps (a writer's `#sum`, the change counter
+///   `{ns}:ver`): up to 2⁵³, sixteen digits, as the sums of the largest
+///   writers and a counter that follows the server's clock in µs reach.
+/// - `cooldown_ms`: a held cooldown, read with no limit on its digits and
+///   cut to the reader's longest, as the claim's docs say why: a cooldown
+///   too long to be exact is still the fleet's word that the endpoint was
+///   down for long, not none.
+///
+/// A sequence number of an entry is no such number: it is a `u64` compared
+/// as a decimal string, exactly, by the push, which reads it on its own.
+const NUMBERS: &str = r"
+local function whole(v)
+  if v and string.match(v, '^%d+$') and #v <= 15 then return tonumber(v) end
+  return nil
+end
+local function exact(v)
+  if v and string.match(v, '^%d+$') and #v <= 16 then
+    local n = tonumber(v)
+    if n <= 9007199254740992 then return n end
+  end
+  return nil
+end
+local function cooldown_ms(v, longest)
+  if v and string.match(v, '^%d+$') and tonumber(v) >= 1 then
+    return math.min(tonumber(v), longest)
+  end
+  return nil
+end
+";
 
 /// What the claim and the state scripts share: cutting an opening whose end
 /// is further off than the longest cooldown.
@@ -165,16 +206,9 @@ local own = tonumber(ARGV[4])
 local function u64(s)
   return string.match(s, '^%d+$') and (#s < 20 or (#s == 20 and s <= '18446744073709551615'))
 end
--- a value this script wrote as a count (a sum, the change counter): a whole
--- number exact in a Lua number, at most 2^53 (sixteen digits), or nil for
--- anything else, missing included
-local function exact(s)
-  if s and string.match(s, '^%d+$') and #s <= 16 then
-    local n = tonumber(s)
-    if n <= 9007199254740992 then return n end
-  end
-  return nil
-end
+-- `exact(v)` (the prelude): a value this script wrote as a count (a sum,
+-- the change counter), a whole number exact in a Lua number, at most 2^53
+-- (sixteen digits), or nil for anything else, missing included
 -- every argument is checked before anything is written: a script that
 -- fails halfway keeps what it wrote
 local forgets = own and tonumber(ARGV[5 + 2 * own] or '')
@@ -506,8 +540,7 @@ end
 local function count(field)
   local v = redis.call('HGET', key, field)
   if not v then return 0 end
-  if string.match(v, '^%d+$') and #v <= 15 then return tonumber(v) end
-  return nil
+  return whole(v)
 end
 -- first attempts unknown: none; grants unknown: the whole allowance, so the
 -- window refuses retries for the rest of it rather than grant any twice
@@ -519,9 +552,7 @@ local who, batch = ARGV[11], tonumber(ARGV[12] or '')
 if made > 0 and who and who ~= '' and batch then
   local field = 'q:' .. who
   local function counted(k)
-    local v = redis.call('HGET', k, field)
-    if v and string.match(v, '^%d+$') and #v <= 15 then return tonumber(v) end
-    return 0
+    return whole(redis.call('HGET', k, field)) or 0
   end
   local previous = ARGV[1] .. ':' .. string.format('%.0f', index - 1)
   if batch <= math.max(counted(key), counted(previous)) then
@@ -592,21 +623,25 @@ if old then
   -- an end that is not a whole number of ms is none (see the state), and
   -- one further off than the opener's longest cooldown is cut to it (see
   -- the state)
-  if held and string.match(held, '^%d+$') and #held <= 15 then
-    local held_till = math.min(tonumber(held), now + longest)
+  local held_till = whole(held)
+  if held_till then
+    held_till = math.min(held_till, now + longest)
     if held_till > till then till = held_till end
   end
-  -- a whole number of ms, or no cooldown at all (inf, nan, -1, text)
-  if held_cooldown and string.match(held_cooldown, '^%d+$') then
-    held_cooldown = math.min(tonumber(held_cooldown), longest)
-    if held_cooldown > cooldown then cooldown = held_cooldown end
-  end
+  -- a whole number of ms, or no cooldown at all (inf, nan, -1, text); 0
+  -- is none too, as for the claim: it is never the longer
+  held_cooldown = cooldown_ms(held_cooldown, longest)
+  if held_cooldown and held_cooldown > cooldown then cooldown = held_cooldown end
 end
 -- a round's name is a whole number of at most fifteen digits (see the
--- claim): anything else (inf, 1e300, 0x10, twenty digits) counts for none
-local held_round = string.match(redis.call('HGET', rounds, ep) or '', '^(%d+)')
-if held_round and #held_round <= 15 and tonumber(held_round) >= round then
-  round = tonumber(held_round) + 1
+-- claim): anything else (inf, 1e300, 0x10, twenty digits) counts for none.
+-- The digits the held round begins with, not its whole field as the claim
+-- reads it: the opening only needs a name past the held one, which those
+-- digits bound as well ('12x' is past no round of the server's clock), and
+-- a round that is not a whole number is replaced by the next claim anyway
+local held_round = whole(string.match(redis.call('HGET', rounds, ep) or '', '^(%d+)'))
+if held_round and held_round >= round then
+  round = held_round + 1
 end
 redis.call('HSET', key, ep, string.format('%.0f %.0f 0', till, cooldown))
 redis.call('HSET', rounds, ep, string.format('%.0f %.0f', round, till))
@@ -656,29 +691,21 @@ local old = redis.call('HGET', key, ep)
 if not old then return 'closed' end
 local held, cooldown, successes = string.match(old, '^(%S+) (%S+) (%S+)')
 -- an end that is not a whole number of ms is no opening (see the state)
-if not (held and string.match(held, '^%d+$') and #held <= 15) then
+if not whole(held) then
   redis.call('HDEL', key, ep)
   redis.call('HDEL', rounds, ep)
   return 'closed'
 end
 -- a count of successes that is not a whole number (inf would close at the
 -- first success, nan never, -5 five too late): none counted yet
-if string.match(successes, '^%d+$') and #successes <= 15 then
-  successes = tonumber(successes)
-else
-  successes = 0
-end
+successes = whole(successes) or 0
 local round, at = string.match(redis.call('HGET', rounds, ep) or '', '^(%S+) (%S+)$')
 if at ~= held or ARGV[7] ~= round then return 'stale' end
 local longest = tonumber(ARGV[6])
 -- as the claim reads it: a whole number of ms, at least 1, at most the
 -- longest; anything else the base cooldown
 local base = tonumber(ARGV[8] or '') or longest
-if string.match(cooldown, '^%d+$') and tonumber(cooldown) >= 1 then
-  cooldown = math.min(tonumber(cooldown), longest)
-else
-  cooldown = base
-end
+cooldown = cooldown_ms(cooldown, longest) or base
 local counted = key .. ':ok:' .. ep
 if ARGV[3] == '1' then
   local token = ARGV[9]
@@ -712,7 +739,7 @@ end
 local next_round = now
 -- a round is named by a whole number of at most fifteen digits (see the
 -- claim), one more than which is another
-local held_round = string.match(round, '^%d+$') and #round <= 15 and tonumber(round)
+local held_round = whole(round)
 if held_round and held_round >= next_round then next_round = held_round + 1 end
 cooldown = math.min(cooldown * tonumber(ARGV[5]), longest)
 redis.call('HSET', key, ep, string.format('%.0f %.0f 0', now + cooldown, cooldown))
@@ -774,21 +801,17 @@ local old = redis.call('HGET', key, ep)
 if not old then return {'-1'} end
 local held, cooldown = string.match(old, '^(%S+) (%S+) %S+')
 -- an end that is not a whole number of ms is no opening (see the state)
-if not (held and string.match(held, '^%d+$') and #held <= 15) then
+local till = whole(held)
+if not till then
   redis.call('HDEL', key, ep)
   redis.call('HDEL', rounds, ep)
   return {'-1'}
 end
-local till = tonumber(held)
 local base, longest = tonumber(ARGV[4]), tonumber(ARGV[5])
 -- an end further off than the longest cooldown is cut to it (see the state)
 if till - now > longest then till = cut_opening(key, ep, old, held, now + longest) end
 if till > now then return {'0', string.format('%.0f', till - now)} end
-if string.match(cooldown, '^%d+$') and tonumber(cooldown) >= 1 then
-  cooldown = math.min(tonumber(cooldown), longest)
-else
-  cooldown = base
-end
+cooldown = cooldown_ms(cooldown, longest) or base
 local probes = key .. ':p:' .. ep
 -- a counter INCR cannot add to (written by hand, or of another type) would
 -- fail every claim: taken for none, the round's count starts again. Any
@@ -821,7 +844,7 @@ local round, at = string.match(redis.call('HGET', rounds, ep) or '', '^(%S+) (%S
 -- tool) is no round, and one begins; so is one of more than fifteen
 -- digits (past the year 30 000), past which one more is the same number in
 -- Lua, and every round after it would bear its name
-if round and not (string.match(round, '^%d+$') and #round <= 15) then round = nil end
+if round and not whole(round) then round = nil end
 if at ~= held or not round then
   local next_round = now
   if round and tonumber(round) >= next_round then next_round = tonumber(round) + 1 end
@@ -859,7 +882,7 @@ local all = redis.call('HGETALL', key)
 local out, live = {}, {}
 for i = 1, #all, 2 do
   local held = string.match(all[i + 1], '^(%d+) ')
-  local till = held and #held <= 15 and tonumber(held)
+  local till = whole(held)
   if till and longest and till - now > longest then
     till = cut_opening(key, all[i], all[i + 1], held, now + longest)
   end
