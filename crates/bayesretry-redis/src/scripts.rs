@@ -447,16 +447,20 @@ return out
 /// are removed as they are met (and still count as scanned, so the reader
 /// moves past them), and so are those whose writer's key is not a hash
 /// (written by hand, or by a tool sharing the namespace), which would fail
-/// every pull that came to them, of every process. A version that is not a
-/// whole number (see the push) is reported as `since`: nothing known past
-/// what the reader read, until the next push writes the counter anew.
+/// every pull that came to them, of every process. A version the push does
+/// not read as a count (not a whole number, or past 2⁵³: see the push) is
+/// reported as `since`: nothing known past what the reader read, until the
+/// next push writes the counter anew.
 const PULL: &str = r"
 local ns = ARGV[1]
 local epoch = redis.call('GET', ns .. ':epoch') or ''
 local ver = redis.call('GET', ns .. ':ver') or '0'
--- a counter that is not a whole number (see the push): no version known
--- past what the reader read, until the next push writes it anew
-if not (string.match(ver, '^%d+$') and #ver <= 16) then ver = ARGV[2] end
+-- a counter the push does not read as one (see the push; past 2^53 in
+-- sixteen digits among them): no version known past what the reader read,
+-- until the next push writes it anew. Read as a version, it would take the
+-- reader past every number the push counts on from, and the reader would
+-- take the next for a failover's loss, and read the whole log again
+if not exact(ver) then ver = ARGV[2] end
 local members = redis.call('ZRANGEBYSCORE', ns .. ':log', '(' .. ARGV[2], '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[3]))
 local out = {epoch, ver, tostring(#members / 2), ''}
 for i = 1, #members, 2 do
