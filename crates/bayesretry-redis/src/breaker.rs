@@ -349,9 +349,11 @@ impl FleetBreaker {
     /// Publishes what waits, pulls the fleet's open endpoints, claims the
     /// probes wanted. `tick` is false on a wake-up: the pull waits for the
     /// interval. `longest_ms` is the longest cooldown of the process's
-    /// breakers, which share the namespace's endpoints: an end the pull
-    /// finds further off is cut to it (see the scripts), and one of another
-    /// breaker's openings is no further off.
+    /// breakers, which share the namespace's endpoints: an end the pull, an
+    /// opening or a claim finds further off is cut to it (see the scripts),
+    /// and one of another breaker's openings is no further off. Not this
+    /// breaker's own longest: an opening, or a claim on a view from before
+    /// another breaker's opening, would cut that opening to it.
     pub(crate) async fn exchange(
         &self,
         conn: &mut MultiplexedConnection,
@@ -390,6 +392,7 @@ impl FleetBreaker {
                         .arg(until_ms - now)
                         .arg((*cooldown_ms).max(until_ms - now))
                         .arg(config.max_cooldown_ms())
+                        .arg(longest_ms)
                         .invoke_async::<i64>(conn)
                         .await
                 }
@@ -458,6 +461,7 @@ impl FleetBreaker {
                 .arg(config.max_probes())
                 .arg(config.cooldown_ms())
                 .arg(config.max_cooldown_ms())
+                .arg(longest_ms)
                 .invoke_async(conn)
                 .await?;
             let now = self.clock.now_ms();

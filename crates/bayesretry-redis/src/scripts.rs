@@ -585,7 +585,9 @@ return {string.format('%.0f', grant), string.format('%.0f', (index + 1) * window
 /// Opens an endpoint's breaker for the whole fleet.
 ///
 /// ARGV: prefix, endpoint, ms the opening has left, its full cooldown ms
-/// (the time left when absent), the opener's longest cooldown ms. The hash
+/// (the time left when absent), the opener's longest cooldown ms, the
+/// longest cooldown ms of the opener's process (its breakers share the
+/// namespace's endpoints; the opener's own when absent). The hash
 /// `{ns}:br` maps an endpoint to `{open until (server ms)} {cooldown} {probe
 /// successes}`; opening keeps the later of two cooldown ends and the longer
 /// of two cooldowns, and starts a new probe round. A held cooldown that is
@@ -594,11 +596,13 @@ return {string.format('%.0f', grant), string.format('%.0f', (index + 1) * window
 /// back, and go on ending no probe round. A held `open until` that is not a
 /// whole number of ms is none either (see the state): kept as the later,
 /// `inf` would keep the endpoint open for good, and every process would go
-/// on reading it as closed; one further off than the opener's longest
-/// cooldown counts for that much (see `CUT_OPENING`). An opening published late (queued while Redis
-/// was away, or published again after Redis lost it) has less time left
-/// than its cooldown: the cooldown, not the time left, is what a failed
-/// probe backs off from.
+/// on reading it as closed; one further off than the longest cooldown of
+/// the opener's process counts for that much (see `CUT_OPENING`): not the
+/// opener's own longest, which would cut a longer opening of another of the
+/// process's breakers. An opening published late (queued while Redis was
+/// away, or published again after Redis lost it) has less time left than
+/// its cooldown: the cooldown, not the time left, is what a failed probe
+/// backs off from.
 ///
 /// The round is kept apart, in the hash `{ns}:br:rounds`, as `{round} {open
 /// until}`: the value of `{ns}:br` keeps the three fields the previous
@@ -619,17 +623,18 @@ local ep = ARGV[2]
 local till = now + tonumber(ARGV[3])
 local cooldown = tonumber(ARGV[4] or ARGV[3])
 local longest = tonumber(ARGV[5] or '') or cooldown
+local process_longest = tonumber(ARGV[6] or '') or longest
 local round = now
 local old = redis.call('HGET', key, ep)
 if old then
   -- nil for a value that does not begin with a field (empty, a space)
   local held, held_cooldown = string.match(old, '^(%S+) ?(%S*)')
   -- an end that is not a whole number of ms is none (see the state), and
-  -- one further off than the opener's longest cooldown is cut to it (see
-  -- the state)
+  -- one further off than the longest cooldown of the opener's process is
+  -- cut to it (see the state)
   local held_till = whole(held)
   if held_till then
-    held_till = math.min(held_till, now + longest)
+    held_till = math.min(held_till, now + process_longest)
     if held_till > till then till = held_till end
   end
   -- a whole number of ms, or no cooldown at all (inf, nan, -1, text); 0
@@ -754,12 +759,16 @@ return 'open'
 
 /// Claims one of an endpoint's half-open probes for the fleet.
 ///
-/// ARGV: prefix, endpoint, max probes, base cooldown, longest cooldown.
-/// An end further off than the longest cooldown is cut to it first (see
-/// `CUT_OPENING`). Returns `{1, round}` for a probe of that round (its outcome is reported
-/// with it), `{0, ms}` for none (still open, or every probe of this round
-/// taken), with the time until that may change (the cooldown's end, the
-/// probe counter's), and `{-1}` when the endpoint is closed.
+/// ARGV: prefix, endpoint, max probes, base cooldown, longest cooldown, the
+/// longest cooldown of the claimer's process (the claimer's own when
+/// absent). An end further off than the process's longest cooldown is cut
+/// to it first (see `CUT_OPENING`): not the claimer's own, which would cut a
+/// longer opening of another of the process's breakers, made since the
+/// claimer last pulled the state. Returns `{1, round}` for a probe of that
+/// round (its outcome is reported with it), `{0, ms}` for none (still open,
+/// or every probe of this round taken), with the time until that may change
+/// (the cooldown's end, the probe counter's), and `{-1}` when the endpoint
+/// is closed.
 /// A round lasts one cooldown: probes that never report back are given up
 /// on, as the local breaker does. The round's probe counter gets that
 /// cooldown as its time to live, and must: a counter without one ends no
@@ -812,8 +821,12 @@ if not till then
   return {'-1'}
 end
 local base, longest = tonumber(ARGV[4]), tonumber(ARGV[5])
--- an end further off than the longest cooldown is cut to it (see the state)
-if till - now > longest then till = cut_opening(key, ep, old, held, now + longest) end
+local process_longest = tonumber(ARGV[6] or '') or longest
+-- an end further off than the process's longest cooldown is cut to it (see
+-- the state)
+if till - now > process_longest then
+  till = cut_opening(key, ep, old, held, now + process_longest)
+end
 if till > now then return {'0', string.format('%.0f', till - now)} end
 cooldown = cooldown_ms(cooldown, longest) or base
 local probes = key .. ':p:' .. ep
