@@ -49,6 +49,9 @@ impl Scripts {
 /// - `exact`: a count the push keeps (a writer's `#sum`, the change counter
 ///   `{ns}:ver`): up to 2⁵³, sixteen digits, as the sums of the largest
 ///   writers and a counter that follows the server's clock in µs reach.
+///   The bound is compared as digits, not as a Lua number: `tonumber` rounds
+///   2⁵³ + 1 to 2⁵³, which passed for a sound counter, read as one number
+///   by the push and passed on as another by the pull.
 /// - `cooldown_ms`: a held cooldown, read with no limit on its digits and
 ///   cut to the reader's longest, as the claim's docs say why: a cooldown
 ///   too long to be exact is still the fleet's word that the endpoint was
@@ -62,9 +65,8 @@ local function whole(v)
   return nil
 end
 local function exact(v)
-  if v and string.match(v, '^%d+$') and #v <= 16 then
-    local n = tonumber(v)
-    if n <= 9007199254740992 then return n end
+  if v and string.match(v, '^%d+$') and (#v < 16 or (#v == 16 and v <= '9007199254740992')) then
+    return tonumber(v)
   end
   return nil
 end
