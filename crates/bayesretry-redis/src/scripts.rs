@@ -145,7 +145,12 @@ end
 /// counter ahead of it, or the new primary's clock is behind). A counter that
 /// is not a whole number (edited by hand, written by a tool) is taken for a
 /// missing one and written anew: numbered from `nan` or `inf`, the log's
-/// entries would fail every push, or every pull, of every process.
+/// entries would fail every push, or every pull, of every process. One
+/// with no room left up to 2⁵³ for the batch's entries (a whole number
+/// just short of it, edited by hand: the clock reaches it in the year
+/// 2255) is taken for a lost log, below: counted on, it stopped at 2⁵³,
+/// whose one more is the same number in Lua, and every entry after was
+/// logged under the number every reader had read up to, and never read.
 ///
 /// The hash's field `#sum` (no context's field starts with `#`) holds the sum
 /// of its entries' sequence numbers, each counted up to 2³² (so the sum is
@@ -190,7 +195,8 @@ end
 /// epoch (and drops the counter, so that a log emptied by its writers aging
 /// out is taken for one once only), every process pushes all it holds
 /// again, and entries a push finds held already are logged again if the log
-/// lacks them (`ZADD NX`).
+/// lacks them (`ZADD NX`). So does a push that finds the counter with no
+/// room left up to 2⁵³ for its entries, dropping the log with the counter.
 ///
 /// Every key the push writes has its type checked before anything is
 /// written, as its arguments are: a key of the wrong type (written by hand,
@@ -270,14 +276,25 @@ local function log_lost()
   end
   return false
 end
+-- whether the counter, sound, has no room left up to 2^53 for a number per
+-- entry of this batch: past 2^53 one more is the same number, and every
+-- entry from then on would be logged under the number every reader has
+-- read up to, and never read. The room is counted down from 2^53, which is
+-- exact: counted up, 2^53 + 1 is 2^53, and never past it
+local function counter_full()
+  local held = exact(redis.call('GET', ns .. ':ver'))
+  return held ~= nil and (#ARGV - first + 1) / 6 > 9007199254740992 - held
+end
 local epoch = redis.call('GET', ns .. ':epoch')
-if epoch and log_lost() then
+if epoch and (log_lost() or counter_full()) then
   -- a new epoch makes every process push all it holds again, and the
   -- pushes log the entries they find held already. The counter goes with
   -- it, so that a log emptied by its writers aging out is taken for a loss
-  -- once only.
+  -- once only, and a full one is counted anew from the clock, with a log
+  -- of its own: numbered past the new counter, the old log's entries would
+  -- take every reader past it.
   epoch = nil
-  redis.call('DEL', ns .. ':ver')
+  redis.call('DEL', ns .. ':ver', ns .. ':log')
 end
 if not epoch then
   epoch = ARGV[3]
