@@ -45,13 +45,18 @@ impl Scripts {
 ///   fifteen digits, so exact in a Lua number with room to add to it (one
 ///   more round, a grant), and written back by `%.0f` as it was read. Past
 ///   that (`inf`, `1e300`, twenty digits, `-1`, text), none: each site says
-///   what it takes instead.
+///   what it takes instead. Nor is one with a leading zero (`007`), which
+///   no script writes: `tonumber` reads it, but `HINCRBY` refuses it, so a
+///   count that passed for sound failed every lease (a window's grants) or
+///   every push (a writer's `#sum`, below) that added to it, and it would
+///   not be written back as it was read.
 /// - `exact`: a count the push keeps (a writer's `#sum`, the change counter
 ///   `{ns}:ver`): up to 2⁵³, sixteen digits, as the sums of the largest
 ///   writers and a counter that follows the server's clock in µs reach.
-///   The bound is compared as digits, not as a Lua number: `tonumber` rounds
-///   2⁵³ + 1 to 2⁵³, which passed for a sound counter, read as one number
-///   by the push and passed on as another by the pull.
+///   No leading zero either, as for `whole`. The bound is compared as
+///   digits, not as a Lua number: `tonumber` rounds 2⁵³ + 1 to 2⁵³, which
+///   passed for a sound counter, read as one number by the push and passed
+///   on as another by the pull.
 /// - `cooldown_ms`: a held cooldown, read with no limit on its digits and
 ///   cut to the reader's longest, as the claim's docs say why: a cooldown
 ///   too long to be exact is still the fleet's word that the endpoint was
@@ -60,12 +65,16 @@ impl Scripts {
 /// A sequence number of an entry is no such number: it is a `u64` compared
 /// as a decimal string, exactly, by the push, which reads it on its own.
 const NUMBERS: &str = r"
+-- digits as `%.0f` writes them, and as HINCRBY takes them: no leading zero
+local function digits(v)
+  return v and (v == '0' or string.match(v, '^[1-9]%d*$'))
+end
 local function whole(v)
-  if v and string.match(v, '^%d+$') and #v <= 15 then return tonumber(v) end
+  if digits(v) and #v <= 15 then return tonumber(v) end
   return nil
 end
 local function exact(v)
-  if v and string.match(v, '^%d+$') and (#v < 16 or (#v == 16 and v <= '9007199254740992')) then
+  if digits(v) and (#v < 16 or (#v == 16 and v <= '9007199254740992')) then
     return tonumber(v)
   end
   return nil

@@ -4,7 +4,8 @@
 //! budgets too — spent from its local fallback, on top of what the fleet had
 //! granted. Now what the window granted is taken to be all of it: that
 //! budget refuses retries for the rest of the window, and the others lease
-//! from the fleet as before.
+//! from the fleet as before. So is a count with a leading zero, which
+//! `tonumber` reads but `HINCRBY` refuses.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
@@ -25,7 +26,17 @@ async fn a_garbled_budget_window_refuses_retries_instead_of_failing_every_lease(
     ) else {
         return;
     };
-    let namespace = common::namespace("garbled-window");
+    // not a whole number; and digits with a leading zero, which a Lua
+    // number reads but HINCRBY does not take
+    for garbled in ["1.5", "01"] {
+        refuses_retries_with_grants_at(&url, garbled).await;
+    }
+}
+
+/// A window whose count of grants the test sets to `grants`.
+async fn refuses_retries_with_grants_at(url: &str, grants: &str) {
+    let url = url.to_owned();
+    let namespace = common::namespace(&format!("garbled-window-{}", grants.len()));
     let fleet =
         Fleet::without_evidence(common::manual_rounds(url.clone(), namespace.clone())).unwrap();
     let garbled = fleet
@@ -46,7 +57,7 @@ async fn a_garbled_budget_window_refuses_retries_instead_of_failing_every_lease(
     let () = redis::cmd("HSET")
         .arg(&keys[0])
         .arg("s")
-        .arg("1.5")
+        .arg(grants)
         .query(&mut conn)
         .unwrap();
 
@@ -61,8 +72,11 @@ async fn a_garbled_budget_window_refuses_retries_instead_of_failing_every_lease(
         // the outcome is in the spends
         let _ = fleet.sync_now().await;
     }
-    assert_eq!(from_garbled, 1, "only the unit leased before");
-    assert_eq!(from_sound, 5, "the fleet's allowance, from the fleet");
+    assert_eq!(from_garbled, 1, "{grants}: only the unit leased before");
+    assert_eq!(
+        from_sound, 5,
+        "{grants}: the fleet's allowance, from the fleet"
+    );
     fleet.sync_now().await.unwrap();
-    assert!(fleet.stats().connected);
+    assert!(fleet.stats().connected, "{grants}");
 }

@@ -2,7 +2,8 @@
 //! by hand, written by a tool): the push counts it again from the hash's
 //! entries instead of failing on it — after writing the entries it had
 //! applied, and before logging them, so that no reader found them — round
-//! after round.
+//! after round. So is a sum with a leading zero, which `tonumber` reads but
+//! `HINCRBY` refuses.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
@@ -28,7 +29,9 @@ async fn a_garbled_sum_in_redis_does_not_stop_a_writer_s_pushes() {
 
     let mut conn = common::admin(&url);
     let key = format!("{{{namespace}}}:w:{}", WriterId::new(7));
-    for garbled in ["1.5", "99999999999999999999999", "x"] {
+    // and digits with a leading zero, which a Lua number reads but HINCRBY
+    // does not take
+    for garbled in ["1.5", "99999999999999999999999", "x", "0099999999999999"] {
         let () = redis::cmd("HSET")
             .arg(&key)
             .arg("#sum")
@@ -43,5 +46,5 @@ async fn a_garbled_sum_in_redis_does_not_stop_a_writer_s_pushes() {
     let newcomer = Fleet::start(config, reader.clone()).unwrap();
     newcomer.sync_now().await.unwrap();
     assert_eq!(reader.evidence(&first, 30).failures(), 1.0);
-    assert_eq!(reader.evidence(&later, 30).failures(), 3.0);
+    assert_eq!(reader.evidence(&later, 30).failures(), 4.0);
 }
