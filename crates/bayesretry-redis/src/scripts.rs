@@ -514,17 +514,17 @@ return out
 ///
 /// ARGV: budget key, window ms, mode (`w` fixed window, `r` ratio), the
 /// window's allowance (fixed) or floor (ratio), the ratio, want, deposits
-/// made in window `of`, whole (0 for none), `of` (empty for none), deposits
+/// made in window `of`, all-of (0 for none), `of` (empty for none), deposits
 /// made in the window after `of`, the process's budget id and the number of
 /// this batch of deposits.
 ///
 /// Windows are aligned on the Redis server's clock (`TIME`), the one clock
 /// the whole fleet shares. The window's hash holds what has been granted
 /// (`s`) and, for a ratio budget, the first attempts deposited (`d`). A grant
-/// is `whole` if the window has that much left (a lease large enough for a
+/// is all-of if the window has that much left (a lease large enough for a
 /// spend that was refused), else `min(want, allowance − granted)`, recorded
 /// in the same step, so the sum of every grant in a window never exceeds its
-/// allowance, however many processes ask at once. `whole` is all or nothing:
+/// allowance, however many processes ask at once. All-of is all or nothing:
 /// part of it would not make the spend, and would leave the other processes
 /// short for the rest of the window.
 ///
@@ -597,10 +597,10 @@ local deposits = tonumber(redis.call('HINCRBY', key, 'd', string.format('%.0f', 
 local granted = count('s')
 local allowance = tonumber(ARGV[4])
 if ARGV[3] == 'r' then allowance = allowance + math.floor(tonumber(ARGV[5]) * deposits) end
-local whole = tonumber(ARGV[8] or '0') or 0
+local all_of = tonumber(ARGV[8] or '0') or 0
 local grant
-if whole > 0 and whole <= allowance - granted then
-  grant = whole
+if all_of > 0 and all_of <= allowance - granted then
+  grant = all_of
 else
   grant = math.min(tonumber(ARGV[6]), allowance - granted)
 end
