@@ -67,20 +67,82 @@ impl Metrics {
 /// An outage window to measure detection against: [start, end) in us.
 pub(crate) type Window = (u64, u64);
 
-/// The metrics of the calls `filter` keeps; `brier` is the Brier sums of
-/// their retries; `outage` (when given) is the window time to detect is
-/// measured in; `healthy_shard` marks the calls whose refusals are collateral.
+/// What [`compute`] needs of a group of calls (every call, or one
+/// endpoint's) besides the log: the Brier sums of its retries, and the outage
+/// window time to detect is measured in, if any.
+pub(crate) struct Group {
+    pub(crate) brier: (f64, u64),
+    pub(crate) outage: Option<Window>,
+}
+
+/// The metrics of every finished call (`pooled`) and of the finished calls
+/// of each endpoint (`endpoints[i]` for endpoint `i`; none listed for a
+/// scenario of one endpoint), with `collateral` marking the calls whose
+/// refusals are collateral.
+///
+/// One pass over the log for all the groups, not one per group: S0 has seven
+/// over its 6 000 calls, pooled and per endpoint. The pooled counts are the
+/// sums of the endpoints' (and of the calls of no listed endpoint), integers
+/// added exactly; its completion times are theirs together, the same values
+/// in another order, so the same quantiles.
 pub(crate) fn compute(
     log: &RunLog,
-    filter: impl Fn(&CallRecord) -> bool,
-    brier: (f64, u64),
-    outage: Option<Window>,
+    pooled: Group,
+    endpoints: &[Group],
     max_attempts: u32,
     collateral: impl Fn(&CallRecord) -> bool,
-) -> Metrics {
-    let mut m = Metrics::default();
-    let mut latencies = Vec::new();
-    for rec in log.calls.iter().filter(|r| r.done && filter(r)) {
+) -> (Metrics, Vec<Metrics>) {
+    // one tally per endpoint, and a last one for calls of no listed endpoint
+    let mut tallies: Vec<Tally> = (0..=endpoints.len()).map(|_| Tally::default()).collect();
+    let others = endpoints.len();
+    for rec in log.calls.iter().filter(|r| r.done) {
+        let at = usize::from(rec.endpoint).min(others);
+        if let Some(tally) = tallies.get_mut(at) {
+            tally.add(rec, &collateral);
+        }
+    }
+    let mut all = Tally::default();
+    all.latencies = Vec::with_capacity(tallies.iter().map(|t| t.latencies.len()).sum());
+    for tally in &tallies {
+        all.merge(tally);
+    }
+    let mut per_endpoint = Vec::with_capacity(endpoints.len());
+    for (i, (group, tally)) in endpoints.iter().zip(tallies).enumerate() {
+        let mut m = tally.finish(group.brier);
+        if let Some(window) = group.outage {
+            let ep = u8::try_from(i).unwrap_or(u8::MAX);
+            let filter = |r: &CallRecord| r.endpoint == ep;
+            // as `compute`: no time to detect for an endpoint without a call
+            if log.calls.iter().any(filter) {
+                m.time_to_detect_s = Some(time_to_detect(log, ep, &filter, window, max_attempts));
+            }
+        }
+        per_endpoint.push(m);
+    }
+    let mut m = all.finish(pooled.brier);
+    if let Some(window) = pooled.outage {
+        let filter = |_: &CallRecord| true;
+        m.time_to_detect_s = log
+            .calls
+            .first()
+            .map(|r| time_to_detect(log, r.endpoint, &filter, window, max_attempts));
+    }
+    (m, per_endpoint)
+}
+
+/// The counts of a group of calls and their completion times (microseconds),
+/// before the rates and the quantiles.
+#[derive(Default)]
+struct Tally {
+    m: Metrics,
+    latencies: Vec<u64>,
+}
+
+impl Tally {
+    /// Counts one finished call.
+    #[inline]
+    fn add(&mut self, rec: &CallRecord, collateral: &impl Fn(&CallRecord) -> bool) {
+        let m = &mut self.m;
         m.calls += 1;
         m.attempts += u64::from(rec.attempts);
         let retries = u64::from(rec.attempts.saturating_sub(1));
@@ -98,39 +160,87 @@ pub(crate) fn compute(
                 m.collateral_failures += 1;
             }
         }
-        latencies.push(rec.end_us.saturating_sub(rec.arrival_us) as f64 / 1000.0);
+        self.latencies
+            .push(rec.end_us.saturating_sub(rec.arrival_us));
     }
-    if m.calls > 0 {
-        let c = m.calls as f64;
-        {
+
+    /// Adds `other`'s calls to these.
+    fn merge(&mut self, other: &Tally) {
+        let (m, o) = (&mut self.m, &other.m);
+        m.calls += o.calls;
+        m.attempts += o.attempts;
+        m.retries += o.retries;
+        m.wasted_retries += o.wasted_retries;
+        m.retry_after_violations += o.retry_after_violations;
+        m.successes += o.successes;
+        m.hopeless_retries += o.hopeless_retries;
+        m.refused_calls += o.refused_calls;
+        m.collateral_failures += o.collateral_failures;
+        self.latencies.extend_from_slice(&other.latencies);
+    }
+
+    /// The metrics: the counts, their rates, the completion-time quantiles,
+    /// and the Brier score of `brier`'s sums.
+    fn finish(mut self, brier: (f64, u64)) -> Metrics {
+        let mut m = self.m;
+        if m.calls > 0 {
+            let c = m.calls as f64;
             m.success_rate = m.successes as f64 / c;
             m.amplification = m.attempts as f64 / c;
         }
+        let [p50, p99, p999] = quantiles(&mut self.latencies, [0.5, 0.99, 0.999]);
+        m.latency_p50_ms = p50 as f64 / 1000.0;
+        m.latency_p99_ms = p99 as f64 / 1000.0;
+        m.latency_p999_ms = p999 as f64 / 1000.0;
+        if brier.1 > 0 {
+            m.brier = Some(brier.0 / brier.1 as f64);
+        }
+        m
     }
-    m.latency_p50_ms = quantile(&mut latencies, 0.5);
-    m.latency_p99_ms = quantile(&mut latencies, 0.99);
-    m.latency_p999_ms = quantile(&mut latencies, 0.999);
-    if brier.1 > 0 {
-        m.brier = Some(brier.0 / brier.1 as f64);
-    }
-    if let Some(window) = outage {
-        let endpoint = log.calls.iter().find(|r| filter(r)).map(|r| r.endpoint);
-        m.time_to_detect_s =
-            endpoint.map(|ep| time_to_detect(log, ep, &filter, window, max_attempts));
-    }
-    m
 }
 
-/// The nearest-rank quantile of `values`, which it reorders: a selection in
-/// linear time, not a sort (a run's metrics take three quantiles of each group
-/// of calls: S0 has seven, pooled and per endpoint).
-fn quantile(values: &mut [f64], p: f64) -> f64 {
-    if values.is_empty() {
-        return 0.0;
+/// The nearest-rank quantiles at `ps` (ascending) of `values`, which it
+/// reorders: selections in linear time, not a sort (a run's metrics take three
+/// quantiles of each group of calls: S0 has seven, pooled and per endpoint).
+///
+/// The values are the calls' completion times in whole microseconds, selected
+/// as integers and turned into milliseconds only once selected: `us as f64 /
+/// 1000.0` never decreases as `us` grows, so the rank's integer maps to the very
+/// float a selection among the floats would have found, at the cost of integer
+/// comparisons. Each selection after the first searches only the values above
+/// the previous rank, which the previous selection has already gathered there.
+fn quantiles<const N: usize>(values: &mut [u64], ps: [f64; N]) -> [u64; N] {
+    let mut out = [0; N];
+    let n = values.len();
+    if n == 0 {
+        return out;
     }
-    let n = values.len() as f64;
-    let rank = ((p * n).ceil() as usize).clamp(1, values.len());
-    *values.select_nth_unstable_by(rank - 1, f64::total_cmp).1
+    // the index selected last, and its value: every value after it is at least
+    // that value, and every value before it at most
+    let mut last: Option<(usize, u64)> = None;
+    for (p, q) in ps.into_iter().zip(out.iter_mut()) {
+        let index = ((p * n as f64).ceil() as usize).clamp(1, n) - 1;
+        let from = match last {
+            Some((at, value)) if index <= at => {
+                // the same rank again (or, for a `ps` out of order, a lower
+                // one, which a selection of the whole slice answers)
+                if index == at {
+                    *q = value;
+                    continue;
+                }
+                0
+            }
+            Some((at, _)) => at + 1,
+            None => 0,
+        };
+        let Some(rest) = values.get_mut(from..) else {
+            break;
+        };
+        let value = *rest.select_nth_unstable(index - from).1;
+        *q = value;
+        last = Some((index, value));
+    }
+    out
 }
 
 /// Bin width of the detection measure.
@@ -246,9 +356,31 @@ pub fn time_to_recover(policy: &[(u32, u32)], oracle: &[(u32, u32)], end_s: usiz
 
 #[cfg(test)]
 mod tests {
-    use super::{DETECT_BIN_US, time_to_detect};
+    use super::{DETECT_BIN_US, quantiles, time_to_detect};
     use crate::scenario::SECOND;
     use crate::trace::{CallRecord, RunLog};
+
+    #[test]
+    fn the_quantiles_are_the_nearest_ranks_of_the_sorted_values() {
+        // many ties, as completion times have, and sizes around the ranks' edges
+        let mut word = 7_u64;
+        for n in [1_usize, 2, 3, 99, 100, 101, 999, 1000, 1001, 6000] {
+            let mut values: Vec<u64> = (0..n)
+                .map(|_| {
+                    word = crate::luck::mix64(word);
+                    20_000 + word % 700
+                })
+                .collect();
+            let mut sorted = values.clone();
+            sorted.sort_unstable();
+            let ps = [0.5, 0.99, 0.999];
+            let expected = ps.map(|p| sorted[((p * n as f64).ceil() as usize).clamp(1, n) - 1]);
+            assert_eq!(quantiles(&mut values, ps), expected, "n = {n}");
+        }
+        assert_eq!(quantiles(&mut [], [0.5, 0.99]), [0, 0]);
+        // out of order, a lower rank after a higher one
+        assert_eq!(quantiles(&mut [5, 1, 4, 2, 3], [0.9, 0.2, 0.2]), [5, 1, 1]);
+    }
 
     /// An endpoint with ten calls a second over a 20 s window from 100 s, each
     /// retried three times: never quiet by its retries.

@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::baseline::Baseline;
 use crate::bayes::{self, BayesConfig};
 use crate::environment::{Draws, Environment};
-use crate::metrics::{self, Metrics, Window};
+use crate::metrics::{self, Group, Metrics, Window};
 use crate::oracle::Oracle;
 use crate::rule::{self, Rule};
 use crate::scenario::{Profile, S5_OUTAGE, S8_DOWN_SHARD, SECOND, Scenario};
@@ -226,31 +226,32 @@ pub fn run_on(
     let healthy =
         |r: &crate::trace::CallRecord| scenario == Scenario::S8 && r.shard != S8_DOWN_SHARD;
     let single_outage = endpoints.first().and_then(|e| outage_of(e.1, horizon));
-    let pooled = metrics::compute(
-        &log,
-        |_| true,
-        log.brier,
-        if endpoints.len() == 1 {
+    let groups: Vec<Group> = if endpoints.len() > 1 {
+        endpoints
+            .iter()
+            .enumerate()
+            .map(|(i, (_, profile))| Group {
+                brier: log.brier_of(u8::try_from(i).unwrap_or(u8::MAX)),
+                outage: outage_of(*profile, horizon),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let all = Group {
+        brier: log.brier,
+        outage: if endpoints.len() == 1 {
             single_outage
         } else {
             None
         },
-        max_attempts,
-        healthy,
-    );
+    };
+    let (pooled, by_endpoint) = metrics::compute(&log, all, &groups, max_attempts, healthy);
     let mut per_endpoint = Vec::new();
     let mut recovery_bins = Vec::new();
     if endpoints.len() > 1 {
-        for (i, (name, profile)) in endpoints.iter().enumerate() {
+        for ((i, (name, profile)), m) in endpoints.iter().enumerate().zip(by_endpoint) {
             let ep = u8::try_from(i).unwrap_or(u8::MAX);
-            let m = metrics::compute(
-                &log,
-                |r| r.endpoint == ep,
-                log.brier_of(ep),
-                outage_of(*profile, horizon),
-                max_attempts,
-                healthy,
-            );
             per_endpoint.push(((*name).to_owned(), m));
             if matches!(profile, Profile::Outage) {
                 recovery_bins = metrics::success_by_second(&log, |r| r.endpoint == ep);
