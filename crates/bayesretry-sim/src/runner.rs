@@ -209,11 +209,11 @@ pub fn run_on(
                 |i| {
                     let (env, tl, policy, log) = (&env, &timeline, &policy, &log);
                     let call = calls.get(i).copied();
-                    Box::pin(async move {
+                    async move {
                         if let Some(call) = call {
                             bayes::drive(env, tl, policy, shard_keys, call, log).await;
                         }
-                    })
+                    }
                 },
                 max_events,
             )
@@ -292,11 +292,11 @@ fn run_rule(
         arrivals,
         |i| {
             let call = calls.get(i).copied();
-            Box::pin(async move {
+            async move {
                 if let Some(call) = call {
                     rule::drive(env, timeline, rule, call, log).await;
                 }
-            })
+            }
         },
         max_events,
     )

@@ -9,41 +9,186 @@
 
 use alloc::collections::BinaryHeap;
 use alloc::sync::Arc;
-use core::cmp::Reverse;
 use core::future::Future;
 use core::pin::Pin;
-use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 use std::sync::{Mutex, PoisonError};
 
 use bayesretry_policy::ManualClock;
 
-/// What a run's executor and its sleeps share.
+/// No wake-up waiting in [`State::wake_at`].
+const NO_WAKE: u64 = u64::MAX;
+
+/// What a run's executor and its sleeps share: the clock, and the wake-ups
+/// the task being polled asks for.
 ///
-/// Only the executor moves the clock and sets the task being polled, so those
-/// are plain atomics read without a lock (every attempt reads the time); the
-/// timer queue, which sleeps push to, is behind the mutex (the policy's
-/// sleeper must be `Send`, so the sleeps cannot share a `RefCell`). The
-/// executor polls every future on its own thread, and the clock orders no
-/// other memory, so `Relaxed` is enough.
-#[derive(Debug, Default)]
+/// The timer queue itself is the executor's own. A sleep that must wait does
+/// not push to it: it leaves its wake-up time in `wake_at`, and the executor,
+/// which polls every future on its own thread, files it under the task it has
+/// just polled as soon as that poll returns. A call's poll asks for one
+/// wake-up at most (its attempt's latency, or its backoff), so the slot takes
+/// them all; a second one asked for in the same poll (a future that waits on
+/// two sleeps at once) goes to the `more` list, in the order asked, and the
+/// executor files the slot's first. The timers are numbered in the order the
+/// sleeps asked, as they were when every sleep pushed to a queue behind a
+/// mutex (shared, because the policy's sleeper must be `Send`); that lock and
+/// its heap were about a sixth of a run. The clock and the slot are written and
+/// read on the executor's thread only, so `Relaxed` is enough.
+#[derive(Debug)]
 struct State {
     now_us: AtomicU64,
-    current: AtomicUsize,
-    timers: Mutex<Timers>,
+    /// The wake-up time the task being polled asked for, or [`NO_WAKE`].
+    wake_at: AtomicU64,
+    /// Whether `more` holds wake-ups, so that the executor reads it only then.
+    has_more: AtomicBool,
+    /// Wake-ups past the first asked for in one poll, in the order asked.
+    more: Mutex<Vec<u64>>,
 }
 
-/// The pending wake-ups, earliest first, ties in registration order.
-#[derive(Debug, Default)]
-struct Timers {
-    seq: u64,
-    heap: BinaryHeap<Reverse<(u64, u64, usize)>>,
+impl Default for State {
+    fn default() -> Self {
+        State {
+            now_us: AtomicU64::new(0),
+            wake_at: AtomicU64::new(NO_WAKE),
+            has_more: AtomicBool::new(false),
+            more: Mutex::new(Vec::new()),
+        }
+    }
 }
 
 impl State {
-    fn timers(&self) -> std::sync::MutexGuard<'_, Timers> {
-        self.timers.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Asks for a wake-up at `at_us` of the task being polled.
+    #[inline]
+    fn ask(&self, at_us: u64) {
+        if self.wake_at.load(Ordering::Relaxed) == NO_WAKE {
+            self.wake_at.store(at_us, Ordering::Relaxed);
+        } else {
+            self.more
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(at_us);
+            self.has_more.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The executor's pending wake-ups, earliest first, ties in the order they
+/// were asked for.
+///
+/// The earliest is held aside when it is the one filed last, and the rest are
+/// in a binary heap: the wake-up a call asks for is most often the next event
+/// of the run (an attempt's latency, tens of milliseconds, ends before the
+/// next arrival and the others' longer waits), and then it is taken back
+/// without a push into the heap and a pop out of it.
+#[derive(Debug, Default)]
+struct Timers {
+    seq: u64,
+    /// The earliest wake-up, when it is not in `heap`: earlier than all of it.
+    first: Option<Timer>,
+    heap: BinaryHeap<Timer>,
+}
+
+/// A pending wake-up of `task`. Ordered by `key`, the time in the high 64 bits
+/// and the sequence number in the low ones, reversed so that the heap's top
+/// is the earliest: one 128-bit comparison where a tuple of (time, sequence)
+/// takes two, and the task, never compared (the sequence numbers are unique),
+/// rides along.
+#[derive(Clone, Copy, Debug)]
+struct Timer {
+    key: u128,
+    task: usize,
+}
+
+impl Timer {
+    fn at_us(&self) -> u64 {
+        (self.key >> 64) as u64
+    }
+}
+
+impl PartialEq for Timer {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl Eq for Timer {}
+
+impl PartialOrd for Timer {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Timer {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        other.key.cmp(&self.key)
+    }
+}
+
+impl Timers {
+    /// Files the wake-ups the task `task` asked for in the poll just made.
+    /// Inlined for the polls that ask for none (a third of them: every call's
+    /// last); the filing itself is out of line.
+    #[inline(always)]
+    fn file(&mut self, state: &State, task: usize) {
+        let at_us = state.wake_at.load(Ordering::Relaxed);
+        if at_us != NO_WAKE {
+            self.file_asked(state, at_us, task);
+        }
+    }
+
+    #[inline(never)]
+    fn file_asked(&mut self, state: &State, at_us: u64, task: usize) {
+        state.wake_at.store(NO_WAKE, Ordering::Relaxed);
+        self.push(at_us, task);
+        if state.has_more.load(Ordering::Relaxed) {
+            state.has_more.store(false, Ordering::Relaxed);
+            let more =
+                core::mem::take(&mut *state.more.lock().unwrap_or_else(PoisonError::into_inner));
+            for at_us in more {
+                self.push(at_us, task);
+            }
+        }
+    }
+
+    fn push(&mut self, at_us: u64, task: usize) {
+        let seq = self.seq;
+        self.seq += 1;
+        let timer = Timer {
+            key: u128::from(at_us) << 64 | u128::from(seq),
+            task,
+        };
+        // `Timer`'s order is reversed: greater is earlier
+        match self.first {
+            // earlier than the one held: held in its place, which joins the heap
+            Some(first) if timer > first => {
+                self.heap.push(first);
+                self.first = Some(timer);
+            }
+            Some(_) => self.heap.push(timer),
+            // nothing held: held if earlier than the whole heap
+            None if self.heap.peek().is_none_or(|top| timer > *top) => self.first = Some(timer),
+            None => self.heap.push(timer),
+        }
+    }
+
+    /// The earliest wake-up, as (time, task), without taking it.
+    #[inline]
+    fn peek(&self) -> Option<(u64, usize)> {
+        self.first
+            .as_ref()
+            .or_else(|| self.heap.peek())
+            .map(|t| (t.at_us(), t.task))
+    }
+
+    /// Takes the earliest wake-up.
+    #[inline]
+    fn pop(&mut self) {
+        if self.first.take().is_none() {
+            self.heap.pop();
+        }
     }
 }
 
@@ -98,59 +243,84 @@ impl Timeline {
     /// Runs one future per arrival, each spawned at its arrival time (sorted,
     /// microseconds), until every one has finished or the event cap is hit.
     /// Returns the number of events processed.
-    pub fn run<'a>(
+    ///
+    /// The futures are all of one type, so a finished future's box is kept
+    /// and the next arrival's future is moved into it: a run allocates as many
+    /// boxes as it has calls in flight at once, not one per call. (A caller
+    /// whose futures differ in type passes boxed ones, `Pin<Box<dyn Future>>`.)
+    pub fn run<F: Future<Output = ()>>(
         &self,
         arrivals: &[u64],
-        mut spawn: impl FnMut(usize) -> Pin<Box<dyn Future<Output = ()> + 'a>>,
+        mut spawn: impl FnMut(usize) -> F,
         max_events: u64,
     ) -> u64 {
-        let mut tasks: Vec<Option<Pin<Box<dyn Future<Output = ()> + 'a>>>> =
-            Vec::with_capacity(arrivals.len());
+        // by task (arrival index): the future's box while it runs
+        let mut tasks: Vec<Option<Pin<Box<Option<F>>>>> = Vec::with_capacity(arrivals.len());
+        // boxes of finished futures, emptied, for the next arrivals
+        let mut spare: Vec<Pin<Box<Option<F>>>> = Vec::new();
+        let mut timers = Timers::default();
+        // a wake-up asked for outside a run has no task to go to
+        self.state.wake_at.store(NO_WAKE, Ordering::Relaxed);
         let mut cx = Context::from_waker(Waker::noop());
         let mut next = 0_usize;
         let mut events = 0_u64;
         while events < max_events {
             let arrival = arrivals.get(next).copied();
-            let (at_us, task) = {
-                let mut timers = self.state.timers();
-                let due = timers.heap.peek().map(|Reverse(t)| *t);
-                match (arrival, due) {
-                    (Some(a), Some((t, _, _))) if a <= t => (a, None),
-                    (Some(a), None) => (a, None),
-                    (_, Some((t, _, task))) => {
-                        timers.heap.pop();
-                        (t, Some(task))
-                    }
-                    (None, None) => break,
+            let due = timers.peek();
+            let (at_us, index) = match (arrival, due) {
+                (Some(a), Some((t, _))) if a <= t => (a, None),
+                (Some(a), None) => (a, None),
+                (_, Some((t, task))) => {
+                    timers.pop();
+                    (t, Some(task))
                 }
+                (None, None) => break,
             };
-            let index = if let Some(task) = task {
-                task
-            } else {
-                tasks.push(Some(spawn(next)));
-                next += 1;
-                next - 1
+            let index = match index {
+                Some(task) => task,
+                None => {
+                    let future = spawn(next);
+                    let slot = match spare.pop() {
+                        Some(mut slot) => {
+                            slot.as_mut().set(Some(future));
+                            slot
+                        }
+                        None => Box::pin(Some(future)),
+                    };
+                    tasks.push(Some(slot));
+                    next += 1;
+                    next - 1
+                }
             };
             {
                 let now_us = self.now_us().max(at_us);
                 self.state.now_us.store(now_us, Ordering::Relaxed);
-                self.state.current.store(index, Ordering::Relaxed);
                 self.clock.set(now_us / 1_000);
             }
             events += 1;
-            if let Some(slot) = tasks.get_mut(index) {
-                if let Some(future) = slot.as_mut() {
-                    if future.as_mut().poll(&mut cx).is_ready() {
-                        *slot = None;
+            if let Some(entry) = tasks.get_mut(index) {
+                let ready = match entry.as_mut().and_then(|slot| slot.as_mut().as_pin_mut()) {
+                    Some(future) => future.poll(&mut cx).is_ready(),
+                    None => false,
+                };
+                if ready {
+                    if let Some(mut slot) = entry.take() {
+                        // the finished future is dropped here, as it was when
+                        // its box went with it
+                        slot.as_mut().set(None);
+                        spare.push(slot);
                     }
                 }
             }
+            timers.file(&self.state, index);
         }
         events
     }
 }
 
-/// Completes at a virtual time; registers its wake-up on the first poll.
+/// Completes at a virtual time; asks for its wake-up on the first poll that
+/// finds it early. Its wake-up goes to the task that polled it, when that
+/// poll, inside [`Timeline::run`], returns.
 #[derive(Debug)]
 pub struct Sleep {
     at_us: u64,
@@ -166,12 +336,7 @@ impl Future for Sleep {
             return Poll::Ready(());
         }
         if !self.armed {
-            let task = self.state.current.load(Ordering::Relaxed);
-            let mut timers = self.state.timers();
-            let seq = timers.seq;
-            timers.seq += 1;
-            timers.heap.push(Reverse((self.at_us, seq, task)));
-            drop(timers);
+            self.state.ask(self.at_us);
             self.armed = true;
         }
         Poll::Pending
@@ -215,5 +380,126 @@ mod tests {
             ]
         );
         assert_eq!(timeline.clock().now_ms(), 0);
+    }
+
+    /// The order of events, worked out the plain way: every wake-up pushed to
+    /// one heap as `(time, order asked, task)`, an arrival before the
+    /// wake-ups of its time. Task `i` arrives at `arrivals[i]`, notes the time,
+    /// then sleeps each delay of `scripts[i]` in turn and notes the time after
+    /// each.
+    fn reference(arrivals: &[u64], scripts: &[Vec<u64>]) -> Vec<(u64, usize)> {
+        use alloc::collections::BinaryHeap;
+        use core::cmp::Reverse;
+        let mut heap = BinaryHeap::new();
+        let (mut seq, mut next, mut now) = (0_u64, 0_usize, 0_u64);
+        let mut steps = vec![0_usize; arrivals.len()];
+        let mut log = Vec::new();
+        loop {
+            let due = heap.peek().map(|&Reverse(t)| t);
+            let (at, task) = match (arrivals.get(next), due) {
+                (Some(&a), Some((t, _, _))) if a <= t => (a, next),
+                (Some(&a), None) => (a, next),
+                (_, Some((t, _, task))) => {
+                    heap.pop();
+                    (t, task)
+                }
+                (None, None) => break,
+            };
+            if task == next {
+                next += 1;
+            }
+            now = now.max(at);
+            log.push((now, task));
+            while let Some(&d) = scripts[task].get(steps[task]) {
+                steps[task] += 1;
+                if d > 0 {
+                    heap.push(Reverse((now + d, seq, task)));
+                    seq += 1;
+                    break;
+                }
+                log.push((now, task));
+            }
+        }
+        log
+    }
+
+    #[test]
+    fn wake_ups_come_in_time_order_ties_in_the_order_asked_after_arrivals() {
+        let mut word = 1_u64;
+        let mut draw = |n: u64| {
+            word = crate::luck::mix64(word);
+            word % n
+        };
+        for round in 0..50 {
+            let calls = 1 + draw(40) as usize;
+            // coarse times, so that many fall together
+            let mut arrivals: Vec<u64> = (0..calls).map(|_| draw(8) * 5).collect();
+            arrivals.sort_unstable();
+            let scripts: Vec<Vec<u64>> = (0..calls)
+                .map(|_| (0..draw(5)).map(|_| draw(6) * 5).collect())
+                .collect();
+            let timeline = Timeline::new();
+            let log = RefCell::new(Vec::new());
+            let events = timeline.run(
+                &arrivals,
+                |i| {
+                    let (t, log, script) = (&timeline, &log, scripts[i].clone());
+                    async move {
+                        log.borrow_mut().push((t.now_us(), i));
+                        for d in script {
+                            t.sleep_us(d).await;
+                            log.borrow_mut().push((t.now_us(), i));
+                        }
+                    }
+                },
+                10_000,
+            );
+            let expected = reference(&arrivals, &scripts);
+            let wakes = scripts.iter().flatten().filter(|&&d| d > 0).count();
+            assert_eq!(events, (calls + wakes) as u64, "round {round}");
+            assert_eq!(log.into_inner(), expected, "round {round}");
+        }
+    }
+
+    /// Waits for two sleeps at once: asks for two wake-ups in one poll.
+    struct Both(Sleep, Sleep);
+
+    impl Future for Both {
+        type Output = ();
+
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+            let a = Pin::new(&mut self.0).poll(cx).is_ready();
+            let b = Pin::new(&mut self.1).poll(cx).is_ready();
+            if a && b {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        }
+    }
+
+    #[test]
+    fn a_task_that_waits_on_two_sleeps_is_woken_by_each() {
+        let timeline = Timeline::new();
+        let log = RefCell::new(Vec::new());
+        let events = timeline.run(
+            &[0, 12],
+            |i| {
+                let (t, log) = (&timeline, &log);
+                async move {
+                    if i == 0 {
+                        Both(t.sleep_us(20), t.sleep_us(10)).await;
+                    } else {
+                        t.sleep_us(8).await;
+                    }
+                    log.borrow_mut().push((t.now_us(), i));
+                }
+            },
+            100,
+        );
+        // task 0 is polled at 0, 10 (still waiting) and 20; task 1 at 12 and 20,
+        // after task 0, whose wake-up at 20 was asked for first
+        assert_eq!(events, 5);
+        assert_eq!(log.into_inner(), vec![(20, 0), (20, 1)]);
     }
 }
