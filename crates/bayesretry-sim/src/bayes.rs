@@ -1,8 +1,6 @@
 //! BayesRetry in the simulator: the real [`RetryPolicy`] run loop, on the
 //! simulator's virtual clock and sleeper.
 
-use alloc::rc::Rc;
-use alloc::sync::Arc;
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
@@ -237,52 +235,50 @@ pub(crate) async fn drive(
     } else {
         env.endpoint_name(call.endpoint)
     };
-    let track = Rc::new(RefCell::new(Track::default()));
-    let prob = Arc::new(AtomicU64::new(0.5_f64.to_bits()));
-    let hook_prob = Arc::clone(&prob);
+    // the call's own state lives in its future, borrowed by its attempts and
+    // its hook: no allocation per call for them
+    let track = RefCell::new(Track::default());
+    let prob = AtomicU64::new(0.5_f64.to_bits());
+    let (track, prob) = (&track, &prob);
     let result = policy
         .call_with(name, classify)
         .on_failed_attempt(move |info| {
-            hook_prob.store(info.decision.probability().to_bits(), Ordering::Relaxed);
+            prob.store(info.decision.probability().to_bits(), Ordering::Relaxed);
         })
-        .run(|attempt| {
-            let track = Rc::clone(&track);
-            let prob = Arc::clone(&prob);
-            async move {
-                let now = timeline.now_us();
-                {
-                    let mut t = track.borrow_mut();
-                    t.attempts = attempt;
-                    if attempt > 1 {
-                        log.borrow_mut().retries.push((now, call.endpoint));
-                        if now < t.ra_expiry {
-                            t.early += 1;
-                        }
-                    }
-                }
-                let outcome = env.attempt(&call, attempt, now);
-                timeline.sleep_us(outcome.latency_us).await;
-                let end = timeline.now_us();
-                let ok = outcome.failure.is_none();
+        .run(|attempt| async move {
+            let now = timeline.now_us();
+            {
                 let mut t = track.borrow_mut();
+                t.attempts = attempt;
                 if attempt > 1 {
-                    let p = f64::from_bits(prob.load(Ordering::Relaxed));
-                    log.borrow_mut().note_brier(call.endpoint, p, ok);
-                    if !ok {
-                        t.failed_retries += 1;
+                    log.borrow_mut().retries.push((now, call.endpoint));
+                    if now < t.ra_expiry {
+                        t.early += 1;
                     }
                 }
-                match outcome.failure {
-                    None => Ok(()),
-                    Some(failure) => {
-                        if let Failure::RateLimited429 {
-                            retry_after_s: Some(s),
-                        } = failure
-                        {
-                            t.ra_expiry = end.saturating_add(s.saturating_mul(SECOND));
-                        }
-                        Err(failure)
+            }
+            let outcome = env.attempt(&call, attempt, now);
+            timeline.sleep_us(outcome.latency_us).await;
+            let end = timeline.now_us();
+            let ok = outcome.failure.is_none();
+            let mut t = track.borrow_mut();
+            if attempt > 1 {
+                let p = f64::from_bits(prob.load(Ordering::Relaxed));
+                log.borrow_mut().note_brier(call.endpoint, p, ok);
+                if !ok {
+                    t.failed_retries += 1;
+                }
+            }
+            match outcome.failure {
+                None => Ok(()),
+                Some(failure) => {
+                    if let Failure::RateLimited429 {
+                        retry_after_s: Some(s),
+                    } = failure
+                    {
+                        t.ra_expiry = end.saturating_add(s.saturating_mul(SECOND));
                     }
+                    Err(failure)
                 }
             }
         })
