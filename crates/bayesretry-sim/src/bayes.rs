@@ -1,13 +1,15 @@
 //! BayesRetry in the simulator: the real [`RetryPolicy`] run loop, on the
 //! simulator's virtual clock and sleeper.
 
+use alloc::sync::Arc;
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
 
 use bayesretry_breaker::State as BreakerState;
 use bayesretry_policy::{
-    Classification, ErrorClass, RetryError, RetryErrorKind, RetryPolicy, Strategy,
+    Classification, Context, Decision, ErrorClass, Observer, RetryError, RetryErrorKind,
+    RetryPolicy, Strategy,
 };
 use bayesretry_store::HalfLife;
 
@@ -135,6 +137,22 @@ impl BayesConfig {
         seed: u64,
         timeline: &Timeline,
     ) -> Result<(RetryPolicy, String), bayesretry_policy::Error> {
+        self.build_observed(seed, timeline, None)
+    }
+
+    /// [`build`](BayesConfig::build), the policy telling `predictions` of
+    /// every decision (the parameters do not show it: it is the simulator's
+    /// instrument, not the policy's configuration).
+    ///
+    /// # Errors
+    ///
+    /// The policy builder's error for a value it rejects.
+    pub(crate) fn build_observed(
+        &self,
+        seed: u64,
+        timeline: &Timeline,
+        predictions: Option<Arc<Predictions>>,
+    ) -> Result<(RetryPolicy, String), bayesretry_policy::Error> {
         let stream = PolicyStream::new(seed, &self.id());
         let cost = bayesretry_cost::CostModel::new(self.value, 1.0)
             .map_err(bayesretry_policy::Error::Cost)?;
@@ -187,6 +205,9 @@ impl BayesConfig {
             builder = builder.with_wait_while_open(Duration::from_micros(DEADLINE_US));
         }
         let parameters = format!("{builder:?}; shard_keys: {}", self.shard_keys);
+        if let Some(predictions) = predictions {
+            builder = builder.with_observer(Listener(predictions));
+        }
         let policy = builder
             .with_clock(timeline.clock().clone())
             .with_sleeper(move |d: Duration| sleeper_line.sleep(d))
@@ -210,6 +231,56 @@ pub(crate) fn classify(failure: &Failure) -> Classification {
     }
 }
 
+/// The probability of each call's latest decision, as the policy's observer
+/// is told it: what the calibration metric scores each retry against.
+///
+/// The observer hears of every decision with its context, not its call; but
+/// the executor polls one call at a time, and a decision is made inside a poll
+/// of its own call, so the call being polled ([`Timeline::task`]) is the one
+/// decided for. An `on_failed_attempt` hook on each call would tell the same
+/// for the retries that are made (a retry follows only a decision to retry,
+/// which the hook sees before the budget and the observer after it, and the
+/// budget can only turn a retry into a stop), at the cost of two allocations
+/// of the policy per call: its box of hooks, and the hook's own.
+#[derive(Debug)]
+pub(crate) struct Predictions {
+    timeline: Timeline,
+    /// By task (the call's index in the run), the bits of the probability.
+    latest: Box<[AtomicU64]>,
+}
+
+impl Predictions {
+    /// No decision yet for any of `calls` calls on `timeline`.
+    pub(crate) fn new(timeline: &Timeline, calls: usize) -> Predictions {
+        Predictions {
+            timeline: timeline.clone(),
+            latest: (0..calls)
+                .map(|_| AtomicU64::new(0.5_f64.to_bits()))
+                .collect(),
+        }
+    }
+
+    /// The probability of task `task`'s latest decision (0.5 before any).
+    fn of(&self, task: usize) -> f64 {
+        self.latest
+            .get(task)
+            .map_or(0.5, |p| f64::from_bits(p.load(Ordering::Relaxed)))
+    }
+}
+
+/// The policy's observer that fills [`Predictions`].
+#[derive(Debug)]
+struct Listener(Arc<Predictions>);
+
+impl Observer for Listener {
+    fn on_decision(&self, decision: &Decision, _ctx: &Context<'_>) {
+        let predictions = &self.0;
+        if let Some(p) = predictions.latest.get(predictions.timeline.task()) {
+            p.store(decision.probability().to_bits(), Ordering::Relaxed);
+        }
+    }
+}
+
 /// Shard names for keyed breakers (S8).
 const SHARDS: [&str; 3] = ["S8/A", "S8/B", "S8/C"];
 
@@ -221,30 +292,39 @@ struct Track {
     ra_expiry: u64,
 }
 
-/// Runs one call under `policy`, in virtual time, and logs it.
-pub(crate) async fn drive(
-    env: &Environment,
-    timeline: &Timeline,
-    policy: &RetryPolicy,
-    shard_keys: bool,
-    call: CallSpec,
-    log: &RefCell<RunLog>,
-) {
+/// What every call of a BayesRetry run shares.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Run<'a> {
+    pub(crate) env: &'a Environment,
+    pub(crate) timeline: &'a Timeline,
+    /// The policy, which tells `predictions` of its decisions.
+    pub(crate) policy: &'a RetryPolicy,
+    pub(crate) predictions: &'a Predictions,
+    /// Whether the calls are keyed by shard (see [`BayesConfig::shard_keys`]).
+    pub(crate) shard_keys: bool,
+    pub(crate) log: &'a RefCell<RunLog>,
+}
+
+/// Runs one call, the run's task `task`, in virtual time, and logs it.
+pub(crate) async fn drive(run: &Run<'_>, task: usize, call: CallSpec) {
+    let &Run {
+        env,
+        timeline,
+        policy,
+        predictions,
+        shard_keys,
+        log,
+    } = run;
     let name = if shard_keys && env.scenario() == crate::Scenario::S8 {
         SHARDS.get(usize::from(call.shard)).copied().unwrap_or("S8")
     } else {
         env.endpoint_name(call.endpoint)
     };
-    // the call's own state lives in its future, borrowed by its attempts and
-    // its hook: no allocation per call for them
-    let track = RefCell::new(Track::default());
-    let prob = AtomicU64::new(0.5_f64.to_bits());
-    let (track, prob) = (&track, &prob);
+    // the call's own state lives in its future, borrowed by its attempts: no
+    // allocation per call for it
+    let track = &RefCell::new(Track::default());
     let result = policy
         .call_with(name, classify)
-        .on_failed_attempt(move |info| {
-            prob.store(info.decision.probability().to_bits(), Ordering::Relaxed);
-        })
         .run(|attempt| async move {
             let now = timeline.now_us();
             {
@@ -263,7 +343,7 @@ pub(crate) async fn drive(
             let ok = outcome.failure.is_none();
             let mut t = track.borrow_mut();
             if attempt > 1 {
-                let p = f64::from_bits(prob.load(Ordering::Relaxed));
+                let p = predictions.of(task);
                 log.borrow_mut().note_brier(call.endpoint, p, ok);
                 if !ok {
                     t.failed_retries += 1;

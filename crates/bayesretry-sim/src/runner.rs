@@ -10,7 +10,7 @@ use bayesretry_policy::Strategy;
 use serde::Serialize;
 
 use crate::baseline::Baseline;
-use crate::bayes::{self, BayesConfig};
+use crate::bayes::{self, BayesConfig, Predictions};
 use crate::environment::{Draws, Environment};
 use crate::metrics::{self, Group, Metrics, Window};
 use crate::oracle::Oracle;
@@ -201,17 +201,26 @@ pub fn run_on(
             run_rule(&env, &timeline, &rule, &arrivals, &log, max_events)
         }
         PolicySpec::Bayes(config) => {
-            let (policy, params) = config.build(seed, &timeline)?;
+            let predictions = Arc::new(Predictions::new(&timeline, calls.len()));
+            let (policy, params) =
+                config.build_observed(seed, &timeline, Some(Arc::clone(&predictions)))?;
             parameters = params;
             let shard_keys = config.shard_keys;
+            let run = &bayes::Run {
+                env: &env,
+                timeline: &timeline,
+                policy: &policy,
+                predictions: &predictions,
+                shard_keys,
+                log: &log,
+            };
             timeline.run(
                 &arrivals,
                 |i| {
-                    let (env, tl, policy, log) = (&env, &timeline, &policy, &log);
                     let call = calls.get(i).copied();
                     async move {
                         if let Some(call) = call {
-                            bayes::drive(env, tl, policy, shard_keys, call, log).await;
+                            bayes::drive(run, i, call).await;
                         }
                     }
                 },

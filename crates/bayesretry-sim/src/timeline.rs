@@ -11,7 +11,7 @@ use alloc::collections::BinaryHeap;
 use alloc::sync::Arc;
 use core::future::Future;
 use core::pin::Pin;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 use std::sync::{Mutex, PoisonError};
@@ -39,6 +39,8 @@ const NO_WAKE: u64 = u64::MAX;
 #[derive(Debug)]
 struct State {
     now_us: AtomicU64,
+    /// The task being polled.
+    current: AtomicUsize,
     /// The wake-up time the task being polled asked for, or [`NO_WAKE`].
     wake_at: AtomicU64,
     /// Whether `more` holds wake-ups, so that the executor reads it only then.
@@ -51,6 +53,7 @@ impl Default for State {
     fn default() -> Self {
         State {
             now_us: AtomicU64::new(0),
+            current: AtomicUsize::new(0),
             wake_at: AtomicU64::new(NO_WAKE),
             has_more: AtomicBool::new(false),
             more: Mutex::new(Vec::new()),
@@ -224,6 +227,12 @@ impl Timeline {
         self.state.now_us.load(Ordering::Relaxed)
     }
 
+    /// The task being polled (the index of its arrival), or the last one
+    /// polled: inside a task's poll, whose task that is.
+    pub fn task(&self) -> usize {
+        self.state.current.load(Ordering::Relaxed)
+    }
+
     /// A future that completes `delay` from now.
     pub fn sleep(&self, delay: Duration) -> Sleep {
         let delay_us = u64::try_from(delay.as_micros()).unwrap_or(u64::MAX);
@@ -295,6 +304,7 @@ impl Timeline {
             {
                 let now_us = self.now_us().max(at_us);
                 self.state.now_us.store(now_us, Ordering::Relaxed);
+                self.state.current.store(index, Ordering::Relaxed);
                 self.clock.set(now_us / 1_000);
             }
             events += 1;
