@@ -15,8 +15,8 @@ pub const TIMEOUT_US: u64 = SECOND;
 const BUCKET_RATE: f64 = 1.0;
 /// S3's token bucket: burst.
 const BUCKET_BURST: f64 = 5.0;
-/// Attempts per call whose latency [`Draws`] works out up front: the cap of the
-/// specification's longer pass. A later attempt's is worked out when it is made,
+/// Attempts per call whose draws [`Draws`] works out up front: the cap of the
+/// specification's longer pass. A later attempt's are worked out when it is made,
 /// by the same function.
 const TABULATED_ATTEMPTS: usize = 6;
 
@@ -62,19 +62,43 @@ pub struct AttemptOutcome {
 }
 
 /// What a (scenario, seed) draws before any policy acts: the stream of calls,
-/// and the latency of each call's first attempts. Every policy of the pair
-/// meets the same draws (paired luck), so the suite works them out once per
-/// pair and shares them among the pair's runs instead of once per run; a
-/// latency is a logarithm, a cosine and an exponential, and the runs of S0
-/// made some 7 000 each.
+/// and the draws of each call's first attempts (their latencies and the
+/// uniforms of their outcomes). Every policy of the pair meets the same draws
+/// (paired luck), so the suite works them out once per pair and shares them
+/// among the pair's runs instead of once per run: a latency is a logarithm, a
+/// cosine and an exponential, a uniform three rounds of hashing, and each of
+/// S0's 53 runs makes some 7 000 attempts.
 #[derive(Debug)]
 pub struct Draws {
     scenario: Scenario,
     seed: u64,
     luck: Luck,
     calls: Vec<CallSpec>,
-    /// `latencies[call · TABULATED_ATTEMPTS + attempt − 1]`, microseconds.
-    latencies: Vec<u64>,
+    /// `attempts[call · TABULATED_ATTEMPTS + attempt − 1]`.
+    attempts: Vec<AttemptDraws>,
+}
+
+/// The draws of one attempt of one call: a pure function of the pair's luck,
+/// the call and the attempt ([`AttemptDraws::of`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct AttemptDraws {
+    /// Its latency, microseconds.
+    latency_us: u64,
+    /// The uniform its success is decided by ([`Purpose::Success`]).
+    success: f64,
+    /// The uniform its error class is decided by ([`Purpose::Class`]).
+    class: f64,
+}
+
+impl AttemptDraws {
+    /// The draws of attempt `attempt` of call `id`.
+    fn of(luck: &Luck, id: u64, attempt: u32) -> AttemptDraws {
+        AttemptDraws {
+            latency_us: latency_of(luck, id, attempt),
+            success: luck.unit(id, attempt, Purpose::Success),
+            class: luck.unit(id, attempt, Purpose::Class),
+        }
+    }
 }
 
 /// The environment of one (scenario, seed) for one run: the pair's
@@ -135,10 +159,10 @@ impl Draws {
                 doomed,
             });
         }
-        let mut latencies = Vec::with_capacity(calls.len().saturating_mul(TABULATED_ATTEMPTS));
+        let mut attempts = Vec::with_capacity(calls.len().saturating_mul(TABULATED_ATTEMPTS));
         for call in &calls {
             for attempt in 1..=TABULATED_ATTEMPTS as u32 {
-                latencies.push(latency_of(&luck, call.id, attempt));
+                attempts.push(AttemptDraws::of(&luck, call.id, attempt));
             }
         }
         Draws {
@@ -146,7 +170,7 @@ impl Draws {
             seed,
             luck,
             calls,
-            latencies,
+            attempts,
         }
     }
 
@@ -160,18 +184,18 @@ impl Draws {
         self.seed
     }
 
-    /// The latency of attempt `attempt` (1-based) of `call`, microseconds.
+    /// The draws of attempt `attempt` (1-based) of `call`.
     #[inline]
-    fn latency(&self, call: &CallSpec, attempt: u32) -> u64 {
+    fn attempt(&self, call: &CallSpec, attempt: u32) -> AttemptDraws {
         let at = usize::try_from(call.id)
             .ok()
             .and_then(|id| id.checked_mul(TABULATED_ATTEMPTS))
             .zip(usize::try_from(attempt).ok())
             .filter(|&(_, a)| (1..=TABULATED_ATTEMPTS).contains(&a))
-            .and_then(|(base, a)| self.latencies.get(base + a - 1));
+            .and_then(|(base, a)| self.attempts.get(base + a - 1));
         match at {
-            Some(&us) => us,
-            None => latency_of(&self.luck, call.id, attempt),
+            Some(&draws) => draws,
+            None => AttemptDraws::of(&self.luck, call.id, attempt),
         }
     }
 }
@@ -228,6 +252,7 @@ impl Environment {
     /// Makes attempt `attempt` (1-based) of `call`, starting at `now_us`.
     pub fn attempt(&self, call: &CallSpec, attempt: u32, now_us: u64) -> AttemptOutcome {
         let profile = self.profile(call.endpoint);
+        let draws = self.draws.attempt(call, attempt);
         let failure = match profile {
             Profile::RateLimited { header } => {
                 let mut buckets = self.buckets.borrow_mut();
@@ -236,8 +261,8 @@ impl Environment {
                         bucket.refill(now_us);
                         if bucket.tokens >= 1.0 {
                             bucket.tokens -= 1.0;
-                            let u = self.draws.luck.unit(call.id, attempt, Purpose::Success);
-                            (u >= profile.success(now_us, 0)).then_some(Failure::Transient5xx(500))
+                            (draws.success >= profile.success(now_us, 0))
+                                .then_some(Failure::Transient5xx(500))
                         } else {
                             let wait = (1.0 - bucket.tokens) / BUCKET_RATE;
                             let secs = (wait.ceil() as u64).max(1);
@@ -249,11 +274,11 @@ impl Environment {
                     None => Some(Failure::Transient5xx(500)),
                 }
             }
-            _ => self.doom_mixture(call, attempt, now_us, profile),
+            _ => self.doom_mixture(call, &draws, now_us, profile),
         };
         let latency_us = match failure {
             Some(Failure::Timeout) => TIMEOUT_US,
-            _ => self.draws.latency(call, attempt),
+            _ => draws.latency_us,
         };
         AttemptOutcome {
             failure,
@@ -261,12 +286,12 @@ impl Environment {
         }
     }
 
-    /// The doomed-mixture outcome: a pure function of the call, the attempt and
-    /// the time.
+    /// The doomed-mixture outcome: a pure function of the call, the attempt's
+    /// draws and the time.
     fn doom_mixture(
         &self,
         call: &CallSpec,
-        attempt: u32,
+        draws: &AttemptDraws,
         now_us: u64,
         profile: Profile,
     ) -> Option<Failure> {
@@ -274,15 +299,13 @@ impl Environment {
             return Some(Failure::Transient5xx(503));
         }
         let horizon = self.draws.scenario.horizon_us();
-        let u = self.draws.luck.unit(call.id, attempt, Purpose::Success);
-        if !call.doomed && u < profile.success(now_us, horizon) {
+        if !call.doomed && draws.success < profile.success(now_us, horizon) {
             return None;
         }
         if matches!(profile, Profile::HardDown) {
             return Some(Failure::ConnRefused);
         }
-        let c = self.draws.luck.unit(call.id, attempt, Purpose::Class);
-        if c < profile.share_5xx() {
+        if draws.class < profile.share_5xx() {
             Some(Failure::Transient5xx(500))
         } else {
             Some(Failure::Timeout)
@@ -355,10 +378,12 @@ impl Environment {
                     });
                 bucket.refill(t_us);
                 bucket.tokens >= 1.0
-                    && self.draws.luck.unit(call.id, attempt, Purpose::Success)
-                        < profile.success(t_us, 0)
+                    && self.draws.attempt(call, attempt).success < profile.success(t_us, 0)
             }
-            _ => self.doom_mixture(call, attempt, t_us, profile).is_none(),
+            _ => {
+                let draws = self.draws.attempt(call, attempt);
+                self.doom_mixture(call, &draws, t_us, profile).is_none()
+            }
         }
     }
 }
@@ -377,23 +402,30 @@ fn latency_of(luck: &Luck, id: u64, attempt: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::{Draws, TABULATED_ATTEMPTS, latency_of};
+    use crate::luck::Purpose;
     use crate::scenario::Scenario;
 
     #[test]
-    fn a_tabulated_latency_is_the_one_worked_out_when_the_attempt_is_made() {
+    fn tabulated_draws_are_the_ones_worked_out_when_the_attempt_is_made() {
         let draws = Draws::new(Scenario::S0, 3);
+        let luck = &draws.luck;
         let last = TABULATED_ATTEMPTS as u32 + 2;
         for call in draws.calls.iter().step_by(97) {
             for attempt in 0..=last {
+                let drawn = draws.attempt(call, attempt);
+                let what = format!("call {} attempt {attempt}", call.id);
                 assert_eq!(
-                    draws.latency(call, attempt),
-                    latency_of(&draws.luck, call.id, attempt),
-                    "call {} attempt {attempt}",
-                    call.id
+                    drawn.latency_us,
+                    latency_of(luck, call.id, attempt),
+                    "{what}"
                 );
+                let success = luck.unit(call.id, attempt, Purpose::Success);
+                assert_eq!(drawn.success.to_bits(), success.to_bits(), "{what}");
+                let class = luck.unit(call.id, attempt, Purpose::Class);
+                assert_eq!(drawn.class.to_bits(), class.to_bits(), "{what}");
             }
-            // each attempt has its own draw
-            assert_ne!(draws.latency(call, 1), draws.latency(call, 2));
+            // each attempt has its own draws
+            assert_ne!(draws.attempt(call, 1), draws.attempt(call, 2));
         }
     }
 }
