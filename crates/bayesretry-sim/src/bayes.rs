@@ -338,7 +338,7 @@ pub(crate) async fn drive(run: &Run<'_>, task: usize, call: CallSpec) {
                 }
             }
             let outcome = env.attempt(&call, attempt, now);
-            timeline.sleep_us(outcome.latency_us).await;
+            timeline.wait_us(outcome.latency_us).await;
             let end = timeline.now_us();
             let ok = outcome.failure.is_none();
             let mut t = track.borrow_mut();

@@ -105,7 +105,7 @@ pub(crate) async fn drive(
             }
         }
         let outcome = env.attempt(&call, attempt, now);
-        timeline.sleep_us(outcome.latency_us).await;
+        timeline.wait_us(outcome.latency_us).await;
         let end = timeline.now_us();
         state.attempts = attempt;
         state.now_us = end;
@@ -144,7 +144,7 @@ pub(crate) async fn drive(
         }
         predicted = rule.borrow().predicted();
         if delay > 0 {
-            timeline.sleep_us(delay).await;
+            timeline.wait_us(delay).await;
         }
     }
     let end = timeline.now_us();
