@@ -64,7 +64,7 @@ impl Default for State {
 impl State {
     /// A poll of a sleep until `at_us`: ready once the clock is there, else
     /// pending, having asked for its wake-up on its first poll (`armed`).
-    #[inline]
+    #[inline(always)]
     fn wait(&self, at_us: u64, armed: &mut bool) -> Poll<()> {
         if self.now_us.load(Ordering::Relaxed) >= at_us {
             return Poll::Ready(());
@@ -391,7 +391,7 @@ pub(crate) struct Wait<'a> {
 impl Future for Wait<'_> {
     type Output = ();
 
-    #[inline]
+    #[inline(always)]
     fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
         let Wait {
             at_us,
