@@ -101,8 +101,10 @@ pub(crate) fn compute(
             tally.add(rec, &collateral);
         }
     }
-    let mut all = Tally::default();
-    all.latencies = Vec::with_capacity(tallies.iter().map(|t| t.latencies.len()).sum());
+    let mut all = Tally {
+        latencies: Vec::with_capacity(tallies.iter().map(|t| t.latencies.len()).sum()),
+        ..Tally::default()
+    };
     for tally in &tallies {
         all.merge(tally);
     }
