@@ -156,6 +156,8 @@ impl Timers {
         }
     }
 
+    /// Files the wake-up at `at_us` that `task` asked for, and any more it
+    /// asked for after it in the same poll, in that order.
     #[inline(never)]
     fn file_asked(&mut self, state: &State, at_us: u64, task: usize) {
         state.wake_at.store(NO_WAKE, Ordering::Relaxed);
@@ -170,6 +172,7 @@ impl Timers {
         }
     }
 
+    /// Queues a wake-up of `task` at `at_us`, numbered after every one before.
     fn push(&mut self, at_us: u64, task: usize) {
         let seq = self.seq;
         self.seq += 1;
