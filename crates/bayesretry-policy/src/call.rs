@@ -790,6 +790,15 @@ impl<'a> Attempts<'a> {
             .map(|class| (self.previous_attempt, class))
     }
 
+    /// Whether dropping this state would release nothing: its endpoint's
+    /// state is borrowed (or there is none), and nothing else in it owns
+    /// anything: the async loop forgets such a state when its call ends,
+    /// rather than call its drop glue.
+    #[inline(always)]
+    pub(crate) fn owns_nothing(&self) -> bool {
+        !matches!(self.state, Some(Resolved::Owned(_)))
+    }
+
     /// The attempt under way ended without an outcome for the breaker — a
     /// permanent error, a call dropped while the attempt was in flight, an
     /// operation that panicked: if it was a half-open breaker's probe, its slot

@@ -367,7 +367,10 @@ where
                     **looping = Some(Box::new(lp));
                     return Poll::Pending;
                 }
-                Poll::Ready(out) => out,
+                Poll::Ready(out) => {
+                    lp.let_go();
+                    out
+                }
             }
         }
     };
@@ -505,6 +508,30 @@ impl<'a, E> Looping<'a, E> {
         }
     }
 
+    /// Lets go of a state that ran where it was made, once its call has
+    /// ended. Such a call usually holds no sleep, no cancellation and no
+    /// timer (its sleeps finished as they were made, or the loop would have
+    /// waited), and its endpoint's state is borrowed from the handle or the
+    /// table: then only the last error is dropped, in line, and the rest,
+    /// which owns nothing, is forgotten. Left to the compiler, every async
+    /// call that failed ended in an out-of-line call to the state's drop glue
+    /// (22 instructions, a twentieth of an async classic failure). Any other
+    /// state (a call cancelled in its sleep, say) is dropped in full. A field
+    /// that owns something, added to the state, must be tested here too.
+    #[inline(always)]
+    fn let_go(mut self) {
+        if self.sleep.is_none()
+            && self.cancelled.is_none()
+            && self.timer.is_none()
+            && self.attempts.owns_nothing()
+        {
+            drop(self.last.take());
+            core::mem::forget(self);
+        } else {
+            drop_in_full(self);
+        }
+    }
+
     fn new(attempts: Attempts<'a>, last: Option<E>, step: Step) -> Self {
         Looping {
             attempts,
@@ -516,6 +543,14 @@ impl<'a, E> Looping<'a, E> {
             timer: None,
         }
     }
+}
+
+/// Drops a loop state that holds more than its last error (see
+/// [`Looping::let_go`]).
+#[cold]
+#[inline(never)]
+fn drop_in_full<E>(lp: Looping<'_, E>) {
+    drop(lp);
 }
 
 /// The policy state a call runs under, for as long as the call's policy borrow.
