@@ -120,6 +120,9 @@ impl CostModel {
 /// assert!(expected_value_of_retry(1.5, &model).is_nan());
 /// # Ok::<(), bayesretry_cost::Error>(())
 /// ```
+// Inlinable across crates: every learning decision ends here, and as a call
+// from the decision crate it cost the run loop's failure a call and its spills.
+#[inline]
 pub fn expected_value_of_retry(p: f64, model: &CostModel) -> f64 {
     if !(0.0..=1.0).contains(&p) {
         return f64::NAN;

@@ -320,6 +320,8 @@ impl Inner {
     }
 
     /// Folds the outcome of the attempt after `ctx` into the store (when learning).
+    /// In line: a call only forwarded to the store's, which is out of line.
+    #[inline]
     pub(crate) fn observe(&self, ctx: &Context<'_>, success: bool, now_ms: u64) {
         if self.learning {
             self.store.observe(ctx, success, now_ms);
