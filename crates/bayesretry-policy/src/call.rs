@@ -586,6 +586,15 @@ impl<'a> Attempts<'a> {
         if let Some(deadline_ms) = self.deadline_ms {
             situation = situation.with_deadline_ms(deadline_ms);
         }
+        // The run read with the failure's record (only a learning policy with
+        // a breaker has one) goes in with the rest, as the situation is built:
+        // set in the learning branch below, the situation was copied out and
+        // back in whole (some 40 instructions of every learning failure).
+        if let Some(run) = &reading {
+            situation = situation
+                .with_failure_run(run.failures, run.usual_success_rate)
+                .with_change_hazard(run.hazard);
+        }
         let hard_cap = inner.max_attempts.saturating_add(MAX_UNCOUNTED_FAILURES);
         // The observer is told below, once, of the decision the call acts on.
         let mut decision = if self.attempt >= hard_cap {
@@ -595,12 +604,9 @@ impl<'a> Attempts<'a> {
             inner.engine.decide_fixed(self.counted, &situation, now_ms)
         } else {
             let breaker = self.state.as_ref().map(|state| &state.breaker);
-            situation = match reading {
-                Some(run) => situation
-                    .with_failure_run(run.failures, run.usual_success_rate)
-                    .with_change_hazard(run.hazard),
-                None => inner.with_failure_run(&ctx(), &situation, now_ms, breaker),
-            };
+            if reading.is_none() {
+                situation = inner.with_failure_run(&ctx(), &situation, now_ms, breaker);
+            }
             inner.judge(&ctx(), &situation, now_ms, breaker)
         };
         let vetoed = match &mut call.hooks {
