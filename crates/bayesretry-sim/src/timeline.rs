@@ -18,8 +18,11 @@ use std::sync::{Mutex, PoisonError};
 
 use bayesretry_policy::ManualClock;
 
-/// No wake-up waiting in [`State::wake_at`].
-const NO_WAKE: u64 = u64::MAX;
+/// No wake-up waiting in [`State::wake_at`]. A sleep asks for its wake-up
+/// only when the clock is short of it, so never for time 0: 0 can stand for
+/// none. (`u64::MAX` cannot: it is where a sleep of `Duration::MAX`, or any
+/// that would pass the end of the clock, wakes.)
+const NO_WAKE: u64 = 0;
 
 /// What a run's executor and its sleeps share: the clock, and the wake-ups
 /// the task being polled asks for.
@@ -521,6 +524,33 @@ mod tests {
             assert_eq!(events, (calls + wakes) as u64, "round {round}");
             assert_eq!(log.into_inner(), expected, "round {round}");
         }
+    }
+
+    #[test]
+    fn a_sleep_to_the_end_of_time_still_wakes_its_task() {
+        let timeline = Timeline::new();
+        let log = RefCell::new(Vec::new());
+        let events = timeline.run(
+            &[0, 5],
+            |i| {
+                let (t, log) = (&timeline, &log);
+                async move {
+                    if i == 0 {
+                        t.sleep(Duration::MAX).await;
+                    } else {
+                        // the longest wait that a clock at 5 us can still add
+                        t.sleep_us(u64::MAX - 5).await;
+                        t.sleep_us(1).await;
+                    }
+                    log.borrow_mut().push((t.now_us(), i));
+                }
+            },
+            100,
+        );
+        // task 0 asked for its wake-up at the end of time first, task 1 second;
+        // task 1's second sleep, at the end of time already, does not wait
+        assert_eq!(events, 4);
+        assert_eq!(log.into_inner(), vec![(u64::MAX, 0), (u64::MAX, 1)]);
     }
 
     /// Waits for two sleeps at once: asks for two wake-ups in one poll.
