@@ -79,6 +79,18 @@ impl State {
         Poll::Pending
     }
 
+    /// Drops every wake-up asked for and not yet filed: those asked for
+    /// outside a run (no task was being polled), or left by a poll that
+    /// unwound out of one.
+    fn forget_asked(&self) {
+        self.wake_at.store(NO_WAKE, Ordering::Relaxed);
+        self.has_more.store(false, Ordering::Relaxed);
+        self.more
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+
     /// Asks for a wake-up at `at_us` of the task being polled.
     #[inline]
     fn ask(&self, at_us: u64) {
@@ -304,7 +316,7 @@ impl Timeline {
         let mut spare: Vec<Pin<Box<Option<F>>>> = Vec::new();
         let mut timers = Timers::default();
         // a wake-up asked for outside a run has no task to go to
-        self.state.wake_at.store(NO_WAKE, Ordering::Relaxed);
+        self.state.forget_asked();
         let mut cx = Context::from_waker(Waker::noop());
         let mut next = 0_usize;
         let mut events = 0_u64;
@@ -365,7 +377,9 @@ impl Timeline {
 
 /// Completes at a virtual time; asks for its wake-up on the first poll that
 /// finds it early. Its wake-up goes to the task that polled it, when that
-/// poll, inside [`Timeline::run`], returns.
+/// poll, inside [`Timeline::run`], returns. A wake-up asked for outside a
+/// run goes to no task and is dropped when the next run starts: a sleep
+/// first polled outside a run wakes nothing in one.
 #[derive(Debug)]
 pub struct Sleep {
     at_us: u64,
@@ -551,6 +565,32 @@ mod tests {
         // task 1's second sleep, at the end of time already, does not wait
         assert_eq!(events, 4);
         assert_eq!(log.into_inner(), vec![(u64::MAX, 0), (u64::MAX, 1)]);
+    }
+
+    #[test]
+    fn wake_ups_asked_for_outside_a_run_wake_no_task_of_it() {
+        let timeline = Timeline::new();
+        let mut cx = Context::from_waker(Waker::noop());
+        // two sleeps polled before any run: no task is being polled
+        let mut early = (timeline.sleep_us(3), timeline.sleep_us(4));
+        assert!(Pin::new(&mut early.0).poll(&mut cx).is_pending());
+        assert!(Pin::new(&mut early.1).poll(&mut cx).is_pending());
+        let log = RefCell::new(Vec::new());
+        let events = timeline.run(
+            &[0],
+            |i| {
+                let (t, log) = (&timeline, &log);
+                async move {
+                    log.borrow_mut().push((t.now_us(), i));
+                    t.sleep_us(10).await;
+                    log.borrow_mut().push((t.now_us(), i));
+                }
+            },
+            100,
+        );
+        // the arrival and the one wake-up the task asked for, nothing at 4 us
+        assert_eq!(events, 2);
+        assert_eq!(log.into_inner(), vec![(0, 0), (10, 0)]);
     }
 
     /// Waits for two sleeps at once: asks for two wake-ups in one poll.
