@@ -248,6 +248,8 @@ fn sum(parts: impl Iterator<Item = Stamped>, now_ms: u64, decay: &Decay) -> Stam
 
 #[cfg(test)]
 mod tests {
+    use alloc::vec;
+    use alloc::vec::Vec;
     use std::thread;
 
     use bayesretry_decay::{Decay, Evidence, Stamped};
@@ -275,6 +277,74 @@ mod tests {
                 assert_eq!(e.failures(), 2.0 * e.successes());
             }
         });
+    }
+
+    #[test]
+    fn readers_racing_first_writes_never_lose_a_share_once_seen() {
+        use core::sync::atomic::{AtomicUsize, Ordering};
+
+        const WRITERS: usize = 3;
+        const ROUNDS: u64 = 300;
+        // a shard of its own for the readers, which no one writes
+        let reader = WRITERS;
+        let mut board = Board::new(WRITERS + 1);
+        let postings: Vec<_> = (0..24_u16)
+            .map(|k| {
+                let class = ClassRef::Builtin(ErrorClass::Http(500 + k));
+                board.intern(u64::from(k), class).unwrap()
+            })
+            .collect();
+        let writing = AtomicUsize::new(WRITERS);
+        thread::scope(|s| {
+            for shard in 0..WRITERS {
+                let (postings, writing) = (&postings, &writing);
+                s.spawn(move || {
+                    // every slot starts never written: the first round races
+                    // the readers' skip of version 0, the later ones their
+                    // reads of a slot being rewritten
+                    for n in 1..=ROUNDS {
+                        for posting in postings {
+                            let e = Evidence::new(n as f64, 2.0 * n as f64).unwrap();
+                            posting.post(shard, Stamped::new(e, n));
+                        }
+                        // a writer descheduled mid-write reads as empty for
+                        // a while (see READ_TRIES): between writes, not in one
+                        thread::yield_now();
+                    }
+                    writing.fetch_sub(1, Ordering::Release);
+                });
+            }
+            for _ in 0..2 {
+                let (postings, writing) = (&postings, &writing);
+                s.spawn(move || {
+                    let mut last = vec![0.0_f64; postings.len()];
+                    loop {
+                        let done = writing.load(Ordering::Acquire) == 0;
+                        for (posting, last) in postings.iter().zip(&mut last) {
+                            let e = posting.others(reader, 0, &Decay::never()).evidence();
+                            assert_eq!(e.failures(), 2.0 * e.successes());
+                            // every share only grows: a sum that falls lost one
+                            assert!(e.successes() >= *last, "{} < {last}", e.successes());
+                            *last = e.successes();
+                        }
+                        if done {
+                            break;
+                        }
+                    }
+                    let all = (WRITERS as u64 * ROUNDS) as f64;
+                    assert!(last.iter().all(|&seen| seen == all), "{last:?}");
+                });
+            }
+        });
+        for (k, posting) in postings.iter().enumerate() {
+            let class = ClassRef::Builtin(ErrorClass::Http(500 + k as u16));
+            let total = board.total(k as u64, class, 0, &Decay::never());
+            assert_eq!(total.successes(), (WRITERS as u64 * ROUNDS) as f64);
+            assert_eq!(
+                posting.others(0, 0, &Decay::never()).evidence().successes(),
+                600.0
+            );
+        }
     }
 
     #[test]
