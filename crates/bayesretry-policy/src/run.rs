@@ -558,3 +558,60 @@ fn inner_of<'a, E>(call: &Call<'a, E>) -> &'a Inner {
     let policy: &'a RetryPolicy = call.policy();
     &policy.inner
 }
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::String;
+    use alloc::sync::Arc;
+    use alloc::vec::Vec;
+
+    use super::{Looping, Step};
+    use crate::RetryPolicy;
+    use crate::call::Attempts;
+    use crate::endpoint::Resolved;
+
+    #[test]
+    fn a_loop_state_let_go_gives_back_its_last_error_and_an_overflow_endpoint_s_share() {
+        let policy = RetryPolicy::builder().with_seed(7).build().unwrap();
+        let inner = &*policy.inner;
+        let table = inner.endpoints.as_ref().unwrap();
+        // more names than the front table has slots: some go to the overflow
+        // map, whose states a call holds a share of
+        let names: Vec<String> = (0..2_048).map(|i| format!("endpoint-{i}")).collect();
+        let (mut borrowed, mut owned) = (None, None);
+        for name in &names {
+            match table.resolve(name) {
+                Resolved::Borrowed(_) => borrowed = borrowed.or(Some(name)),
+                Resolved::Owned(state) => owned = owned.or(Some((name, state))),
+            }
+        }
+        let (borrowed, (owned, state)) = (borrowed.unwrap(), owned.unwrap());
+        let error = Arc::new(());
+
+        // a state that owns nothing but its last error: the error goes
+        let lp = Looping::new(
+            Attempts::new(inner, borrowed, None),
+            Some(Arc::clone(&error)),
+            Step::Begin,
+        );
+        assert_eq!(Arc::strong_count(&error), 2);
+        lp.let_go();
+        assert_eq!(Arc::strong_count(&error), 1, "the last error was dropped");
+
+        // a state that holds a share of its endpoint's state gives it back
+        let before = Arc::strong_count(&state);
+        let lp = Looping::new(
+            Attempts::new(inner, owned, None),
+            Some(Arc::clone(&error)),
+            Step::Begin,
+        );
+        assert_eq!(Arc::strong_count(&state), before + 1);
+        lp.let_go();
+        assert_eq!(
+            Arc::strong_count(&state),
+            before,
+            "the share was given back"
+        );
+        assert_eq!(Arc::strong_count(&error), 1, "the last error was dropped");
+    }
+}
