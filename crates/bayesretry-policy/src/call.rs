@@ -589,7 +589,7 @@ impl<'a> Attempts<'a> {
         // The run read with the failure's record (only a learning policy with
         // a breaker has one) goes in with the rest, as the situation is built:
         // set in the learning branch below, the situation was copied out and
-        // back in whole (some 40 instructions of every learning failure).
+        // back in whole (some 30 instructions of every learning failure).
         if let Some(run) = &reading {
             situation = situation
                 .with_failure_run(run.failures, run.usual_success_rate)
