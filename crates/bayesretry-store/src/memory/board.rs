@@ -280,7 +280,7 @@ mod tests {
     }
 
     #[test]
-    fn readers_racing_first_writes_never_lose_a_share_once_seen() {
+    fn readers_racing_first_writes_read_whole_shares_and_all_of_them_at_the_end() {
         use core::sync::atomic::{AtomicUsize, Ordering};
 
         const WRITERS: usize = 3;
@@ -307,8 +307,6 @@ mod tests {
                             let e = Evidence::new(n as f64, 2.0 * n as f64).unwrap();
                             posting.post(shard, Stamped::new(e, n));
                         }
-                        // a writer descheduled mid-write reads as empty for
-                        // a while (see READ_TRIES): between writes, not in one
                         thread::yield_now();
                     }
                     writing.fetch_sub(1, Ordering::Release);
@@ -322,9 +320,13 @@ mod tests {
                         let done = writing.load(Ordering::Acquire) == 0;
                         for (posting, last) in postings.iter().zip(&mut last) {
                             let e = posting.others(reader, 0, &Decay::never()).evidence();
+                            // whole shares only: a torn one breaks the ratio.
+                            // A sum may fall for a moment (a writer stalled
+                            // mid-write reads as empty, see READ_TRIES, and a
+                            // machine that deschedules a thread can stall it
+                            // anywhere), so what is checked for loss is the
+                            // read once the writers are done
                             assert_eq!(e.failures(), 2.0 * e.successes());
-                            // every share only grows: a sum that falls lost one
-                            assert!(e.successes() >= *last, "{} < {last}", e.successes());
                             *last = e.successes();
                         }
                         if done {
