@@ -63,19 +63,8 @@ async fn an_opening_over_a_garbled_end_is_open_for_the_fleet() {
     for garbled in GARBLED {
         let namespace = common::namespace(&format!("until-reopened-{garbled}"));
         let config = common::manual_rounds(url.clone(), namespace.clone());
-        let (fleet_a, fleet_b) = (
-            Fleet::without_evidence(config.clone()).unwrap(),
-            Fleet::without_evidence(config).unwrap(),
-        );
         let rules = common::one_probe_rules(60_000);
-        let (a, b) = (
-            fleet_a.breaker(rules).unwrap(),
-            fleet_b.breaker(rules).unwrap(),
-        );
-        fleet_a.sync_now().await.unwrap();
-        fleet_b.sync_now().await.unwrap();
-        assert!((0..100).any(|_| a.record("payments", false).is_some()));
-        fleet_a.sync_now().await.unwrap();
+        let (fleet_a, fleet_b, a, b) = common::payments_opened_by_a(config, rules).await;
         garble_until(&url, &namespace, garbled);
         // B's own breaker opens the endpoint too, and publishes it
         assert!((0..100).any(|_| b.record("payments", false).is_some()));

@@ -139,18 +139,7 @@ async fn a_round_too_long_to_count_on_from_does_not_let_a_late_success_close() {
         .with_cooldown_ms(300)
         .with_max_probes(2)
         .with_probes_to_close(1);
-    let (fleet_a, fleet_b) = (
-        Fleet::without_evidence(config.clone()).unwrap(),
-        Fleet::without_evidence(config).unwrap(),
-    );
-    let (a, b) = (
-        fleet_a.breaker(rules).unwrap(),
-        fleet_b.breaker(rules).unwrap(),
-    );
-    fleet_a.sync_now().await.unwrap();
-    fleet_b.sync_now().await.unwrap();
-    assert!((0..100).any(|_| a.record("payments", false).is_some()));
-    fleet_a.sync_now().await.unwrap();
+    let (fleet_a, fleet_b, a, b) = common::payments_opened_by_a(config, rules).await;
     fleet_b.sync_now().await.unwrap();
 
     let mut conn = common::admin(&url);

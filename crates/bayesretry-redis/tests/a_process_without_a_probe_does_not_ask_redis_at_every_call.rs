@@ -11,7 +11,6 @@ mod common;
 use core::time::Duration;
 
 use bayesretry_breaker::Admission;
-use bayesretry_redis::Fleet;
 
 /// Scripts the server has run so far.
 fn scripts_run(conn: &mut redis::Connection) -> u64 {
@@ -32,18 +31,7 @@ async fn a_process_without_a_probe_does_not_ask_redis_at_every_call() {
     };
     let config = common::manual_rounds(server.url(), common::namespace("claims"));
     let rules = common::one_probe_rules(1_000);
-    let (fleet_a, fleet_b) = (
-        Fleet::without_evidence(config.clone()).unwrap(),
-        Fleet::without_evidence(config).unwrap(),
-    );
-    let (a, b) = (
-        fleet_a.breaker(rules).unwrap(),
-        fleet_b.breaker(rules).unwrap(),
-    );
-    fleet_a.sync_now().await.unwrap();
-    fleet_b.sync_now().await.unwrap();
-    assert!((0..100).any(|_| a.record("payments", false).is_some()));
-    fleet_a.sync_now().await.unwrap();
+    let (fleet_a, fleet_b, a, b) = common::payments_opened_by_a(config, rules).await;
     fleet_b.sync_now().await.unwrap();
 
     // Past the cooldown A takes the round's one probe, and keeps it out.

@@ -59,18 +59,7 @@ async fn a_full_redis_hands_out_no_probe_past_the_round_s() {
     let config = common::manual_rounds(server.url(), common::namespace("oom-claim"));
     // a round of one probe, a second long: the test's rounds fit in it
     let rules = common::one_probe_rules(1_000);
-    let (fleet_a, fleet_b) = (
-        Fleet::without_evidence(config.clone()).unwrap(),
-        Fleet::without_evidence(config).unwrap(),
-    );
-    let (a, b) = (
-        fleet_a.breaker(rules).unwrap(),
-        fleet_b.breaker(rules).unwrap(),
-    );
-    fleet_a.sync_now().await.unwrap();
-    fleet_b.sync_now().await.unwrap();
-    assert!((0..100).any(|_| a.record("payments", false).is_some()));
-    fleet_a.sync_now().await.unwrap();
+    let (fleet_a, fleet_b, a, b) = common::payments_opened_by_a(config, rules).await;
 
     // Past the cooldown, A takes the round's one probe; B hears that the
     // endpoint is half-open.

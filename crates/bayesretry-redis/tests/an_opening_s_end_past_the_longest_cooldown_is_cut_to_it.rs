@@ -20,7 +20,6 @@ mod common;
 
 use bayesretry_breaker::Admission;
 use bayesretry_policy::{Clock, SystemClock};
-use bayesretry_redis::Fleet;
 
 /// The longest cooldown of the tests' breakers.
 const LONGEST_MS: u64 = 120_000;
@@ -52,19 +51,8 @@ async fn an_opening_s_end_past_the_longest_cooldown_is_cut_to_it() {
     for how in ["by hand", "previous version"] {
         let namespace = common::namespace(&format!("far-until-{}", how.len()));
         let config = common::manual_rounds(url.clone(), namespace.clone());
-        let (fleet_a, fleet_b) = (
-            Fleet::without_evidence(config.clone()).unwrap(),
-            Fleet::without_evidence(config).unwrap(),
-        );
         let rules = common::one_probe_rules(60_000).with_max_cooldown_ms(LONGEST_MS);
-        let (a, b) = (
-            fleet_a.breaker(rules).unwrap(),
-            fleet_b.breaker(rules).unwrap(),
-        );
-        fleet_a.sync_now().await.unwrap();
-        fleet_b.sync_now().await.unwrap();
-        assert!((0..100).any(|_| a.record("payments", false).is_some()));
-        fleet_a.sync_now().await.unwrap();
+        let (fleet_a, fleet_b, _a, b) = common::payments_opened_by_a(config, rules).await;
         if how == "by hand" {
             let () = redis::cmd("HSET")
                 .arg(format!("{{{namespace}}}:br"))

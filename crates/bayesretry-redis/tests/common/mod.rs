@@ -214,6 +214,34 @@ pub fn one_probe_rules(cooldown_ms: u64) -> bayesretry_breaker::Config {
         .with_probes_to_close(1)
 }
 
+/// Two processes of one fleet (`config`), each with a breaker of `rules`,
+/// both synced once; then A's breaker opens "payments" on a run of failures
+/// and A publishes the opening. B has not read it yet. The start of the
+/// fleet-breaker tests that share an opening between two processes.
+pub async fn payments_opened_by_a(
+    config: bayesretry_redis::FleetConfig,
+    rules: bayesretry_breaker::Config,
+) -> (
+    bayesretry_redis::Fleet,
+    bayesretry_redis::Fleet,
+    alloc::sync::Arc<bayesretry_redis::FleetBreaker>,
+    alloc::sync::Arc<bayesretry_redis::FleetBreaker>,
+) {
+    let (fleet_a, fleet_b) = (
+        bayesretry_redis::Fleet::without_evidence(config.clone()).unwrap(),
+        bayesretry_redis::Fleet::without_evidence(config).unwrap(),
+    );
+    let (a, b) = (
+        fleet_a.breaker(rules).unwrap(),
+        fleet_b.breaker(rules).unwrap(),
+    );
+    fleet_a.sync_now().await.unwrap();
+    fleet_b.sync_now().await.unwrap();
+    assert!((0..100).any(|_| a.record("payments", false).is_some()));
+    fleet_a.sync_now().await.unwrap();
+    (fleet_a, fleet_b, a, b)
+}
+
 /// Spends one unit of `budget` at a time, syncing `fleet` for a lease when
 /// the budget has none, until the budget says the allowance is gone; how
 /// many units it spent.
