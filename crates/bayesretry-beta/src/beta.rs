@@ -197,12 +197,16 @@ impl Beta {
     #[must_use]
     #[inline]
     pub fn update(self, successes: f64, failures: f64) -> Beta {
+        // Evidence that is NaN, infinite or negative becomes 0 (`<` is false
+        // for NaN, `max` turns a negative count into 0), and adding 0 to a
+        // count, which is positive and finite, leaves it as it was: the same
+        // bits as leaving it alone. Written as a test of the range (`0 ≤ e <
+        // ∞`), the two comparisons were merged by the compiler into a test of
+        // the float's class done on its bits, some 17 instructions per count,
+        // and every decision updates a posterior several times.
         let add = |base: f64, e: f64| {
-            if (0.0..f64::INFINITY).contains(&e) {
-                (base + e).min(f64::MAX)
-            } else {
-                base
-            }
+            let e = if e < f64::INFINITY { e.max(0.0) } else { 0.0 };
+            (base + e).min(f64::MAX)
         };
         Beta {
             alpha: add(self.alpha, successes),
