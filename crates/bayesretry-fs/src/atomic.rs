@@ -120,6 +120,12 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+/// Removes `path` if it can, after a failed save: the save's own error is
+/// the one to report, and a file that stays is removed by the next save.
+pub(crate) fn discard(path: &Path) {
+    let _removed = fs::remove_file(path);
+}
+
 /// Removes `path`; a file that is not there is no error.
 fn remove_if_present(path: &Path) -> Result<(), Error> {
     match fs::remove_file(path) {

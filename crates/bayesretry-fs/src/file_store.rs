@@ -8,7 +8,7 @@ use std::sync::{Mutex, PoisonError};
 
 use bayesretry_store::{Snapshot, SnapshotEntry, WriterId};
 
-use crate::atomic::{rename, rotate_backup, sync_dir, write_durably};
+use crate::atomic::{discard, rename, rotate_backup, sync_dir, write_durably};
 use crate::error::Error;
 use crate::identity::FileId;
 use crate::lock::{DEFAULT_LOCK_TIMEOUT, SaveLock};
@@ -479,12 +479,28 @@ impl FileStore {
 
     /// Writes `json` as the new file: see [saving](FileStore#saving). The
     /// caller holds the lock.
+    ///
+    /// A step that fails before the new file is renamed into place leaves
+    /// the file as it was (and the backup a complete snapshot), and the
+    /// temporary files are removed: a half-written `F.tmp` (the disk filled
+    /// up in the middle of it) would otherwise hold on to the space the next
+    /// save needs.
     fn commit(&self, target: &Target, json: &str, rotate: bool) -> Result<(), Error> {
-        let id = write_durably(&target.temp, json)?;
-        if rotate {
-            rotate_backup(&target.file, &target.backup_temp, &target.backup)?;
-        }
-        rename(&target.temp, &target.file, "rename the new snapshot over")?;
+        let renamed = write_durably(&target.temp, json).and_then(|id| {
+            if rotate {
+                rotate_backup(&target.file, &target.backup_temp, &target.backup)?;
+            }
+            rename(&target.temp, &target.file, "rename the new snapshot over")?;
+            Ok(id)
+        });
+        let id = match renamed {
+            Ok(id) => id,
+            Err(error) => {
+                discard(&target.temp);
+                discard(&target.backup_temp);
+                return Err(error);
+            }
+        };
         sync_dir(&target.dir)?;
         self.remember(id);
         Ok(())
