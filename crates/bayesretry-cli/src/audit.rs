@@ -41,12 +41,41 @@ pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Erro
     let seal = summary.seal();
     out.text(&format!(
         "{shown}: valid: {} entries ({} decisions, {} outcomes), every hash chains{sealed}\n\
-         {}seal: {seal}\n",
+         {}{}seal: {seal}\n",
         seal.entries(),
         summary.decisions(),
         summary.outcomes(),
         losses(summary.dropped_entries(), summary.lost()),
+        unanchored(seal.entries(), args.seal.map(|kept| kept.entries())),
     ))
+}
+
+/// The line that says which entries of a valid log of `entries` entries
+/// nothing but the chain vouches for, empty if a seal given (of `sealed`
+/// entries) covers them all.
+///
+/// A chain proves that no entry was changed, moved or removed in the middle,
+/// but whoever can rewrite the file can cut entries from its end, or rewrite
+/// it from some point on and compute every hash again, and it verifies as
+/// well: only a seal kept out of their reach anchors it. "valid" alone would
+/// read as "whole" (`docs/SPEC.md`, section 11, "An integrity seal, not a
+/// signature").
+fn unanchored(entries: u64, sealed: Option<u64>) -> String {
+    let which = match sealed {
+        None if entries == 0 => String::new(),
+        None if entries == 1 => String::from("its one entry: "),
+        None => format!("all {entries} entries: "),
+        Some(sealed) => match entries.saturating_sub(sealed) {
+            0 => return String::new(),
+            1 => format!("the 1 entry after the seal's {sealed}: "),
+            after => format!("the {after} entries after the seal's {sealed}: "),
+        },
+    };
+    format!(
+        "unanchored: {which}the chain cannot show entries cut from the end, or rewritten \
+         from some point on with their hashes recomputed; keep the seal elsewhere and pass \
+         it with --seal\n"
+    )
 }
 
 /// The line that says records were lost before they reached the log, empty if

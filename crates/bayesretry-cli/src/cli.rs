@@ -141,7 +141,8 @@ pub(crate) enum AuditCommand {
                       shows that nothing written was changed, not that everything was written.\n\n\
                       The chain alone cannot show entries cut from the end, or a log rewritten\n\
                       from some point on with every hash recomputed: keep the seal printed\n\
-                      by an earlier run somewhere else and pass it with --seal.\n\n\
+                      by an earlier run somewhere else and pass it with --seal. A line\n\
+                      starting 'unanchored:' names the entries no seal given covers.\n\n\
                       The log is streamed: memory stays constant whatever its size.",
         after_help = "Examples:\n  \
                       bayesretry audit verify decisions.jsonl\n  \
