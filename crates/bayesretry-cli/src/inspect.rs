@@ -134,7 +134,10 @@ fn row(entries: &[&SnapshotEntry], prior: Beta) -> Option<Row> {
         beta: posterior.beta(),
         mean: posterior.mean(),
         interval_95: [lo, hi],
-        strength: posterior.strength(),
+        // Evidence and its posterior hold a count past the largest `f64` at
+        // that value; their sum, two such counts, would be infinite, which
+        // JSON cannot carry (it would be `null`): held there too.
+        strength: posterior.strength().min(f64::MAX),
         writers: entries.len(),
         updated_at_ms: entries.iter().map(|e| e.updated_at_ms()).max().unwrap_or(0),
     })
