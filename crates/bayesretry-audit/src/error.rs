@@ -170,7 +170,9 @@ pub enum Error {
     },
     /// A line is not an entry: blank (empty, even after the last entry), not
     /// JSON, a missing or unknown field, a field of the wrong type, an event
-    /// with the fields of another.
+    /// with the fields of another; or bytes that a tool adds around an entry
+    /// were added to it: a carriage return before its line feed (line endings
+    /// converted to `\r\n`), a UTF-8 byte order mark before it.
     Malformed {
         /// The line.
         line: u64,

@@ -259,6 +259,21 @@ fn slow_check_line(
         line: number,
         problem,
     };
+    // Bytes a tool adds without changing a value: named for what they are,
+    // since "not in canonical form" or a parser's "expected value" would
+    // read like tampering.
+    if line.starts_with(b"\xEF\xBB\xBF") {
+        return Err(malformed(String::from(
+            "it begins with a UTF-8 byte order mark, which a writer never writes \
+             (an editor may add one when it saves a file)",
+        )));
+    }
+    if line.ends_with(b"\r") {
+        return Err(malformed(String::from(
+            "it ends in a carriage return, where a line of a log ends in a line feed \
+             alone (were its line endings converted to \\r\\n?)",
+        )));
+    }
     let parsed: Line<'_> =
         serde_json::from_slice(line).map_err(|err| malformed(err.to_string()))?;
     if parsed.v != canonical::VERSION {
