@@ -26,8 +26,14 @@ use crate::target::{Target, check_file_name, check_name_length, check_not_a_dire
 /// | --- | --- |
 /// | `F` | the snapshot, as the store's versioned JSON and a newline |
 /// | `F.bak` | the snapshot `F` held before the last save that replaced it |
-/// | `F.lock` | nothing; its advisory lock makes saves take turns |
+/// | `F.lock` | nothing; its advisory lock makes saves take turns (see below) |
 /// | `F.tmp`, `F.bak.tmp` | a save in progress (left behind if it was killed, removed by the next) |
+///
+/// `F.lock` looks like a stale lock file but is not one: the lock is taken
+/// on it, never by its existence, and goes with its holder. Do not remove it
+/// (by hand, or in a clean-up at start) while a process may save: the holder
+/// keeps its lock on the removed file, and the next save creates and locks a
+/// new one, so two saves would run at once, sharing `F.tmp`.
 ///
 /// All of them are created with mode 0600 on Unix: evidence about the
 /// services a program calls is its owner's business. The backup is a hard
