@@ -163,7 +163,8 @@ pub enum Error {
         limit: usize,
     },
     /// The last line has no newline: the writer stopped in the middle of it (a
-    /// crash), or the file was cut.
+    /// crash), the file was cut, or it was read while a writer was writing
+    /// it. Every line before it chains.
     IncompleteLine {
         /// The line.
         line: u64,
@@ -255,7 +256,19 @@ impl fmt::Display for Error {
                 write!(f, "line {line} is longer than {limit} bytes")
             }
             Error::IncompleteLine { line } => {
-                write!(f, "line {line} has no newline: the file ends inside it")
+                // Lines are checked in order, so every line before this one
+                // chains: said, since a reader of a log whose writer runs can
+                // find one too, and "ends inside it" alone reads like damage.
+                write!(
+                    f,
+                    "line {line} has no newline: the file ends inside it, as it does while \
+                     a writer is writing the line or after one stopped in the middle of it"
+                )?;
+                match line.saturating_sub(1) {
+                    0 => Ok(()),
+                    1 => f.write_str("; the line before it chains"),
+                    before => write!(f, "; the {before} lines before it chain"),
+                }
             }
             Error::Malformed { line, problem } => {
                 write!(f, "line {line} is not an audit entry: {problem}")
