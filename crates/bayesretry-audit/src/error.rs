@@ -173,7 +173,10 @@ pub enum Error {
     /// JSON, a missing or unknown field, a field of the wrong type, an event
     /// with the fields of another; or bytes that a tool adds around an entry
     /// were added to it: a carriage return before its line feed (line endings
-    /// converted to `\r\n`), a UTF-8 byte order mark before it.
+    /// converted to `\r\n`), a UTF-8 byte order mark before it. Those are
+    /// named only when the entry without them is intact: a changed entry is
+    /// [`Broken`](Error::Broken) (or [`NotCanonical`](Error::NotCanonical)),
+    /// whatever a tool added to its line.
     Malformed {
         /// The line.
         line: u64,

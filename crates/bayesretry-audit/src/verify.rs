@@ -244,7 +244,52 @@ fn check_line(
             .map(|()| kind)
             .map_err(broken);
     }
+    // Bytes a tool adds without changing a value: named for what they are,
+    // since "not in canonical form" or a parser's "expected value" would
+    // read like tampering. But only once the line without them checks: a
+    // changed entry with a carriage return added is named as changed, never
+    // as line endings to fix. One of each is stripped, and the rest goes
+    // to the slow path, which strips nothing: no recursion, whatever the line.
+    if let Some((entry, added)) = added_by_a_tool(line) {
+        if !entry.iter().all(u8::is_ascii_whitespace) {
+            slow_check_line(entry, number, canonical, checker)?;
+        }
+        return Err(Error::Malformed {
+            line: number,
+            problem: String::from(added),
+        });
+    }
     slow_check_line(line, number, canonical, checker)
+}
+
+/// The UTF-8 byte order mark.
+const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
+
+/// If `line` begins with a byte order mark or ends in a carriage return,
+/// bytes a writer never writes but a tool may add: the line without them
+/// (one of each), and what was added, said for a reader.
+fn added_by_a_tool(line: &[u8]) -> Option<(&[u8], &'static str)> {
+    let (entry, mark) = match line.strip_prefix(BYTE_ORDER_MARK) {
+        Some(rest) => (rest, true),
+        None => (line, false),
+    };
+    let (entry, cr) = match entry.strip_suffix(b"\r") {
+        Some(rest) => (rest, true),
+        None => (entry, false),
+    };
+    match (mark, cr) {
+        (true, _) => Some((
+            entry,
+            "it begins with a UTF-8 byte order mark, which a writer never writes \
+             (an editor may add one when it saves a file)",
+        )),
+        (false, true) => Some((
+            entry,
+            "it ends in a carriage return, where a line of a log ends in a line feed \
+             alone (were its line endings converted to \\r\\n?)",
+        )),
+        (false, false) => None,
+    }
 }
 
 /// The slow path of [`check_line`], for lines the scanner did not recognise:
@@ -259,21 +304,6 @@ fn slow_check_line(
         line: number,
         problem,
     };
-    // Bytes a tool adds without changing a value: named for what they are,
-    // since "not in canonical form" or a parser's "expected value" would
-    // read like tampering.
-    if line.starts_with(b"\xEF\xBB\xBF") {
-        return Err(malformed(String::from(
-            "it begins with a UTF-8 byte order mark, which a writer never writes \
-             (an editor may add one when it saves a file)",
-        )));
-    }
-    if line.ends_with(b"\r") {
-        return Err(malformed(String::from(
-            "it ends in a carriage return, where a line of a log ends in a line feed \
-             alone (were its line endings converted to \\r\\n?)",
-        )));
-    }
     let parsed: Line<'_> =
         serde_json::from_slice(line).map_err(|err| malformed(err.to_string()))?;
     if parsed.v != canonical::VERSION {
