@@ -91,7 +91,8 @@ fn entries_after_the_seal_are_named_as_vouched_for_by_the_chain_alone() {
 }
 
 #[test]
-fn an_empty_log_has_nothing_to_anchor() {
+fn an_empty_log_without_a_seal_still_says_a_cut_would_pass() {
+    // a log cut to nothing verifies too: only a seal shows what it held
     let path = scratch("audit-empty.jsonl");
     std::fs::write(&path, b"").unwrap();
     let run = bayesretry(&["audit", "verify", arg(&path)], b"");
@@ -100,6 +101,29 @@ fn an_empty_log_has_nothing_to_anchor() {
     assert!(
         run.stdout
             .contains("unanchored: the chain cannot show entries cut from the end"),
+        "{}",
+        run.stdout
+    );
+
+    // its own seal, of no entries, anchors all of them
+    let seal = run
+        .stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("seal: "))
+        .unwrap();
+    let sealed = bayesretry(&["audit", "verify", arg(&path), "--seal", seal], b"");
+    assert_eq!(sealed.code, 0, "{sealed:#?}");
+    assert!(!sealed.stdout.contains("unanchored"), "{}", sealed.stdout);
+}
+
+#[test]
+fn the_seal_stays_the_last_line_a_script_reads() {
+    let (path, seal) = written_log("audit-last-line.jsonl", 3, 3);
+    let run = bayesretry(&["audit", "verify", arg(&path)], b"");
+    assert_eq!(run.code, 0, "{run:#?}");
+    assert_eq!(
+        run.stdout.lines().last(),
+        Some(format!("seal: {seal}").as_str()),
         "{}",
         run.stdout
     );
