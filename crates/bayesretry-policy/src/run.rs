@@ -279,6 +279,10 @@ where
                 }
                 Poll::Ready(Ok(value))
             }
+            // a plain call's loop is two counts (see `plain`)
+            Err(err) if this.call.as_ref().is_some_and(Call::is_plain) => {
+                plain(this.call, this.op, this.looping, this.attempt, err, cx)
+            }
             Err(err) => general(
                 this.call,
                 this.op,
@@ -375,6 +379,109 @@ where
         }
     };
     // finished: what the loop held has gone, the call goes last
+    if let Some(call) = call_slot.take() {
+        call.finish();
+    }
+    Poll::Ready(out)
+}
+
+/// The attempts after a first one that failed with `err`, for a plain call
+/// ([`Call::is_plain`]: a plain classic policy, no hooks, no cancellation
+/// token), while they need not wait. Out of line, as [`general`] is.
+///
+/// Such a call has no breaker, budget, deadline, probe, pending retry,
+/// cancellation or context to tell anyone of, and attempts without a
+/// timeout (a policy with one never takes the fast path that leads here): its
+/// loop is the number of attempts made and the number counted against the
+/// cap, kept in registers, and each failure is judged by
+/// [`Call::plain_failure`] as [`Attempts::failed_plain`] judges it in the
+/// general loop. Nothing is built for steps with nothing to do: the general
+/// loop's state (about 190 bytes, made and let go on every failed call) cost
+/// an async classic failure about a third of its instructions.
+///
+/// When the loop must wait — a sleep that is not finished as it is made, or
+/// an attempt that is not ready — the general loop takes over, from the
+/// state this loop has reached ([`Attempts::plain`]), in the step it is in:
+/// boxed, as the general loop boxes any state that must wait. The property
+/// test `a_plain_classic_call_decides_as_the_full_loop_does` runs this loop
+/// beside the full one.
+#[inline(never)]
+fn plain<'a, T, E, F, Fut>(
+    call_slot: &mut Option<Call<'a, E>>,
+    op: &mut F,
+    looping: &mut LoopSlot<'a, E>,
+    mut attempt: Pin<&mut Option<Fut>>,
+    err: E,
+    cx: &mut Context<'_>,
+) -> Poll<Result<T, RetryError<E>>>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    // a step that unwinds (the operation, its attempt, the classifier, the
+    // sleeper) ends the call
+    let ending = Ending(&mut *call_slot);
+    let Some(call) = ending.0.as_mut() else {
+        core::mem::forget(ending);
+        return Poll::Pending;
+    };
+    let inner = inner_of(call);
+    let (mut number, mut counted, mut err) = (1_u32, 0_u32, err);
+    // bounded: `plain_failure` stops at the hard cap on attempts
+    let out = loop {
+        // no hook to say a failure is free: every failure counts (a
+        // permanent error, which ends the call, is not asked about it)
+        counted = counted.saturating_add(1);
+        let delay = match call.plain_failure(inner, number, counted, &err) {
+            Ok(delay) => delay,
+            Err(end) => break Err(call.plain_end(err, number, counted, end)),
+        };
+        if !delay.is_zero() {
+            if let Some(sleep) = inner.sleeper.sleep_boxed(delay) {
+                // the sleep must be waited for: the general loop goes on
+                // from it, with the error kept as it keeps it
+                let mut lp = Looping::new(
+                    Attempts::plain(inner, number, counted),
+                    Some(err),
+                    Step::Sleeping,
+                );
+                lp.sleep = Some(sleep);
+                **looping = Some(Box::new(lp));
+                core::mem::forget(ending);
+                return general(call_slot, op, looping, attempt, Entry::Resume, cx);
+            }
+        }
+        // `Attempts::start` with no breaker, after the first attempt
+        number = number.saturating_add(1);
+        attempt.set(Some(op(number)));
+        let Some(pending) = attempt.as_mut().as_pin_mut() else {
+            core::mem::forget(ending);
+            return Poll::Pending;
+        };
+        let Poll::Ready(outcome) = pending.poll(cx) else {
+            // the attempt must be waited for: the general loop goes on
+            // awaiting it, with the last error kept as it keeps it
+            let lp = Looping::new(
+                Attempts::plain(inner, number, counted),
+                Some(err),
+                Step::Attempting,
+            );
+            **looping = Some(Box::new(lp));
+            core::mem::forget(ending);
+            return Poll::Pending;
+        };
+        attempt.set(None);
+        err = match outcome {
+            Ok(value) => {
+                // what the loop held goes before the call, as in `general`
+                drop(err);
+                break Ok(value);
+            }
+            Err(next) => next,
+        };
+    };
+    core::mem::forget(ending);
+    // finished: the call goes last
     if let Some(call) = call_slot.take() {
         call.finish();
     }

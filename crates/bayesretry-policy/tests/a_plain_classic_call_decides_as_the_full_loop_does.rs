@@ -5,17 +5,26 @@
 //! at the end — whatever the errors say: retryable, with a Retry-After inside
 //! or beyond the limit, permanent. The full loop is forced by an observer that
 //! listens and does nothing.
+//!
+//! An async call's short path hands over to the full loop when it must wait:
+//! the calls are also run with sleeps and attempts that are pending at their
+//! first poll, so that the full loop goes on from each step the short path can
+//! leave it in.
 
 #![allow(
     clippy::unwrap_used,
     reason = "test code: a broken expectation must fail the test"
 )]
 
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
 use core::time::Duration;
 
 use bayesretry_backoff::{Config, Jitter};
 use bayesretry_policy::{
-    Classification, Classify, ErrorClass, ManualClock, Observer, RetryPolicy, VirtualSleeper,
+    Classification, Classify, ErrorClass, ManualClock, Observer, RetryPolicy, Sleeper,
+    VirtualSleeper,
 };
 use proptest::prelude::*;
 
@@ -48,6 +57,22 @@ struct Silent;
 
 impl Observer for Silent {}
 
+/// Pending at its first poll (waking its task), ready at the next.
+struct PendOnce(bool);
+
+impl Future for PendOnce {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
 fn failure() -> impl Strategy<Value = Failure> {
     prop_oneof![
         Just(Failure::Busy),
@@ -73,6 +98,7 @@ fn policy(
     jitter: Jitter,
     seed: u64,
     observed: bool,
+    waits: bool,
 ) -> (RetryPolicy, VirtualSleeper) {
     let sleeper = VirtualSleeper::new(ManualClock::new(0));
     let mut builder = RetryPolicy::builder()
@@ -89,6 +115,15 @@ fn policy(
     if observed {
         builder = builder.with_observer(Silent);
     }
+    if waits {
+        // the virtual sleeper records the delay and moves the clock; the
+        // sleep is then pending once
+        let virtual_time = sleeper.clone();
+        builder = builder.with_sleeper(move |delay| {
+            drop(virtual_time.sleep(delay));
+            PendOnce(false)
+        });
+    }
     (builder.build().unwrap(), sleeper)
 }
 
@@ -99,6 +134,7 @@ fn run(
     sleeper: &VirtualSleeper,
     script: &[Failure],
     blocking: bool,
+    waits: bool,
 ) -> String {
     let attempt = |n: u32| -> Result<u32, Failure> {
         match usize::try_from(n - 1).ok().and_then(|i| script.get(i)) {
@@ -108,6 +144,11 @@ fn run(
     };
     let outcome = if blocking {
         policy.run_blocking("api", attempt)
+    } else if waits {
+        block_on(policy.run("api", |n| async move {
+            PendOnce(false).await;
+            attempt(n)
+        }))
     } else {
         block_on(policy.run("api", |n| core::future::ready(attempt(n))))
     };
@@ -125,14 +166,15 @@ proptest! {
         jitter in jitter(),
         seed: u64,
         blocking: bool,
+        waits: bool,
     ) {
-        let (plain, plain_sleeper) = policy(attempts, jitter, seed, false);
-        let (full, full_sleeper) = policy(attempts, jitter, seed, true);
+        let (plain, plain_sleeper) = policy(attempts, jitter, seed, false, waits);
+        let (full, full_sleeper) = policy(attempts, jitter, seed, true, waits);
         // twice each: the second call draws later jitter words
         for _ in 0..2 {
             prop_assert_eq!(
-                run(&plain, &plain_sleeper, &script, blocking),
-                run(&full, &full_sleeper, &script, blocking)
+                run(&plain, &plain_sleeper, &script, blocking, waits),
+                run(&full, &full_sleeper, &script, blocking, waits)
             );
         }
     }
