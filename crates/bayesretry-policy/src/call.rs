@@ -1363,13 +1363,18 @@ impl<'a, E> Call<'a, E> {
         #[cfg(feature = "tracing")]
         let _span = call_span(self.endpoint).entered();
         let inner = &*self.policy.inner;
+        // Read before the operation runs, while the compiler still knows what
+        // the call's fields hold: after it, any call the compiler cannot see
+        // into (the operation's I/O, the bench's `black_box`) makes it load
+        // them again to end a call that succeeded.
+        let owns_nothing = self.owns_nothing();
         // The first attempt, inline: most calls end here, and a caller's
         // compiler sees the whole of it.
         if let Some(first) = self.first() {
             return match op(1) {
                 Ok(value) => {
                     first.succeeded(inner);
-                    self.finish();
+                    self.finish_owning(owns_nothing);
                     Ok(value)
                 }
                 Err(err) if self.is_plain() => {
@@ -1400,6 +1405,22 @@ impl<'a, E> Call<'a, E> {
     #[inline(always)]
     pub(crate) fn finish(self) {
         if self.hooks.is_none() && matches!(self.classify, Classifier::Impl(_)) {
+            core::mem::forget(self);
+        }
+    }
+
+    /// Whether the call owns nothing: no hooks, no cancellation token, its
+    /// error type's own classifier (see [`finish`](Call::finish)).
+    #[inline(always)]
+    fn owns_nothing(&self) -> bool {
+        self.hooks.is_none() && matches!(self.classify, Classifier::Impl(_))
+    }
+
+    /// [`finish`](Call::finish), with [`owns_nothing`](Call::owns_nothing)
+    /// read already.
+    #[inline(always)]
+    fn finish_owning(self, owns_nothing: bool) {
+        if owns_nothing {
             core::mem::forget(self);
         }
     }
