@@ -341,6 +341,15 @@ pub(crate) struct First<'a> {
 }
 
 impl First<'_> {
+    /// Whether the fast path found no breaker: looked at before
+    /// [`Call::is_plain`] after a failure, so that a call with a breaker
+    /// (every learning call) tells it is not plain from what it holds in
+    /// registers, without reading the policy.
+    #[inline(always)]
+    pub(crate) fn without_breaker(&self) -> bool {
+        self.state.is_none()
+    }
+
     /// What the fast path finds for a policy without a breaker, deadline or
     /// budget.
     #[inline(always)]
@@ -1377,7 +1386,7 @@ impl<'a, E> Call<'a, E> {
                     self.finish_owning(owns_nothing);
                     Ok(value)
                 }
-                Err(err) if self.is_plain() => {
+                Err(err) if first.without_breaker() && self.is_plain() => {
                     let out = self.retry_plain_blocking(op, err);
                     self.finish();
                     out

@@ -280,7 +280,9 @@ where
                 Poll::Ready(Ok(value))
             }
             // a plain call's loop is two counts (see `plain`)
-            Err(err) if this.call.as_ref().is_some_and(Call::is_plain) => {
+            Err(err)
+                if first.without_breaker() && this.call.as_ref().is_some_and(Call::is_plain) =>
+            {
                 plain(this.call, this.op, this.looping, this.attempt, err, cx)
             }
             Err(err) => general(
