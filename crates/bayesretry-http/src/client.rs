@@ -304,8 +304,10 @@ pub(crate) fn copy(request: &reqwest::Request, built: bool) -> reqwest::Request 
 /// A request being built: reqwest's builder, with the retry options beside it.
 ///
 /// Every call reqwest's builder has without a cargo feature is here under the
-/// same name; for the others (`json`, `query`, `form`, `multipart`, turned on in
-/// your reqwest dependency) use [`with`](RequestBuilder::with).
+/// same name, and so are `json`, `query` and `form`, behind this crate's
+/// features of the same names (which turn on reqwest's); for the others
+/// (`multipart`, turned on in your reqwest dependency) use
+/// [`with`](RequestBuilder::with).
 #[must_use = "a request does nothing until sent"]
 pub struct RequestBuilder {
     shared: Arc<Shared>,
@@ -366,6 +368,45 @@ impl RequestBuilder {
         self
     }
 
+    /// The body, `json` serialized as JSON, with `Content-Type:
+    /// application/json` unless a content type is set already: reqwest's
+    /// `json`. The body is in memory, so the request can be replayed.
+    /// Feature `json`.
+    ///
+    /// A value that does not serialize (a map with keys that are not strings)
+    /// makes the request fail to build, with [`Error::Build`], as reqwest's
+    /// `send` fails: nothing is sent.
+    #[cfg(feature = "json")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
+    pub fn json<T: serde::Serialize + ?Sized>(mut self, json: &T) -> RequestBuilder {
+        self.inner = self.inner.json(json);
+        self
+    }
+
+    /// Adds `query`, serialized as URL-encoded pairs, to the URL's query:
+    /// reqwest's `query`. Feature `query`.
+    ///
+    /// A value that does not serialize as pairs makes the request fail to
+    /// build, with [`Error::Build`]: nothing is sent.
+    #[cfg(feature = "query")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "query")))]
+    pub fn query<T: serde::Serialize + ?Sized>(mut self, query: &T) -> RequestBuilder {
+        self.inner = self.inner.query(query);
+        self
+    }
+
+    /// The body, `form` URL-encoded, with `Content-Type:
+    /// application/x-www-form-urlencoded`: reqwest's `form`. Feature `form`.
+    ///
+    /// A value that does not serialize as pairs makes the request fail to
+    /// build, with [`Error::Build`]: nothing is sent.
+    #[cfg(feature = "form")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "form")))]
+    pub fn form<T: serde::Serialize + ?Sized>(mut self, form: &T) -> RequestBuilder {
+        self.inner = self.inner.form(form);
+        self
+    }
+
     /// A timeout for each attempt, from its start to the end of its response
     /// headers and body; a timed-out attempt is retryable as
     /// [`ErrorClass::Timeout`](bayesretry_policy::ErrorClass::Timeout).
@@ -380,7 +421,7 @@ impl RequestBuilder {
         self
     }
 
-    /// Any other change to reqwest's builder: `.with(|b| b.json(&payload))`.
+    /// Any other change to reqwest's builder: `.with(|b| b.multipart(form))`.
     pub fn with(
         mut self,
         change: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
