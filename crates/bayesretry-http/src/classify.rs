@@ -34,12 +34,39 @@ const MAX_SOURCE_DEPTH: usize = 16;
 /// unreachable, reset, a name that does not resolve), so it stays retryable;
 /// a DNS failure does too whatever the resolver's error type.
 ///
-/// Failure statuses are classified by the policy's table
-/// ([`classify_status`](bayesretry_policy::classify_status)), not here: a
-/// response is never a reqwest error in this crate.
+/// A status error, which reqwest makes only when asked (`error_for_status`),
+/// is classified by its status, as the policy's table classifies it
+/// ([`classify_status`](bayesretry_policy::classify_status)): a 401 or a 404
+/// permanent, a 429, a 503 or a 529 retryable, each its own class. The crate's
+/// own clients never make one (they classify the response itself, with its
+/// `Retry-After`); a caller does, who retries a whole exchange under
+/// `policy.call_with(endpoint, classify_reqwest_error)` — the send, the status
+/// and the body, which can fail midway after the status arrived:
+///
+/// ```no_run
+/// use bayesretry_http::classify_reqwest_error;
+/// use bayesretry_policy::RetryPolicy;
+///
+/// # async fn demo(policy: RetryPolicy, client: reqwest::Client) {
+/// let text = policy
+///     .call_with("api.example.com", classify_reqwest_error)
+///     .run(|_| async {
+///         let response = client.get("http://api.example.com/v1/report").send().await?;
+///         response.error_for_status()?.text().await
+///     })
+///     .await;
+/// # let _ = text;
+/// # }
+/// ```
+///
+/// (A status error keeps no headers: such a loop cannot honour a
+/// `Retry-After`, which [`RetryClient`](crate::RetryClient) does.)
 pub fn classify_reqwest_error(err: &reqwest::Error) -> Classification {
     if err.is_builder() || err.is_redirect() {
         return Classification::Permanent;
+    }
+    if let Some(status) = err.status() {
+        return bayesretry_policy::classify_status(status.as_u16());
     }
     if err.is_timeout() {
         return Classification::Retryable(ErrorClass::Timeout);
