@@ -28,3 +28,6 @@ pub use layer::{ClassifyError, ResponseFuture, Retry, RetryLayer, Unclassified};
 pub use middleware::{MiddlewareError, RetryMiddleware};
 pub use request::Request;
 pub use retry_after::{RETRY_AFTER_MS, parse_retry_after, parse_retry_after_ms, retry_after};
+/// The reqwest this crate wraps: a program whose own reqwest dependency is
+/// another major version builds its [`RetryClient`] from this one.
+pub use reqwest;

@@ -67,7 +67,28 @@ pub mod audit {
 }
 
 /// HTTP retries: `RetryClient` over reqwest, `RetryLayer` for tower, Retry-After
-/// (`bayesretry-http`; feature `http`).
+/// (`bayesretry-http`; feature `http`), and `RetryMiddleware` for a
+/// `reqwest_middleware` chain (feature `http-middleware`).
+///
+/// The reqwest the client wraps is re-exported as `bayesretry::http::reqwest`:
+/// a program whose own reqwest dependency is another major version (its
+/// `reqwest::Client` is then another type) builds the client from this one.
+///
+/// ```
+/// use bayesretry::RetryPolicy;
+/// use bayesretry::http::{RetryClient, reqwest};
+///
+/// let client = RetryClient::new(reqwest::Client::new(), RetryPolicy::new());
+/// let request = client.get("http://127.0.0.1:8080/v1/models").build()?;
+/// assert_eq!(request.method(), reqwest::Method::GET);
+/// # #[cfg(feature = "http-middleware")]
+/// # {
+/// // a link of a reqwest_middleware chain, with the same rules
+/// let middleware = bayesretry::http::RetryMiddleware::new(RetryPolicy::new());
+/// # let _ = middleware;
+/// # }
+/// # Ok::<(), reqwest::Error>(())
+/// ```
 #[cfg(feature = "http")]
 pub mod http {
     pub use bayesretry_http::*;
