@@ -10,6 +10,7 @@ use std::time::SystemTime;
 use http::{HeaderName, Method, StatusCode};
 
 use crate::endpoint::Target;
+use crate::retry_after::rate_limit_reset;
 
 /// The default name of the header that makes a POST or PATCH safe to replay.
 pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
@@ -92,7 +93,9 @@ type WallClockFn = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 ///   [`DEFAULT_REFUSAL_STATUSES`] = 408, 429 and 529;
 /// - at most [`DEFAULT_DRAIN_LIMIT`] = 64 KiB of a failed attempt's body is read
 ///   to free its connection, for at most [`DEFAULT_DRAIN_TIMEOUT`] = 1 s;
-/// - HTTP-dates are read against [`SystemTime::now`].
+/// - HTTP-dates are read against [`SystemTime::now`];
+/// - the `x-ratelimit-reset-*` headers are not read
+///   ([`with_rate_limit_reset`](Config::with_rate_limit_reset)).
 ///
 /// ```
 /// use bayesretry_http::Config;
@@ -115,6 +118,7 @@ pub struct Config {
     pub(crate) drain_limit: usize,
     pub(crate) drain_timeout: Duration,
     pub(crate) wall_clock: Option<WallClockFn>,
+    rate_limit_reset: bool,
 }
 
 impl fmt::Debug for Config {
@@ -126,6 +130,7 @@ impl fmt::Debug for Config {
             .field("drain_limit", &self.drain_limit)
             .field("drain_timeout", &self.drain_timeout)
             .field("wall_clock", &self.wall_clock.as_ref().map(|_| "custom"))
+            .field("rate_limit_reset", &self.rate_limit_reset)
             .finish()
     }
 }
@@ -146,6 +151,7 @@ impl Config {
             drain_limit: DEFAULT_DRAIN_LIMIT,
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             wall_clock: None,
+            rate_limit_reset: false,
         }
     }
 
@@ -272,6 +278,41 @@ impl Config {
     ) -> Config {
         self.wall_clock = Some(Arc::new(now));
         self
+    }
+
+    /// Whether a `429` that carries no `Retry-After` or `retry-after-ms` waits
+    /// for the rate limit that ran out to refill, as its `x-ratelimit-reset-*`
+    /// header says (`6m0s`, `1.5s`: [`parse_rate_limit_reset`](crate::parse_rate_limit_reset)):
+    /// the longest reset of a limit, requests or tokens, whose
+    /// `x-ratelimit-remaining-*` reads `0` (or comes without one). Off by default.
+    ///
+    /// The OpenAI API and others that copy it send these on every answer, and
+    /// some 429s carry nothing else: without them the retry goes out after the
+    /// policy's own backoff, a fraction of a second, and meets the same limit
+    /// again, spending an attempt. With them, the wait is the reset, and a reset
+    /// beyond the policy's limit (`Builder::with_max_retry_after`) stops the call
+    /// at once with [`Error::RetryAfterBeyondLimit`](crate::Error::RetryAfterBeyondLimit),
+    /// as a `Retry-After` that long does. Off by default because the reset is
+    /// when the limit refills, not a wait the server asked for: the providers'
+    /// own SDKs read only `Retry-After` and `retry-after-ms`, which win here too.
+    pub const fn with_rate_limit_reset(mut self, on: bool) -> Config {
+        self.rate_limit_reset = on;
+        self
+    }
+
+    /// The wait for a failure with `status` and `headers` that gave no
+    /// `Retry-After`: the rate limit's reset, for a 429 when
+    /// [`with_rate_limit_reset`](Config::with_rate_limit_reset) is on.
+    pub(crate) fn rate_limit_wait(
+        &self,
+        status: StatusCode,
+        headers: &http::HeaderMap,
+    ) -> Option<Duration> {
+        if self.rate_limit_reset && status == StatusCode::TOO_MANY_REQUESTS {
+            rate_limit_reset(headers)
+        } else {
+            None
+        }
     }
 
     /// The endpoint key of `target`.

@@ -419,7 +419,8 @@ where
                     Ok(response) if !is_failure(response.status()) => Ok(response),
                     Ok(response) => {
                         let status = response.status();
-                        let hint = retry_after(response.headers(), config.now());
+                        let hint = retry_after(response.headers(), config.now())
+                            .or_else(|| config.rate_limit_wait(status, response.headers()));
                         let should_retry = should_retry(response.headers());
                         let redirected =
                             only_refusals.is_some_and(|only| (only.redirected)(&response));

@@ -27,7 +27,10 @@ pub use layer::{ClassifyError, ResponseFuture, Retry, RetryLayer, Unclassified};
 #[cfg(feature = "middleware")]
 pub use middleware::{MiddlewareError, RetryMiddleware};
 pub use request::Request;
-pub use retry_after::{RETRY_AFTER_MS, parse_retry_after, parse_retry_after_ms, retry_after};
 /// The reqwest this crate wraps: a program whose own reqwest dependency is
 /// another major version builds its [`RetryClient`] from this one.
 pub use reqwest;
+pub use retry_after::{
+    RATE_LIMIT_RESETS, RETRY_AFTER_MS, parse_rate_limit_reset, parse_retry_after,
+    parse_retry_after_ms, retry_after,
+};

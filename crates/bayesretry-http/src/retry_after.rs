@@ -250,6 +250,108 @@ pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
         .or(millis)
 }
 
+/// The rate-limit headers of OpenAI-style APIs, read by
+/// [`Config::with_rate_limit_reset`](crate::Config::with_rate_limit_reset): each
+/// limit's `remaining` header, and its `reset` header, the time until it refills.
+pub const RATE_LIMIT_RESETS: [(&str, &str); 2] = [
+    (
+        "x-ratelimit-remaining-requests",
+        "x-ratelimit-reset-requests",
+    ),
+    ("x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"),
+];
+
+/// The most `<number><unit>` pieces read in one reset value (`1h2m3s` has
+/// three); a longer value is not a duration any server writes, and is ignored.
+const MAX_PIECES: usize = 8;
+
+/// Parses an `x-ratelimit-reset-*` value: a duration as Go writes one and the
+/// OpenAI API sends it — `1s`, `6m0s`, `20ms`, `1h2m3.5s`, pieces of a decimal
+/// number and a unit (`h`, `m`, `s`, `ms`, `us` or `µs`, `ns`) — or plain
+/// seconds, `12` or `1.5`, as some other providers send it.
+///
+/// Returns `None`, so that the header is ignored, for anything else: an empty
+/// value, a sign, a number without a unit after the first piece, an unknown
+/// unit, more than eight pieces. A number too large for a `Duration` reads as
+/// the longest wait there is, which stops the call as beyond the policy's
+/// limit.
+///
+/// ```
+/// use bayesretry_http::parse_rate_limit_reset;
+/// use std::time::Duration;
+///
+/// assert_eq!(parse_rate_limit_reset(b"6m0s"), Some(Duration::from_secs(360)));
+/// assert_eq!(parse_rate_limit_reset(b"1.5s"), Some(Duration::from_millis(1500)));
+/// assert_eq!(parse_rate_limit_reset(b"20ms"), Some(Duration::from_millis(20)));
+/// assert_eq!(parse_rate_limit_reset(b"12"), Some(Duration::from_secs(12)));
+/// assert_eq!(parse_rate_limit_reset(b"-1s"), None);
+/// assert_eq!(parse_rate_limit_reset(b"5 parsecs"), None);
+/// ```
+pub fn parse_rate_limit_reset(value: &[u8]) -> Option<Duration> {
+    let mut rest = trim(value);
+    if rest.is_empty() {
+        return None;
+    }
+    if let Some((secs, fraction)) = decimal(rest) {
+        let nanos = scaled(fraction, 9);
+        return Some(Duration::from_secs(secs).saturating_add(Duration::from_nanos(nanos)));
+    }
+    let mut total_ns: u128 = 0;
+    for _ in 0..MAX_PIECES {
+        let number_len = rest
+            .iter()
+            .position(|&b| !(b.is_ascii_digit() || b == b'.'))
+            .unwrap_or(rest.len());
+        let (number, after) = rest.split_at(number_len);
+        let (whole, fraction) = decimal(number)?;
+        let unit_len = after
+            .iter()
+            .position(|&b| b.is_ascii_digit() || b == b'.')
+            .unwrap_or(after.len());
+        let (unit, next) = after.split_at(unit_len);
+        let unit_ns: u128 = match unit {
+            b"h" => 3_600_000_000_000,
+            b"m" => 60_000_000_000,
+            b"s" => 1_000_000_000,
+            b"ms" => 1_000_000,
+            b"us" | b"\xc2\xb5s" => 1_000,
+            b"ns" => 1,
+            _ => return None,
+        };
+        let part = u128::from(whole).saturating_mul(unit_ns).saturating_add(
+            u128::from(scaled(fraction, 9)).saturating_mul(unit_ns) / 1_000_000_000,
+        );
+        total_ns = total_ns.saturating_add(part);
+        rest = next;
+        if rest.is_empty() {
+            let secs = u64::try_from(total_ns / 1_000_000_000).unwrap_or(u64::MAX);
+            let nanos = u64::try_from(total_ns % 1_000_000_000).unwrap_or(0);
+            return Some(Duration::from_secs(secs).saturating_add(Duration::from_nanos(nanos)));
+        }
+    }
+    None
+}
+
+/// The wait until the rate limit that ran out refills, from the
+/// [`RATE_LIMIT_RESETS`] headers: the longest reset of a limit whose
+/// `remaining` header reads `0`, or of one sent with no `remaining` header.
+/// `None` when no such reset parses.
+pub(crate) fn rate_limit_reset(headers: &HeaderMap) -> Option<Duration> {
+    RATE_LIMIT_RESETS
+        .iter()
+        .filter(|(remaining, _)| {
+            headers
+                .get(*remaining)
+                .is_none_or(|left| digits(trim(left.as_bytes())) == Some(0))
+        })
+        .filter_map(|(_, reset)| {
+            headers
+                .get(*reset)
+                .and_then(|value| parse_rate_limit_reset(value.as_bytes()))
+        })
+        .max()
+}
+
 /// `value` without HTTP's optional whitespace (spaces and tabs) at either end.
 fn trim(value: &[u8]) -> &[u8] {
     let is_ows = |b: &u8| *b == b' ' || *b == b'\t';
@@ -287,6 +389,57 @@ fn digits(value: &[u8]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rate_limit_reset_reads_every_unit_and_refuses_what_is_not_a_duration() {
+        let read = |value: &str| parse_rate_limit_reset(value.as_bytes());
+        assert_eq!(read("1h2m3.5s"), Some(Duration::from_millis(3_723_500)));
+        assert_eq!(read("1.5h"), Some(Duration::from_secs(5400)));
+        assert_eq!(read("250us"), Some(Duration::from_micros(250)));
+        assert_eq!(read("250\u{b5}s"), Some(Duration::from_micros(250)));
+        assert_eq!(read("7ns"), Some(Duration::from_nanos(7)));
+        assert_eq!(read(" 0s "), Some(Duration::ZERO));
+        for bad in [
+            "", "s", "1s5", "1d", "1S", "-1s", "+1s", "1 s", "1..5s", "1e3s",
+        ] {
+            assert_eq!(read(bad), None, "{bad:?}");
+        }
+        assert_eq!(read("1s1s1s1s1s1s1s1s"), Some(Duration::from_secs(8)));
+        assert_eq!(read("1s1s1s1s1s1s1s1s1s"), None, "more than eight pieces");
+        // far past a Duration: the longest wait there is, never a panic
+        let huge = read("99999999999999999999999h");
+        assert!(huge.is_some_and(|wait| wait > Duration::from_secs(u64::MAX / 2)));
+    }
+
+    #[test]
+    fn the_reset_read_is_that_of_a_limit_that_ran_out() {
+        let headers = |pairs: &[(&'static str, &'static str)]| {
+            let mut map = HeaderMap::new();
+            for (name, value) in pairs {
+                map.insert(*name, http::HeaderValue::from_static(value));
+            }
+            map
+        };
+        let both_out = headers(&[
+            ("x-ratelimit-remaining-requests", "0"),
+            ("x-ratelimit-reset-requests", "2s"),
+            ("x-ratelimit-remaining-tokens", "0"),
+            ("x-ratelimit-reset-tokens", "6m0s"),
+        ]);
+        assert_eq!(rate_limit_reset(&both_out), Some(Duration::from_secs(360)));
+        let none_out = headers(&[
+            ("x-ratelimit-remaining-requests", "3"),
+            ("x-ratelimit-reset-requests", "2s"),
+        ]);
+        assert_eq!(rate_limit_reset(&none_out), None);
+        let no_remaining = headers(&[("x-ratelimit-reset-requests", "2s")]);
+        assert_eq!(
+            rate_limit_reset(&no_remaining),
+            Some(Duration::from_secs(2))
+        );
+        let garbled = headers(&[("x-ratelimit-reset-requests", "soon")]);
+        assert_eq!(rate_limit_reset(&garbled), None);
+    }
 
     /// Asserts that `parse` reads each of `values` as `expected`, naming the
     /// value that does not.

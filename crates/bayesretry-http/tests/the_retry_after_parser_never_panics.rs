@@ -12,7 +12,9 @@
 use core::time::Duration;
 use std::time::SystemTime;
 
-use bayesretry_http::{parse_retry_after, parse_retry_after_ms, retry_after};
+use bayesretry_http::{
+    parse_rate_limit_reset, parse_retry_after, parse_retry_after_ms, retry_after,
+};
 use proptest::prelude::*;
 
 fn any_now() -> impl Strategy<Value = SystemTime> {
@@ -25,12 +27,26 @@ proptest! {
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64), now in any_now()) {
         let _ = parse_retry_after(&bytes, now);
         let _ = parse_retry_after_ms(&bytes);
+        let _ = parse_rate_limit_reset(&bytes);
     }
 
     #[test]
     fn arbitrary_text_never_panics(text in "\\PC{0,48}", now in any_now()) {
         let _ = parse_retry_after(text.as_bytes(), now);
         let _ = parse_retry_after_ms(text.as_bytes());
+        let _ = parse_rate_limit_reset(text.as_bytes());
+    }
+
+    #[test]
+    fn duration_like_text_never_panics(text in "([0-9]{0,24}(\\.[0-9]{0,12})?(h|m|s|ms|us|µs|ns|x)?){0,10}") {
+        let _ = parse_rate_limit_reset(text.as_bytes());
+    }
+
+    #[test]
+    fn a_go_duration_reads_as_written(h in 0_u64..1000, m in 0_u64..60, s in 0_u64..60, ms in 0_u64..1000) {
+        let value = format!("{h}h{m}m{s}.{ms:03}s");
+        let expected = Duration::from_secs(h * 3600 + m * 60 + s) + Duration::from_millis(ms);
+        prop_assert_eq!(parse_rate_limit_reset(value.as_bytes()), Some(expected));
     }
 
     #[test]
