@@ -7,6 +7,7 @@ use core::fmt;
 use core::time::Duration;
 use std::time::SystemTime;
 
+use bayesretry_policy::Classification;
 use http::{HeaderName, Method, StatusCode};
 
 use crate::endpoint::Target;
@@ -79,6 +80,8 @@ impl fmt::Debug for StatusSet {
 
 type EndpointFn = Arc<dyn Fn(&Target<'_>) -> String + Send + Sync>;
 type WallClockFn = Arc<dyn Fn() -> SystemTime + Send + Sync>;
+type StatusClassifierFn =
+    Arc<dyn Fn(StatusCode, &http::HeaderMap) -> Option<Classification> + Send + Sync>;
 
 /// The settings of [`RetryClient`](crate::RetryClient), [`RetryLayer`](crate::RetryLayer)
 /// and, with the `middleware` feature, `RetryMiddleware`.
@@ -93,6 +96,9 @@ type WallClockFn = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 ///   [`DEFAULT_REFUSAL_STATUSES`] = 408, 429 and 529;
 /// - at most [`DEFAULT_DRAIN_LIMIT`] = 64 KiB of a failed attempt's body is read
 ///   to free its connection, for at most [`DEFAULT_DRAIN_TIMEOUT`] = 1 s;
+/// - a failure status is classified by the policy's table
+///   (`classify_status`) and the server's `x-should-retry`
+///   ([`with_status_classifier`](Config::with_status_classifier));
 /// - HTTP-dates are read against [`SystemTime::now`];
 /// - the `x-ratelimit-reset-*` headers are not read
 ///   ([`with_rate_limit_reset`](Config::with_rate_limit_reset)).
@@ -119,6 +125,7 @@ pub struct Config {
     pub(crate) drain_timeout: Duration,
     pub(crate) wall_clock: Option<WallClockFn>,
     rate_limit_reset: bool,
+    status_classifier: Option<StatusClassifierFn>,
 }
 
 impl fmt::Debug for Config {
@@ -131,6 +138,10 @@ impl fmt::Debug for Config {
             .field("drain_timeout", &self.drain_timeout)
             .field("wall_clock", &self.wall_clock.as_ref().map(|_| "custom"))
             .field("rate_limit_reset", &self.rate_limit_reset)
+            .field(
+                "status_classifier",
+                &self.status_classifier.as_ref().map(|_| "custom"),
+            )
             .finish()
     }
 }
@@ -152,6 +163,7 @@ impl Config {
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             wall_clock: None,
             rate_limit_reset: false,
+            status_classifier: None,
         }
     }
 
@@ -298,6 +310,57 @@ impl Config {
     pub const fn with_rate_limit_reset(mut self, on: bool) -> Config {
         self.rate_limit_reset = on;
         self
+    }
+
+    /// How a failure status (400 and up) is classified, when the policy's
+    /// table does not fit an API: `classify(status, headers)` returns the
+    /// classification, or `None` to leave the status to the table (and to the
+    /// server's `x-should-retry`). A 404 that an eventually consistent store
+    /// answers for a moment after a write can be made retryable, or a 500 that
+    /// an API answers only for a request it can never serve permanent.
+    ///
+    /// The caller's word is final over the table and over `x-should-retry:
+    /// true`; `x-should-retry: false` still ends the call. A permanent
+    /// classification ends the call at that failure, with the response, and
+    /// teaches the policy nothing; a retryable one is learned under its class,
+    /// and the server's `Retry-After` is attached to it as to any other. Only
+    /// what a response is retried as changes: whether a request not safe to
+    /// replay may be sent again still follows the refusal statuses
+    /// ([`with_refusal_statuses`](Config::with_refusal_statuses)), and a status
+    /// below 400 is an answer, never a failure.
+    ///
+    /// ```
+    /// use bayesretry_http::Config;
+    /// use bayesretry_policy::{Classification, ErrorClass};
+    /// use http::StatusCode;
+    ///
+    /// let config = Config::new().with_status_classifier(|status, _headers| match status {
+    ///     // read-after-write: the object is not there yet
+    ///     StatusCode::NOT_FOUND => Some(Classification::Retryable(ErrorClass::from_status(404))),
+    ///     _ => None,
+    /// });
+    /// # let _ = config;
+    /// ```
+    pub fn with_status_classifier(
+        mut self,
+        classify: impl Fn(StatusCode, &http::HeaderMap) -> Option<Classification>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Config {
+        self.status_classifier = Some(Arc::new(classify));
+        self
+    }
+
+    /// The caller's classification of a failure response, if it gave one.
+    pub(crate) fn classify_response(
+        &self,
+        status: StatusCode,
+        headers: &http::HeaderMap,
+    ) -> Option<Classification> {
+        self.status_classifier
+            .as_ref()
+            .and_then(|classify| classify(status, headers))
     }
 
     /// The wait for a failure with `status` and `headers` that gave no

@@ -227,9 +227,10 @@ fn should_retry(headers: &HeaderMap) -> Option<bool> {
     }
 }
 
-/// The classification of a failure status: the policy's table
-/// ([`classify_status`]), unless `x-should-retry: true` makes a status the
-/// table calls permanent retryable, with the server's wait attached.
+/// The classification of a failure status: the caller's
+/// ([`Config::with_status_classifier`]) when it gave one, otherwise the
+/// policy's table ([`classify_status`]), unless `x-should-retry: true` makes a
+/// status the table calls permanent retryable; with the server's wait attached.
 ///
 /// `x-should-retry: false` does not change the class: a failure the table
 /// calls retryable (a 503, say) is still the endpoint failing, learned and
@@ -239,13 +240,15 @@ fn classify_failure(
     status: StatusCode,
     retry_after: Option<Duration>,
     should_retry: Option<bool>,
+    classified: Option<Classification>,
 ) -> Classification {
     let status = status.as_u16();
-    let class = match (should_retry, classify_status(status)) {
-        (Some(true), Classification::Permanent) => {
+    let class = match (classified, should_retry, classify_status(status)) {
+        (Some(class), _, _) => class,
+        (None, Some(true), Classification::Permanent) => {
             Classification::Retryable(ErrorClass::from_status(status))
         }
-        (_, class) => class,
+        (None, _, class) => class,
     };
     match retry_after {
         Some(wait) => class.with_retry_after(wait),
@@ -262,6 +265,8 @@ pub(crate) enum Failed<E> {
         status: StatusCode,
         retry_after: Option<Duration>,
         should_retry: Option<bool>,
+        /// The caller's classification of the response, if it gave one.
+        classified: Option<Classification>,
         /// The response answers another request than the one sent: one a
         /// redirect led to. Only looked at for a request not safe to replay.
         redirected: bool,
@@ -383,8 +388,9 @@ where
             status,
             retry_after,
             should_retry,
+            classified,
             ..
-        } => classify_failure(*status, *retry_after, *should_retry),
+        } => classify_failure(*status, *retry_after, *should_retry, *classified),
         Failed::Transport(err) => classify_transport(err),
     };
     // Vetoes, so that the failure is classified, learned and counted by the
@@ -422,6 +428,7 @@ where
                         let hint = retry_after(response.headers(), config.now())
                             .or_else(|| config.rate_limit_wait(status, response.headers()));
                         let should_retry = should_retry(response.headers());
+                        let classified = config.classify_response(status, response.headers());
                         let redirected =
                             only_refusals.is_some_and(|only| (only.redirected)(&response));
                         *pending.lock().unwrap_or_else(PoisonError::into_inner) = Some(response);
@@ -429,6 +436,7 @@ where
                             status,
                             retry_after: hint,
                             should_retry,
+                            classified,
                             redirected,
                         })
                     }
