@@ -6,7 +6,7 @@ use alloc::sync::Arc;
 use core::fmt;
 use core::time::Duration;
 
-use bayesretry_policy::RetryPolicy;
+use bayesretry_policy::{CancelToken, RetryPolicy};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Version};
 use reqwest::{Body, IntoUrl, Response};
 
@@ -141,6 +141,7 @@ impl RetryClient {
             inner: self.client.request(method, url),
             idempotent: false,
             endpoint: None,
+            cancel: None,
         }
     }
 
@@ -157,18 +158,26 @@ impl RetryClient {
             inner,
             idempotent,
             endpoint,
+            cancel,
             built,
         } = request.into();
-        dispatch(
-            &self.client,
-            &self.shared,
-            inner,
-            idempotent,
+        let options = Options {
+            opted_in: idempotent,
             endpoint,
-            built,
-        )
-        .await
+            cancel,
+        };
+        dispatch(&self.client, &self.shared, inner, options, built).await
     }
+}
+
+/// A request's retry options, beside reqwest's request.
+struct Options {
+    /// Said to be safe to send twice.
+    opted_in: bool,
+    /// Its own endpoint key.
+    endpoint: Option<String>,
+    /// Ends the call when cancelled.
+    cancel: Option<CancelToken>,
 }
 
 /// Sends `request` under the client's policy; `built` says it was made by
@@ -177,10 +186,14 @@ async fn dispatch(
     client: &reqwest::Client,
     shared: &Shared,
     request: reqwest::Request,
-    opted_in: bool,
-    endpoint: Option<String>,
+    options: Options,
     built: bool,
 ) -> Result<Response, Error> {
+    let Options {
+        opted_in,
+        endpoint,
+        cancel,
+    } = options;
     let config = &shared.config;
     let endpoint = match endpoint {
         Some(endpoint) => Cow::Owned(endpoint),
@@ -208,6 +221,7 @@ async fn dispatch(
         &endpoint,
         classify_reqwest_error,
         only_refusals,
+        cancel,
         || {
             let request = copy(&request, built);
             // reqwest's timeout of a request starts when its send is called:
@@ -314,6 +328,7 @@ pub struct RequestBuilder {
     inner: reqwest::RequestBuilder,
     idempotent: bool,
     endpoint: Option<String>,
+    cancel: Option<CancelToken>,
 }
 
 impl fmt::Debug for RequestBuilder {
@@ -322,6 +337,7 @@ impl fmt::Debug for RequestBuilder {
             .field("inner", &self.inner)
             .field("idempotent", &self.idempotent)
             .field("endpoint", &self.endpoint)
+            .field("cancel", &self.cancel)
             .finish_non_exhaustive()
     }
 }
@@ -446,6 +462,19 @@ impl RequestBuilder {
         self
     }
 
+    /// Ends the call when `token` is cancelled: a pending backoff or
+    /// `Retry-After` wait is cut short, no further attempt starts, and the send
+    /// fails with [`Error::Cancelled`] and the reason given to
+    /// [`CancelToken::cancel`] (an attempt in flight runs to its end first; drop
+    /// the send's future to cut that short too). For an agent whose user
+    /// pressed stop, or a job whose caller went away. A request whose body is
+    /// a stream is sent once, outside the policy, and does not read the token:
+    /// drop its future instead.
+    pub fn with_cancel(mut self, token: CancelToken) -> RequestBuilder {
+        self.cancel = Some(token);
+        self
+    }
+
     /// A copy of the builder, unless its body is a stream.
     pub fn try_clone(&self) -> Option<RequestBuilder> {
         Some(RequestBuilder {
@@ -453,6 +482,7 @@ impl RequestBuilder {
             inner: self.inner.try_clone()?,
             idempotent: self.idempotent,
             endpoint: self.endpoint.clone(),
+            cancel: self.cancel.clone(),
         })
     }
 
@@ -473,6 +503,7 @@ impl RequestBuilder {
             inner,
             idempotent: self.idempotent,
             endpoint: self.endpoint,
+            cancel: self.cancel,
             built: true,
         })
     }
@@ -488,10 +519,16 @@ impl RequestBuilder {
             inner,
             idempotent,
             endpoint,
+            cancel,
         } = self;
         let (client, request) = inner.build_split();
         let request = request.map_err(Error::Build)?;
-        dispatch(&client, &shared, request, idempotent, endpoint, true).await
+        let options = Options {
+            opted_in: idempotent,
+            endpoint,
+            cancel,
+        };
+        dispatch(&client, &shared, request, options, true).await
     }
 }
 

@@ -39,7 +39,8 @@ impl fmt::Display for Stop {
 /// A call that got a response returns it, whatever its status, as the client it
 /// wraps does: a 404 is an answer, and so is the last 503 once the policy stops
 /// retrying. The call fails only when there is no response — the transport
-/// failed, the breaker refused, the attempt timed out — or when the server's own
+/// failed, the breaker refused, the attempt timed out, the caller cancelled —
+/// or when the server's own
 /// `Retry-After` is what stopped it: then the response is kept inside the error
 /// together with the wait the server asked for, since a caller that schedules
 /// the work for later needs exactly that number.
@@ -106,6 +107,16 @@ pub enum Error<E = reqwest::Error, R = reqwest::Response> {
         /// Attempts made.
         attempts: u32,
     },
+    /// The request's [`CancelToken`](bayesretry_policy::CancelToken) was
+    /// cancelled (`RequestBuilder::with_cancel`, or a `CancelToken` in the
+    /// request's extensions behind the layer): no further attempt was made,
+    /// and what the last one left was dropped.
+    Cancelled {
+        /// The reason given to `cancel`.
+        reason: String,
+        /// Attempts made: 0 when none was.
+        attempts: u32,
+    },
 }
 
 impl<E, R> Error<E, R> {
@@ -159,7 +170,8 @@ impl<E, R> Error<E, R> {
             | Error::Transport { attempts, .. }
             | Error::RetryAfterBeyondLimit { attempts, .. }
             | Error::RetryAfterPastDeadline { attempts, .. }
-            | Error::AttemptTimedOut { attempts, .. } => *attempts,
+            | Error::AttemptTimedOut { attempts, .. }
+            | Error::Cancelled { attempts, .. } => *attempts,
         }
     }
 }
@@ -215,6 +227,9 @@ impl<E, R> fmt::Display for Error<E, R> {
                 "attempt {attempts} timed out after {} ms, no further attempt",
                 timeout.as_millis()
             ),
+            Error::Cancelled { reason, attempts } => {
+                write!(f, "cancelled after {attempts} attempt(s): {reason}")
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ use core::time::Duration;
 use std::sync::{Mutex, PoisonError};
 
 use bayesretry_policy::{
-    Classification, ErrorClass, Reason, RetryErrorKind, RetryPolicy, classify_status,
+    CancelToken, Classification, ErrorClass, Reason, RetryErrorKind, RetryPolicy, classify_status,
 };
 use bytes::Buf as _;
 use http::{Extensions, HeaderMap, HeaderName, StatusCode};
@@ -355,6 +355,7 @@ pub(crate) async fn exchange<R, E, C, N, D, F, Fut>(
     endpoint: &str,
     classify_transport: C,
     only_refusals: Option<OnlyRefusals<N, D>>,
+    cancel: Option<CancelToken>,
     mut send: F,
 ) -> Result<R, Error<E, R>>
 where
@@ -406,6 +407,10 @@ where
                 .is_some_and(|error| !server_says_no(error) && refusal(error))
         }),
         None => call.should_retry(|failed| !failed.error.is_some_and(server_says_no)),
+    };
+    let call = match cancel {
+        Some(token) => call.with_cancel(token),
+        None => call,
     };
     let outcome = call
         .run(|attempt| {
@@ -494,6 +499,10 @@ where
         RetryErrorKind::AttemptTimedOut {
             timeout, attempts, ..
         } => return Err(Error::AttemptTimedOut { timeout, attempts }),
+        // the caller's word: whatever the last attempt left is not wanted
+        RetryErrorKind::Cancelled { reason, .. } => {
+            return Err(Error::Cancelled { reason, attempts });
+        }
         other => match other.into_last_error() {
             Some(last_error) => (last_error, Stop::Other),
             // only an attempt cut off by the policy's timeout leaves no error

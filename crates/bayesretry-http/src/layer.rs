@@ -9,7 +9,7 @@ use core::pin::Pin;
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::task::{Context, Poll};
 
-use bayesretry_policy::{Classification, RetryPolicy};
+use bayesretry_policy::{CancelToken, Classification, RetryPolicy};
 use http::{Request, Response};
 use tower::{Layer, Service};
 
@@ -224,6 +224,7 @@ where
             let (parts, body) = request.into_parts();
             let endpoint = endpoint_of(&config, &parts);
             let opted_in = parts.extensions.get::<Idempotent>().is_some();
+            let cancel = parts.extensions.get::<CancelToken>().cloned();
             // the inner service's responses do not say whether it followed a
             // redirect: each is taken as the answer to the request sent
             let only_refusals = config
@@ -252,6 +253,7 @@ where
                     }
                 },
                 only_refusals,
+                cancel,
                 move || {
                     let request = Request::from_parts(parts.clone(), body.clone());
                     match first.take() {

@@ -4,7 +4,7 @@ use alloc::sync::Arc;
 use core::fmt;
 use std::sync::{Mutex, PoisonError};
 
-use bayesretry_policy::{Classification, RetryPolicy};
+use bayesretry_policy::{CancelToken, Classification, RetryPolicy};
 use http::Extensions;
 use reqwest::{Request, Response};
 use reqwest_middleware::{Middleware, Next};
@@ -177,6 +177,7 @@ impl Middleware for RetryMiddleware {
         let config = &*self.config;
         let endpoint = endpoint_of(config, &request);
         let opted_in = extensions.get::<Idempotent>().is_some();
+        let cancel = extensions.get::<CancelToken>().cloned();
         let outcome = match replay_of(config, &request, opted_in) {
             Err(why) => {
                 let endpoint = endpoint.into_owned();
@@ -200,6 +201,7 @@ impl Middleware for RetryMiddleware {
                     &endpoint,
                     classify_chain_error,
                     only_refusals,
+                    cancel,
                     || {
                         let next = next.clone();
                         let request = copy(&request, false);

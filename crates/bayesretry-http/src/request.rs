@@ -4,6 +4,7 @@
 use core::fmt;
 use core::time::Duration;
 
+use bayesretry_policy::CancelToken;
 use http::{HeaderMap, Method, Version};
 use reqwest::Body;
 use url::Url;
@@ -62,6 +63,8 @@ pub struct Request {
     pub(crate) inner: reqwest::Request,
     pub(crate) idempotent: bool,
     pub(crate) endpoint: Option<String>,
+    /// Ends the call when cancelled.
+    pub(crate) cancel: Option<CancelToken>,
     /// Made by reqwest's builder and not handed out mutably since: its
     /// extensions hold at most its timeout, so a copy may skip them (see
     /// `client::copy`).
@@ -76,6 +79,7 @@ impl Request {
             inner: request,
             idempotent: false,
             endpoint: None,
+            cancel: None,
             built: false,
         }
     }
@@ -94,6 +98,14 @@ impl Request {
     #[must_use]
     pub fn endpoint(mut self, endpoint: impl Into<String>) -> Request {
         self.endpoint = Some(endpoint.into());
+        self
+    }
+
+    /// Ends the call when `token` is cancelled, as
+    /// [`RequestBuilder::with_cancel`](crate::RequestBuilder::with_cancel) does.
+    #[must_use]
+    pub fn with_cancel(mut self, token: CancelToken) -> Request {
+        self.cancel = Some(token);
         self
     }
 
@@ -202,6 +214,7 @@ impl Request {
             inner: self.inner.try_clone()?,
             idempotent: self.idempotent,
             endpoint: self.endpoint.clone(),
+            cancel: self.cancel.clone(),
             built: self.built,
         })
     }
@@ -222,6 +235,7 @@ impl fmt::Debug for Request {
             .field("inner", &self.inner)
             .field("idempotent", &self.idempotent)
             .field("endpoint", &self.endpoint)
+            .field("cancel", &self.cancel)
             .finish_non_exhaustive()
     }
 }
