@@ -204,7 +204,7 @@ async fn dispatch(
         Err(why) => {
             // sent once: the request itself, no copy
             let endpoint = endpoint.into_owned();
-            return once(&endpoint, why, client.execute(request)).await;
+            return once(&endpoint, why, cancel.as_ref(), client.execute(request)).await;
         }
     };
     let only_refusals = only_refusals.map(|why| OnlyRefusals {
@@ -468,8 +468,9 @@ impl RequestBuilder {
     /// [`CancelToken::cancel`] (an attempt in flight runs to its end first; drop
     /// the send's future to cut that short too). For an agent whose user
     /// pressed stop, or a job whose caller went away. A request whose body is
-    /// a stream is sent once, outside the policy, and does not read the token:
-    /// drop its future instead.
+    /// a stream is sent once, outside the policy: a token cancelled before the
+    /// send keeps it from going out (`attempts: 0`), but once sent it runs to
+    /// its end; drop its future to cut it short.
     pub fn with_cancel(mut self, token: CancelToken) -> RequestBuilder {
         self.cancel = Some(token);
         self

@@ -307,15 +307,24 @@ fn is_failure(status: StatusCode) -> bool {
 
 /// Sends a request that cannot be sent twice (its body is a stream): once,
 /// outside the policy. A response is marked with the reason ([`NotRetried`] in
-/// its extensions).
+/// its extensions). A `cancel` token cancelled already keeps it from being
+/// sent at all, as the policy's loop does before a first attempt; `attempt`
+/// is then dropped unpolled.
 pub(crate) async fn once<R, E>(
     endpoint: &str,
     why: NotRetried,
+    cancel: Option<&CancelToken>,
     attempt: impl Future<Output = Result<R, E>>,
 ) -> Result<R, Error<E, R>>
 where
     R: Answer,
 {
+    if let Some(reason) = cancel.and_then(CancelToken::reason) {
+        return Err(Error::Cancelled {
+            reason,
+            attempts: 0,
+        });
+    }
     not_retried(endpoint, &why);
     match attempt.await {
         Ok(mut response) => {

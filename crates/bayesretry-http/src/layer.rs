@@ -58,7 +58,10 @@ impl<E> ClassifyError<E> for Unclassified {
 /// only idempotent requests (or those with an idempotency key, or an
 /// [`Idempotent`] extension) replayed after any failure, others only after a
 /// refusal ([`Config::with_refusal_statuses`], or an error the classifier
-/// calls a failure to connect), failed bodies drained.
+/// calls a failure to connect), failed bodies drained. A
+/// [`CancelToken`] in the request's extensions ends the call when cancelled,
+/// with [`Error::Cancelled`], as
+/// [`RequestBuilder::with_cancel`](crate::RequestBuilder::with_cancel) does.
 ///
 /// The request body must be `Clone` (`String`, `Bytes`, `Full<Bytes>` …): each
 /// attempt sends a copy. The endpoint key is the URI's origin (or the `Host`

@@ -19,7 +19,10 @@ use crate::exchange::{OnlyRefusals, exchange, once};
 /// rest of the chain under a [`RetryPolicy`], with the rules of
 /// [`RetryClient`](crate::RetryClient). A request is marked safe to replay by
 /// an [`Idempotent`] in the chain's extensions
-/// (`.with_extension(Idempotent)`), or by an idempotency key.
+/// (`.with_extension(Idempotent)`), or by an idempotency key. A
+/// [`CancelToken`] in the extensions (`.with_extension(token)`) ends the call
+/// when cancelled, with [`Error::Cancelled`], as
+/// [`RequestBuilder::with_cancel`](crate::RequestBuilder::with_cancel) does.
 ///
 /// Each attempt runs the rest of the chain with a copy of the extensions as
 /// the call brought them; what the last attempt's chain wrote in them is
@@ -181,7 +184,13 @@ impl Middleware for RetryMiddleware {
         let outcome = match replay_of(config, &request, opted_in) {
             Err(why) => {
                 let endpoint = endpoint.into_owned();
-                once(&endpoint, why, next.run(request, extensions)).await
+                once(
+                    &endpoint,
+                    why,
+                    cancel.as_ref(),
+                    next.run(request, extensions),
+                )
+                .await
             }
             Ok(only_refusals) => {
                 // each attempt runs with a copy of the extensions as the call

@@ -9,6 +9,8 @@
     reason = "test code: a broken expectation must fail the test"
 )]
 
+extern crate alloc;
+
 mod support;
 
 use bayesretry_http::{Error, RetryLayer};
@@ -110,4 +112,44 @@ async fn the_layer_reads_the_token_from_the_request_s_extensions() {
         matches!(&result, Err(Error::Cancelled { attempts: 1, reason }) if reason == "stopped by the user"),
         "{result:?}"
     );
+}
+
+#[tokio::test]
+async fn a_streamed_body_whose_token_is_cancelled_is_not_sent() {
+    let server = serve(|_| answer(200, &[])).await;
+    let (client, _sleeper) = virtual_client();
+    let stop = CancelToken::new();
+    stop.cancel("caller went away");
+    let chunks: Vec<Result<&'static str, std::io::Error>> = vec![Ok("{\"a\":"), Ok("1}")];
+    let stream = reqwest::Body::wrap_stream(futures_stream(chunks));
+
+    // a body that can be sent only once is sent outside the policy, but a
+    // token cancelled before the send still keeps it from going out
+    let result = client
+        .put(server.url("/v1/files/1"))
+        .body(stream)
+        .with_cancel(stop)
+        .send()
+        .await;
+
+    assert!(
+        matches!(&result, Err(Error::Cancelled { attempts: 0, reason }) if reason == "caller went away"),
+        "{result:?}"
+    );
+    assert_eq!(server.requests(), 0);
+}
+
+/// A stream over `items`, without a futures dependency.
+fn futures_stream<T: Unpin>(items: Vec<T>) -> impl futures_core::Stream<Item = T> {
+    struct Iter<T>(alloc::vec::IntoIter<T>);
+    impl<T: Unpin> futures_core::Stream for Iter<T> {
+        type Item = T;
+        fn poll_next(
+            mut self: core::pin::Pin<&mut Self>,
+            _cx: &mut core::task::Context<'_>,
+        ) -> core::task::Poll<Option<T>> {
+            core::task::Poll::Ready(self.0.next())
+        }
+    }
+    Iter(items.into_iter())
 }

@@ -237,3 +237,74 @@ async fn a_last_attempt_cut_off_by_its_timeout_hands_back_its_own_extensions() {
     // the note of the attempt the call ended on, not of the 503 before it
     assert_eq!(*reading.0.lock().unwrap(), Some(AttemptSeen(2)));
 }
+
+#[tokio::test]
+async fn a_cancel_token_in_the_extensions_ends_the_call() {
+    let stop = bayesretry_policy::CancelToken::new();
+    let pressed = stop.clone();
+    let server = serve(move |_| {
+        pressed.cancel("stopped by the user");
+        answer(503, &[])
+    })
+    .await;
+    let (policy, _) = virtual_policy();
+    let client = retried(policy);
+
+    let err = client
+        .get(server.url("/"))
+        .with_extension(stop)
+        .send()
+        .await
+        .unwrap_err();
+
+    let reqwest_middleware::Error::Middleware(err) = err else {
+        panic!("a cancellation is this crate's error: {err:?}");
+    };
+    let err = err.downcast_ref::<MiddlewareError>().unwrap();
+    assert!(
+        matches!(err, bayesretry_http::Error::Cancelled { attempts: 1, reason } if reason == "stopped by the user"),
+        "{err:?}"
+    );
+    assert_eq!(server.requests(), 1);
+}
+
+#[tokio::test]
+async fn a_streamed_body_whose_token_is_cancelled_is_not_sent() {
+    let server = serve(|_| answer(200, &[])).await;
+    let (policy, _) = virtual_policy();
+    let client = retried(policy);
+    let stop = bayesretry_policy::CancelToken::new();
+    stop.cancel("caller went away");
+    let body = reqwest::Body::wrap_stream(Once(Some(Ok::<_, std::io::Error>("{}"))));
+
+    let err = client
+        .put(server.url("/"))
+        .body(body)
+        .with_extension(stop)
+        .send()
+        .await
+        .unwrap_err();
+
+    let reqwest_middleware::Error::Middleware(err) = err else {
+        panic!("a cancellation is this crate's error: {err:?}");
+    };
+    let err = err.downcast_ref::<MiddlewareError>().unwrap();
+    assert!(
+        matches!(err, bayesretry_http::Error::Cancelled { attempts: 0, .. }),
+        "{err:?}"
+    );
+    assert_eq!(server.requests(), 0);
+}
+
+/// A stream of one item, without a futures dependency.
+struct Once<T>(Option<T>);
+
+impl<T: Unpin> futures_core::Stream for Once<T> {
+    type Item = T;
+    fn poll_next(
+        mut self: core::pin::Pin<&mut Self>,
+        _cx: &mut core::task::Context<'_>,
+    ) -> core::task::Poll<Option<T>> {
+        core::task::Poll::Ready(self.0.take())
+    }
+}
