@@ -59,6 +59,30 @@ async fn a_500_the_caller_calls_permanent_is_sent_once() {
 }
 
 #[tokio::test]
+async fn a_permanent_status_is_not_retried_whatever_the_server_says() {
+    // the caller's word is final over `x-should-retry: true` and a Retry-After
+    let server = failing_once(500, &[("x-should-retry", "true"), ("retry-after", "1")]).await;
+    let response = client().get(server.url("/objects/7")).send().await.unwrap();
+    assert_eq!(response.status(), 500);
+    assert_eq!(server.requests(), 1);
+}
+
+#[tokio::test]
+async fn a_status_the_caller_calls_retryable_does_not_replay_a_post() {
+    // what a response is retried as changes, not whether a request not safe
+    // to replay may go out again: a 404 is no refusal
+    let server = failing_once(404, &[]).await;
+    let response = client()
+        .post(server.url("/objects"))
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404);
+    assert_eq!(server.requests(), 1);
+}
+
+#[tokio::test]
 async fn a_status_the_caller_leaves_is_classified_by_the_table() {
     let retried = failing_once(503, &[]).await;
     assert_eq!(
