@@ -329,6 +329,13 @@ impl Config {
     /// ([`with_refusal_statuses`](Config::with_refusal_statuses)), and a status
     /// below 400 is an answer, never a failure.
     ///
+    /// `classify` runs inside the attempt, once per failure response, and is
+    /// the caller's own code: like a policy's per-call hooks, and unlike its
+    /// observer, a panic in it is not contained and unwinds out of the send
+    /// (the layer's or the middleware's future), with the response dropped.
+    /// It should not read a header with `to_str().unwrap()`: a server can send
+    /// bytes that are not visible ASCII.
+    ///
     /// ```
     /// use bayesretry_http::Config;
     /// use bayesretry_policy::{Classification, ErrorClass};

@@ -6,6 +6,7 @@
 
 #![allow(
     clippy::unwrap_used,
+    clippy::panic,
     reason = "test code: a broken expectation must fail the test"
 )]
 
@@ -141,4 +142,15 @@ async fn the_layer_follows_the_caller_s_classifier_too() {
         .unwrap();
     let response = service.ready().await.unwrap().call(request).await.unwrap();
     assert_eq!(response.status(), 200);
+}
+
+#[tokio::test]
+#[should_panic(expected = "a bug in the caller's classifier")]
+async fn a_classifier_that_panics_unwinds_out_of_the_send() {
+    let server = failing_once(503, &[]).await;
+    let config = Config::new().with_status_classifier(|_status, _headers| {
+        panic!("a bug in the caller's classifier");
+    });
+    let client = RetryClient::new(reqwest::Client::new(), classic_at_once(3)).with_config(config);
+    let _ = client.get(server.url("/objects/7")).send().await;
 }
