@@ -296,7 +296,9 @@ impl Config {
     /// for the rate limit that ran out to refill, as its `x-ratelimit-reset-*`
     /// header says (`6m0s`, `1.5s`: [`parse_rate_limit_reset`](crate::parse_rate_limit_reset)):
     /// the longest reset of a limit, requests or tokens, whose
-    /// `x-ratelimit-remaining-*` reads `0` (or comes without one). Off by default.
+    /// `x-ratelimit-remaining-*` reads `0` (or comes without one; a remaining
+    /// count that is not a whole number, `-1` or `soon`, is taken as a limit
+    /// that did not run out, and its reset is not read). Off by default.
     ///
     /// The OpenAI API and others that copy it send these on every answer, and
     /// some 429s carry nothing else: without them the retry goes out after the

@@ -334,7 +334,8 @@ pub fn parse_rate_limit_reset(value: &[u8]) -> Option<Duration> {
 
 /// The wait until the rate limit that ran out refills, from the
 /// [`RATE_LIMIT_RESETS`] headers: the longest reset of a limit whose
-/// `remaining` header reads `0`, or of one sent with no `remaining` header.
+/// `remaining` header reads `0`, or of one sent with no `remaining` header
+/// (a `remaining` header that is not a whole number does not count as `0`).
 /// `None` when no such reset parses.
 pub(crate) fn rate_limit_reset(headers: &HeaderMap) -> Option<Duration> {
     RATE_LIMIT_RESETS
@@ -439,6 +440,11 @@ mod tests {
         );
         let garbled = headers(&[("x-ratelimit-reset-requests", "soon")]);
         assert_eq!(rate_limit_reset(&garbled), None);
+        let garbled_remaining = headers(&[
+            ("x-ratelimit-remaining-requests", "-1"),
+            ("x-ratelimit-reset-requests", "2s"),
+        ]);
+        assert_eq!(rate_limit_reset(&garbled_remaining), None);
     }
 
     /// Asserts that `parse` reads each of `values` as `expected`, naming the
