@@ -132,19 +132,20 @@ pub struct Call<'a, E> {
     /// Where the endpoint's state lives, when a handle found it already.
     site: Option<&'a Site>,
     classify: Classifier<'a, E>,
-    /// The hooks and the cancellation token, boxed together: a call without
-    /// them carries one null pointer, which keeps the call's future small and
+    /// The hooks, the cancellation token and the call's own time limit,
+    /// boxed together: a call without them carries one null pointer, which keeps the call's future small and
     /// its drop one test.
     hooks: Option<Box<Hooks<'a, E>>>,
 }
 
-/// The four hooks of a call, and its cancellation token.
+/// The four hooks of a call, its cancellation token and its own time limit.
 struct Hooks<'a, E> {
     consume: Option<ConsumeHook<'a, E>>,
     on_failed: Option<AttemptHook<'a, E>>,
     veto: Option<VetoHook<'a, E>>,
     on_exhausted: Option<ExhaustedHook<'a, E>>,
     cancel: Option<CancelToken>,
+    max_elapsed: Option<Duration>,
 }
 
 impl<E> Default for Hooks<'_, E> {
@@ -155,6 +156,7 @@ impl<E> Default for Hooks<'_, E> {
             veto: None,
             on_exhausted: None,
             cancel: None,
+            max_elapsed: None,
         }
     }
 }
@@ -164,6 +166,10 @@ impl<E> fmt::Debug for Call<'_, E> {
         f.debug_struct("Call")
             .field("endpoint", &self.endpoint)
             .field("cancel", &self.cancel())
+            .field(
+                "max_elapsed",
+                &self.hooks.as_ref().and_then(|hooks| hooks.max_elapsed),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -218,6 +224,61 @@ impl<'a, E> Call<'a, E> {
     #[inline]
     pub(crate) fn cancel(&self) -> Option<&CancelToken> {
         self.hooks.as_ref().and_then(|hooks| hooks.cancel.as_ref())
+    }
+
+    /// Gives this call at most `max_elapsed`, counted on the policy's clock
+    /// from the moment it starts: the call's own deadline, for a caller that
+    /// knows how long it has (an agent's step with 12 s left, a request whose
+    /// client set a timeout upstream).
+    ///
+    /// It is the policy's [`max_elapsed`](crate::Builder::with_max_elapsed)
+    /// for this call, and works the same way: no attempt starts after it, a
+    /// retry whose wait would cross it is not slept, and the call ends with
+    /// [`DeadlineExceeded`](crate::RetryErrorKind::DeadlineExceeded), carrying
+    /// the last error and any `Retry-After` the server sent. With the policy's
+    /// own limit too, the earlier of the two holds. Unlike dropping the call's
+    /// future under a timeout, the call keeps what it learned and returns its
+    /// last error. An attempt under way when the time runs out is not cut off
+    /// (that is [`with_attempt_timeout`](crate::Builder::with_attempt_timeout)'s
+    /// job).
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// # use bayesretry_backoff::{Config, Jitter};
+    /// # use bayesretry_policy::{Clock, HttpStatus, ManualClock, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper};
+    /// let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    /// let policy = RetryPolicy::builder()
+    ///     .classic()
+    ///     .with_max_attempts(10)
+    ///     .with_backoff(Config::new().with_base_delay(Duration::from_secs(1)).with_jitter(Jitter::None))
+    ///     .with_virtual_time(sleeper.clone())
+    ///     .build()?;
+    /// // waits of 1 s, 2 s, 4 s...: with 5 s, the third wait would end past it
+    /// let out: Result<(), RetryError<HttpStatus>> = policy
+    ///     .call("provider")
+    ///     .with_max_elapsed(Duration::from_secs(5))
+    ///     .run_blocking(|_| Err(HttpStatus(503)));
+    /// assert!(matches!(
+    ///     out.unwrap_err().kind(),
+    ///     RetryErrorKind::DeadlineExceeded { attempts: 3, .. }
+    /// ));
+    /// assert_eq!(sleeper.clock().now_ms(), 3_000);
+    /// # Ok::<(), bayesretry_policy::Error>(())
+    /// ```
+    pub fn with_max_elapsed(mut self, max_elapsed: Duration) -> Self {
+        self.hooks.get_or_insert_with(Box::default).max_elapsed = Some(max_elapsed);
+        self
+    }
+
+    /// How long the call may take: the shorter of the policy's limit and the
+    /// call's own, if either is set.
+    #[inline(always)]
+    pub(crate) fn max_elapsed(&self) -> Option<Duration> {
+        let policy = self.policy.inner.max_elapsed;
+        match self.hooks.as_ref().and_then(|hooks| hooks.max_elapsed) {
+            Some(own) => Some(policy.map_or(own, |policy| policy.min(own))),
+            None => policy,
+        }
     }
 
     /// Hook 1: whether a failure counts against the attempt cap.
@@ -374,12 +435,16 @@ impl First<'_> {
 }
 
 impl<'a> Attempts<'a> {
-    /// A call's state. The clock is read only if the policy has a deadline.
+    /// A call's state. The clock is read only if the call has a deadline
+    /// (`max_elapsed`, the call's or the policy's: [`Call::max_elapsed`]).
     #[inline(always)]
-    pub(crate) fn new(inner: &'a Inner, endpoint: &'a str, site: Option<&'a Site>) -> Attempts<'a> {
-        let deadline_ms = inner
-            .max_elapsed
-            .map(|d| inner.now_ms().saturating_add(millis(d)));
+    pub(crate) fn new(
+        inner: &'a Inner,
+        endpoint: &'a str,
+        site: Option<&'a Site>,
+        max_elapsed: Option<Duration>,
+    ) -> Attempts<'a> {
+        let deadline_ms = max_elapsed.map(|d| inner.now_ms().saturating_add(millis(d)));
         let state = inner.endpoints.as_ref().map(|table| match site {
             Some(site) => table.at(site, endpoint),
             None => table.resolve(endpoint),
@@ -1269,10 +1334,11 @@ impl<'a, E> Call<'a, E> {
             Some(Resolved::Borrowed(state)) if state.breaker.is_closed() => Some(state),
             Some(_) => return None,
         };
+        let max_elapsed = self.max_elapsed();
         let mut deadline_ms = None;
-        if inner.max_elapsed.is_some() || inner.budget.is_some() {
+        if max_elapsed.is_some() || inner.budget.is_some() {
             let now_ms = inner.now_ms();
-            deadline_ms = inner.max_elapsed.map(|d| now_ms.saturating_add(millis(d)));
+            deadline_ms = max_elapsed.map(|d| now_ms.saturating_add(millis(d)));
             if let Some(budget) = &inner.budget {
                 budget.deposit(now_ms);
             }
@@ -1400,7 +1466,7 @@ impl<'a, E> Call<'a, E> {
                 }
             };
         }
-        let mut attempts = Attempts::new(inner, self.endpoint, self.site);
+        let mut attempts = Attempts::new(inner, self.endpoint, self.site, self.max_elapsed());
         let out = self.retry_blocking(op, &mut attempts, None);
         self.finish();
         out
@@ -1541,8 +1607,8 @@ impl<'a, E> Call<'a, E> {
     }
 
     /// Whether the call is plain: a plain classic policy
-    /// ([`Inner::plain`](crate::policy::Inner)) and no hooks and no
-    /// cancellation token. After a first attempt on the fast path, such a
+    /// ([`Inner::plain`](crate::policy::Inner)) and no hooks, no
+    /// cancellation token and no time limit of its own. After a first attempt on the fast path, such a
     /// call's loop is two counts ([`plain_failure`](Call::plain_failure)).
     #[inline(always)]
     pub(crate) fn is_plain(&self) -> bool {

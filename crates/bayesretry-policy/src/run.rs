@@ -342,7 +342,7 @@ where
             Step::Failed,
         )),
         Entry::Start => Some(Looping::new(
-            Attempts::new(inner, call.endpoint(), call.site()),
+            Attempts::new(inner, call.endpoint(), call.site(), call.max_elapsed()),
             None,
             Step::Begin,
         )),
@@ -700,7 +700,7 @@ mod tests {
 
         // a state that owns nothing but its last error: the error goes
         let lp = Looping::new(
-            Attempts::new(inner, borrowed, None),
+            Attempts::new(inner, borrowed, None, None),
             Some(Arc::clone(&error)),
             Step::Begin,
         );
@@ -711,7 +711,7 @@ mod tests {
         // a state that holds a share of its endpoint's state gives it back
         let before = Arc::strong_count(&state);
         let lp = Looping::new(
-            Attempts::new(inner, owned, None),
+            Attempts::new(inner, owned, None, None),
             Some(Arc::clone(&error)),
             Step::Begin,
         );
