@@ -7,9 +7,13 @@
 //! listens and does nothing.
 //!
 //! An async call's short path hands over to the full loop when it must wait:
-//! the calls are also run with sleeps and attempts that are pending at their
-//! first poll, so that the full loop goes on from each step the short path can
-//! leave it in.
+//! the calls are also run with sleeps, attempts or both that are pending at
+//! their first poll, so that the full loop goes on from each step the short
+//! path can leave it in — a sleep (pending sleeps), or an attempt after a
+//! sleep that was over as it was made (pending attempts alone: with pending
+//! sleeps too, the short path hands over at its first sleep, and an attempt
+//! it begins itself is pending only after a zero delay, which the backoff
+//! hardly ever draws).
 
 #![allow(
     clippy::unwrap_used,
@@ -98,7 +102,7 @@ fn policy(
     jitter: Jitter,
     seed: u64,
     observed: bool,
-    waits: bool,
+    sleeps_wait: bool,
 ) -> (RetryPolicy, VirtualSleeper) {
     let sleeper = VirtualSleeper::new(ManualClock::new(0));
     let mut builder = RetryPolicy::builder()
@@ -115,7 +119,7 @@ fn policy(
     if observed {
         builder = builder.with_observer(Silent);
     }
-    if waits {
+    if sleeps_wait {
         // the virtual sleeper records the delay and moves the clock; the
         // sleep is then pending once
         let virtual_time = sleeper.clone();
@@ -134,7 +138,7 @@ fn run(
     sleeper: &VirtualSleeper,
     script: &[Failure],
     blocking: bool,
-    waits: bool,
+    attempts_wait: bool,
 ) -> String {
     let attempt = |n: u32| -> Result<u32, Failure> {
         match usize::try_from(n - 1).ok().and_then(|i| script.get(i)) {
@@ -144,7 +148,7 @@ fn run(
     };
     let outcome = if blocking {
         policy.run_blocking("api", attempt)
-    } else if waits {
+    } else if attempts_wait {
         block_on(policy.run("api", |n| async move {
             PendOnce(false).await;
             attempt(n)
@@ -166,15 +170,16 @@ proptest! {
         jitter in jitter(),
         seed: u64,
         blocking: bool,
-        waits: bool,
+        sleeps_wait: bool,
+        attempts_wait: bool,
     ) {
-        let (plain, plain_sleeper) = policy(attempts, jitter, seed, false, waits);
-        let (full, full_sleeper) = policy(attempts, jitter, seed, true, waits);
+        let (plain, plain_sleeper) = policy(attempts, jitter, seed, false, sleeps_wait);
+        let (full, full_sleeper) = policy(attempts, jitter, seed, true, sleeps_wait);
         // twice each: the second call draws later jitter words
         for _ in 0..2 {
             prop_assert_eq!(
-                run(&plain, &plain_sleeper, &script, blocking, waits),
-                run(&full, &full_sleeper, &script, blocking, waits)
+                run(&plain, &plain_sleeper, &script, blocking, attempts_wait),
+                run(&full, &full_sleeper, &script, blocking, attempts_wait)
             );
         }
     }
