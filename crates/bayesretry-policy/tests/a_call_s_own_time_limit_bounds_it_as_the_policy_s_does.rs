@@ -177,3 +177,47 @@ fn a_learning_call_does_not_wait_for_a_server_past_its_own_limit() {
     assert_eq!(result.ok(), Some(2));
     assert_eq!(sleeper.delays(), [Duration::from_secs(30)]);
 }
+
+#[test]
+fn a_call_that_cannot_take_the_fast_first_attempt_is_bounded_too() {
+    // a per-attempt timeout sends every call through the general loop from
+    // its first attempt: the limit is read there as well
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(10)
+        .with_backoff(
+            Config::new()
+                .with_base_delay(Duration::from_secs(1))
+                .with_jitter(Jitter::None),
+        )
+        .with_attempt_timeout(Duration::from_secs(60))
+        .with_virtual_time(sleeper.clone())
+        .build()
+        .unwrap();
+    let result: Result<(), _> = policy
+        .call("db")
+        .with_max_elapsed(Duration::from_secs(5))
+        .run_blocking(|_| Err(HttpStatus(503)));
+    assert_eq!(deadline_attempts(result), 3);
+    let result: Result<(), _> = common::block_on(
+        policy
+            .call("db")
+            .with_max_elapsed(Duration::from_secs(8))
+            .run(|_| core::future::ready(Err(HttpStatus(503)))),
+    );
+    assert_eq!(deadline_attempts(result), 4);
+    assert_eq!(sleeper.delays(), secs(&[1, 2, 1, 2, 4]));
+}
+
+#[test]
+fn a_call_s_debug_shows_its_own_limit() {
+    let (policy, _) = classic(None);
+    let call = policy
+        .call::<HttpStatus>("db")
+        .with_max_elapsed(Duration::from_secs(5));
+    let shown = format!("{call:?}");
+    assert!(shown.contains("max_elapsed: Some(5s)"), "{shown}");
+    let shown = format!("{:?}", policy.call::<HttpStatus>("db"));
+    assert!(shown.contains("max_elapsed: None"), "{shown}");
+}
