@@ -133,8 +133,8 @@ pub struct Call<'a, E> {
     site: Option<&'a Site>,
     classify: Classifier<'a, E>,
     /// The hooks, the cancellation token and the call's own time limit,
-    /// boxed together: a call without them carries one null pointer, which keeps the call's future small and
-    /// its drop one test.
+    /// boxed together: a call without them carries one null pointer, which
+    /// keeps the call's future small and its drop one test.
     hooks: Option<Box<Hooks<'a, E>>>,
 }
 
@@ -1608,8 +1608,9 @@ impl<'a, E> Call<'a, E> {
 
     /// Whether the call is plain: a plain classic policy
     /// ([`Inner::plain`](crate::policy::Inner)) and no hooks, no
-    /// cancellation token and no time limit of its own. After a first attempt on the fast path, such a
-    /// call's loop is two counts ([`plain_failure`](Call::plain_failure)).
+    /// cancellation token and no time limit of its own. After a first attempt
+    /// on the fast path, such a call's loop is two counts
+    /// ([`plain_failure`](Call::plain_failure)).
     #[inline(always)]
     pub(crate) fn is_plain(&self) -> bool {
         self.policy.inner.plain && self.hooks.is_none()
