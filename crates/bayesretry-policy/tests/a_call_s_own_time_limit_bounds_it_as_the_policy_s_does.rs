@@ -221,3 +221,31 @@ fn a_call_s_debug_shows_its_own_limit() {
     let shown = format!("{:?}", policy.call::<HttpStatus>("db"));
     assert!(shown.contains("max_elapsed: None"), "{shown}");
 }
+
+#[test]
+fn a_classic_call_does_not_wait_for_a_server_past_its_own_limit() {
+    let (policy, sleeper) = classic(None);
+    let result: Result<(), RetryError<u16>> = common::block_on(
+        policy
+            .call_with("provider", |_: &u16| {
+                Classification::Retryable(ErrorClass::Http(429))
+                    .with_retry_after(Duration::from_secs(30))
+            })
+            .with_max_elapsed(Duration::from_secs(10))
+            .run(|_| core::future::ready(Err(429))),
+    );
+    assert!(sleeper.delays().is_empty(), "{:?}", sleeper.delays());
+    match result.map_err(RetryError::into_kind) {
+        Err(RetryErrorKind::DeadlineExceeded {
+            attempts,
+            decision,
+            retry_after,
+            ..
+        }) => {
+            assert_eq!(attempts, 1);
+            assert_eq!(decision.reason(), Reason::RetryAfterPastDeadline);
+            assert_eq!(retry_after, Some(Duration::from_secs(30)));
+        }
+        other => panic!("expected the deadline, got {other:?}"),
+    }
+}
