@@ -14,7 +14,7 @@ use crate::classify::classify_reqwest_error;
 use crate::config::{Config, NotRetried};
 use crate::endpoint::Target;
 use crate::error::Error;
-use crate::exchange::{OnlyRefusals, exchange, once};
+use crate::exchange::{OnlyRefusals, PerCall, exchange, once};
 use crate::request::Request;
 
 /// A `reqwest::Client` whose requests are retried under a [`RetryPolicy`].
@@ -141,7 +141,7 @@ impl RetryClient {
             inner: self.client.request(method, url),
             idempotent: false,
             endpoint: None,
-            cancel: None,
+            per_call: PerCall::default(),
         }
     }
 
@@ -158,13 +158,13 @@ impl RetryClient {
             inner,
             idempotent,
             endpoint,
-            cancel,
+            per_call,
             built,
         } = request.into();
         let options = Options {
             opted_in: idempotent,
             endpoint,
-            cancel,
+            per_call,
         };
         dispatch(&self.client, &self.shared, inner, options, built).await
     }
@@ -176,8 +176,8 @@ struct Options {
     opted_in: bool,
     /// Its own endpoint key.
     endpoint: Option<String>,
-    /// Ends the call when cancelled.
-    cancel: Option<CancelToken>,
+    /// Its cancellation token and its own time limit.
+    per_call: PerCall,
 }
 
 /// Sends `request` under the client's policy; `built` says it was made by
@@ -192,7 +192,7 @@ async fn dispatch(
     let Options {
         opted_in,
         endpoint,
-        cancel,
+        per_call,
     } = options;
     let config = &shared.config;
     let endpoint = match endpoint {
@@ -204,7 +204,13 @@ async fn dispatch(
         Err(why) => {
             // sent once: the request itself, no copy
             let endpoint = endpoint.into_owned();
-            return once(&endpoint, why, cancel.as_ref(), client.execute(request)).await;
+            return once(
+                &endpoint,
+                why,
+                per_call.cancel.as_ref(),
+                client.execute(request),
+            )
+            .await;
         }
     };
     let only_refusals = only_refusals.map(|why| OnlyRefusals {
@@ -221,7 +227,7 @@ async fn dispatch(
         &endpoint,
         classify_reqwest_error,
         only_refusals,
-        cancel,
+        per_call,
         || {
             let request = copy(&request, built);
             // reqwest's timeout of a request starts when its send is called:
@@ -328,7 +334,7 @@ pub struct RequestBuilder {
     inner: reqwest::RequestBuilder,
     idempotent: bool,
     endpoint: Option<String>,
-    cancel: Option<CancelToken>,
+    per_call: PerCall,
 }
 
 impl fmt::Debug for RequestBuilder {
@@ -337,7 +343,8 @@ impl fmt::Debug for RequestBuilder {
             .field("inner", &self.inner)
             .field("idempotent", &self.idempotent)
             .field("endpoint", &self.endpoint)
-            .field("cancel", &self.cancel)
+            .field("cancel", &self.per_call.cancel)
+            .field("max_elapsed", &self.per_call.max_elapsed)
             .finish_non_exhaustive()
     }
 }
@@ -472,7 +479,28 @@ impl RequestBuilder {
     /// send keeps it from going out (`attempts: 0`), but once sent it runs to
     /// its end; drop its future to cut it short.
     pub fn with_cancel(mut self, token: CancelToken) -> RequestBuilder {
-        self.cancel = Some(token);
+        self.per_call.cancel = Some(token);
+        self
+    }
+
+    /// Gives this call at most `max_elapsed`, counted from the send on the
+    /// policy's clock: for a caller that knows how long it has (an agent's step
+    /// with 12 s left, a handler whose own client set a deadline). No attempt
+    /// starts after it and no backoff or `Retry-After` wait that would cross it
+    /// is slept: the send returns the last failed response, as when the policy
+    /// stops for any other reason, or fails with the last transport error
+    /// ([`Error::Transport`], stopped by
+    /// [`Reason::Deadline`](bayesretry_policy::Reason::Deadline)) or with
+    /// [`Error::RetryAfterPastDeadline`] — where a timeout around the send's
+    /// future would drop all of them. With the policy's own
+    /// [`max_elapsed`](bayesretry_policy::Builder::with_max_elapsed), the
+    /// earlier of the two holds (see
+    /// [`Call::with_max_elapsed`](bayesretry_policy::Call::with_max_elapsed)).
+    /// An attempt in flight runs to its end; reqwest's
+    /// [`timeout`](RequestBuilder::timeout) bounds each attempt. A request
+    /// whose body is a stream is sent once, and this does not bound it.
+    pub fn with_max_elapsed(mut self, max_elapsed: Duration) -> RequestBuilder {
+        self.per_call.max_elapsed = Some(max_elapsed);
         self
     }
 
@@ -483,7 +511,7 @@ impl RequestBuilder {
             inner: self.inner.try_clone()?,
             idempotent: self.idempotent,
             endpoint: self.endpoint.clone(),
-            cancel: self.cancel.clone(),
+            per_call: self.per_call.clone(),
         })
     }
 
@@ -504,7 +532,7 @@ impl RequestBuilder {
             inner,
             idempotent: self.idempotent,
             endpoint: self.endpoint,
-            cancel: self.cancel,
+            per_call: self.per_call,
             built: true,
         })
     }
@@ -520,14 +548,14 @@ impl RequestBuilder {
             inner,
             idempotent,
             endpoint,
-            cancel,
+            per_call,
         } = self;
         let (client, request) = inner.build_split();
         let request = request.map_err(Error::Build)?;
         let options = Options {
             opted_in: idempotent,
             endpoint,
-            cancel,
+            per_call,
         };
         dispatch(&client, &shared, request, options, true).await
     }

@@ -483,6 +483,15 @@ impl fmt::Display for NotRetried {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Idempotent;
 
+/// A time limit of one call's own: put it in an `http::Request`'s extensions
+/// for [`RetryLayer`](crate::RetryLayer) (or, with the `middleware` feature,
+/// in `reqwest_middleware`'s extensions). With
+/// [`RetryClient`](crate::RetryClient), call
+/// [`RequestBuilder::with_max_elapsed`](crate::RequestBuilder::with_max_elapsed)
+/// instead, which says what it does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MaxElapsed(pub Duration);
+
 #[cfg(test)]
 mod tests {
     use super::*;

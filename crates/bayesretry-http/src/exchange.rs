@@ -10,12 +10,13 @@ use core::time::Duration;
 use std::sync::{Mutex, PoisonError};
 
 use bayesretry_policy::{
-    CancelToken, Classification, ErrorClass, Reason, RetryErrorKind, RetryPolicy, classify_status,
+    Call, CancelToken, Classification, ErrorClass, Reason, RetryErrorKind, RetryPolicy,
+    classify_status,
 };
 use bytes::Buf as _;
 use http::{Extensions, HeaderMap, HeaderName, StatusCode};
 
-use crate::config::{Config, NotRetried};
+use crate::config::{Config, MaxElapsed, NotRetried};
 use crate::error::{Error, Stop};
 use crate::retry_after::retry_after;
 
@@ -305,6 +306,38 @@ fn is_failure(status: StatusCode) -> bool {
     status.as_u16() >= 400
 }
 
+/// What a caller set for one call beside the policy: a cancellation token and
+/// a time limit of its own.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PerCall {
+    /// Ends the call when cancelled.
+    pub(crate) cancel: Option<CancelToken>,
+    /// The call's own deadline ([`Call::with_max_elapsed`]).
+    pub(crate) max_elapsed: Option<Duration>,
+}
+
+impl PerCall {
+    /// What a request's extensions carry: a [`CancelToken`] and a
+    /// [`MaxElapsed`] (behind the layer and the middleware).
+    pub(crate) fn from_extensions(extensions: &Extensions) -> PerCall {
+        PerCall {
+            cancel: extensions.get::<CancelToken>().cloned(),
+            max_elapsed: extensions.get::<MaxElapsed>().map(|limit| limit.0),
+        }
+    }
+
+    /// `call`, with what the caller set.
+    fn apply<'a, E>(self, mut call: Call<'a, E>) -> Call<'a, E> {
+        if let Some(token) = self.cancel {
+            call = call.with_cancel(token);
+        }
+        if let Some(limit) = self.max_elapsed {
+            call = call.with_max_elapsed(limit);
+        }
+        call
+    }
+}
+
 /// Sends a request that cannot be sent twice (its body is a stream): once,
 /// outside the policy. A response is marked with the reason ([`NotRetried`] in
 /// its extensions). A `cancel` token cancelled already keeps it from being
@@ -364,7 +397,7 @@ pub(crate) async fn exchange<R, E, C, N, D, F, Fut>(
     endpoint: &str,
     classify_transport: C,
     only_refusals: Option<OnlyRefusals<N, D>>,
-    cancel: Option<CancelToken>,
+    per_call: PerCall,
     mut send: F,
 ) -> Result<R, Error<E, R>>
 where
@@ -417,10 +450,7 @@ where
         }),
         None => call.should_retry(|failed| !failed.error.is_some_and(server_says_no)),
     };
-    let call = match cancel {
-        Some(token) => call.with_cancel(token),
-        None => call,
-    };
+    let call = per_call.apply(call);
     let outcome = call
         .run(|attempt| {
             attempts.store(attempt, Ordering::Relaxed);

@@ -9,7 +9,7 @@ use core::pin::Pin;
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::task::{Context, Poll};
 
-use bayesretry_policy::{CancelToken, Classification, RetryPolicy};
+use bayesretry_policy::{Classification, RetryPolicy};
 use http::{Request, Response};
 use tower::{Layer, Service};
 
@@ -17,7 +17,7 @@ use crate::classify::is_failure_to_connect;
 use crate::config::{Config, Idempotent};
 use crate::endpoint::{Target, default_port};
 use crate::error::{Error, Stop};
-use crate::exchange::{OnlyRefusals, exchange};
+use crate::exchange::{OnlyRefusals, PerCall, exchange};
 
 /// How a service's error (no response arrived) is classified.
 ///
@@ -59,9 +59,14 @@ impl<E> ClassifyError<E> for Unclassified {
 /// [`Idempotent`] extension) replayed after any failure, others only after a
 /// refusal ([`Config::with_refusal_statuses`], or an error the classifier
 /// calls a failure to connect), failed bodies drained. A
-/// [`CancelToken`] in the request's extensions ends the call when cancelled,
+/// [`CancelToken`](bayesretry_policy::CancelToken) in the request's
+/// extensions ends the call when cancelled,
 /// with [`Error::Cancelled`], as
-/// [`RequestBuilder::with_cancel`](crate::RequestBuilder::with_cancel) does.
+/// [`RequestBuilder::with_cancel`](crate::RequestBuilder::with_cancel) does,
+/// and a [`MaxElapsed`](crate::MaxElapsed) there gives the call a time limit
+/// of its own, as
+/// [`RequestBuilder::with_max_elapsed`](crate::RequestBuilder::with_max_elapsed)
+/// does.
 ///
 /// The request body must be `Clone` (`String`, `Bytes`, `Full<Bytes>` …): each
 /// attempt sends a copy. The endpoint key is the URI's origin (or the `Host`
@@ -227,7 +232,7 @@ where
             let (parts, body) = request.into_parts();
             let endpoint = endpoint_of(&config, &parts);
             let opted_in = parts.extensions.get::<Idempotent>().is_some();
-            let cancel = parts.extensions.get::<CancelToken>().cloned();
+            let per_call = PerCall::from_extensions(&parts.extensions);
             // the inner service's responses do not say whether it followed a
             // redirect: each is taken as the answer to the request sent
             let only_refusals = config
@@ -256,7 +261,7 @@ where
                     }
                 },
                 only_refusals,
-                cancel,
+                per_call,
                 move || {
                     let request = Request::from_parts(parts.clone(), body.clone());
                     match first.take() {

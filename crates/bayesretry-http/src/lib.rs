@@ -19,7 +19,7 @@ pub use classify::{classify_reqwest_error, classify_service_error};
 pub use client::{RequestBuilder, RetryClient};
 pub use config::{
     Config, DEFAULT_DRAIN_LIMIT, DEFAULT_DRAIN_TIMEOUT, DEFAULT_REFUSAL_STATUSES, IDEMPOTENCY_KEY,
-    Idempotent, NotRetried, is_idempotent,
+    Idempotent, MaxElapsed, NotRetried, is_idempotent,
 };
 pub use endpoint::Target;
 pub use error::{Error, Stop};

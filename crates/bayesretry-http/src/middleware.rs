@@ -4,7 +4,7 @@ use alloc::sync::Arc;
 use core::fmt;
 use std::sync::{Mutex, PoisonError};
 
-use bayesretry_policy::{CancelToken, Classification, RetryPolicy};
+use bayesretry_policy::{Classification, RetryPolicy};
 use http::Extensions;
 use reqwest::{Request, Response};
 use reqwest_middleware::{Middleware, Next};
@@ -13,16 +13,21 @@ use crate::classify::{classify_reqwest_error, classify_service_error, is_failure
 use crate::client::{copy, endpoint_of, redirected, replay_of};
 use crate::config::{Config, Idempotent};
 use crate::error::Error;
-use crate::exchange::{OnlyRefusals, exchange, once};
+use crate::exchange::{OnlyRefusals, PerCall, exchange, once};
 
 /// A `reqwest_middleware::Middleware` (feature `middleware`) that retries the
 /// rest of the chain under a [`RetryPolicy`], with the rules of
 /// [`RetryClient`](crate::RetryClient). A request is marked safe to replay by
 /// an [`Idempotent`] in the chain's extensions
 /// (`.with_extension(Idempotent)`), or by an idempotency key. A
-/// [`CancelToken`] in the extensions (`.with_extension(token)`) ends the call
+/// [`CancelToken`](bayesretry_policy::CancelToken) in the extensions
+/// (`.with_extension(token)`) ends the call
 /// when cancelled, with [`Error::Cancelled`], as
-/// [`RequestBuilder::with_cancel`](crate::RequestBuilder::with_cancel) does.
+/// [`RequestBuilder::with_cancel`](crate::RequestBuilder::with_cancel) does,
+/// and a [`MaxElapsed`](crate::MaxElapsed) there gives the call a time limit
+/// of its own, as
+/// [`RequestBuilder::with_max_elapsed`](crate::RequestBuilder::with_max_elapsed)
+/// does.
 ///
 /// Each attempt runs the rest of the chain with a copy of the extensions as
 /// the call brought them; what the last attempt's chain wrote in them is
@@ -180,14 +185,14 @@ impl Middleware for RetryMiddleware {
         let config = &*self.config;
         let endpoint = endpoint_of(config, &request);
         let opted_in = extensions.get::<Idempotent>().is_some();
-        let cancel = extensions.get::<CancelToken>().cloned();
+        let per_call = PerCall::from_extensions(extensions);
         let outcome = match replay_of(config, &request, opted_in) {
             Err(why) => {
                 let endpoint = endpoint.into_owned();
                 once(
                     &endpoint,
                     why,
-                    cancel.as_ref(),
+                    per_call.cancel.as_ref(),
                     next.run(request, extensions),
                 )
                 .await
@@ -210,7 +215,7 @@ impl Middleware for RetryMiddleware {
                     &endpoint,
                     classify_chain_error,
                     only_refusals,
-                    cancel,
+                    per_call,
                     || {
                         let next = next.clone();
                         let request = copy(&request, false);

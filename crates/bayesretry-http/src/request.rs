@@ -9,6 +9,8 @@ use http::{HeaderMap, Method, Version};
 use reqwest::Body;
 use url::Url;
 
+use crate::exchange::PerCall;
+
 /// A built request, ready for [`RetryClient::execute`](crate::RetryClient::execute):
 /// reqwest's [`Request`](reqwest::Request) with the retry options its builder
 /// was given, [`idempotent`](crate::RequestBuilder::idempotent) and
@@ -63,8 +65,8 @@ pub struct Request {
     pub(crate) inner: reqwest::Request,
     pub(crate) idempotent: bool,
     pub(crate) endpoint: Option<String>,
-    /// Ends the call when cancelled.
-    pub(crate) cancel: Option<CancelToken>,
+    /// Its cancellation token and its own time limit.
+    pub(crate) per_call: PerCall,
     /// Made by reqwest's builder and not handed out mutably since: its
     /// extensions hold at most its timeout, so a copy may skip them (see
     /// `client::copy`).
@@ -79,7 +81,7 @@ impl Request {
             inner: request,
             idempotent: false,
             endpoint: None,
-            cancel: None,
+            per_call: PerCall::default(),
             built: false,
         }
     }
@@ -105,7 +107,16 @@ impl Request {
     /// [`RequestBuilder::with_cancel`](crate::RequestBuilder::with_cancel) does.
     #[must_use]
     pub fn with_cancel(mut self, token: CancelToken) -> Request {
-        self.cancel = Some(token);
+        self.per_call.cancel = Some(token);
+        self
+    }
+
+    /// Gives this call at most `max_elapsed`, as
+    /// [`RequestBuilder::with_max_elapsed`](crate::RequestBuilder::with_max_elapsed)
+    /// does.
+    #[must_use]
+    pub fn with_max_elapsed(mut self, max_elapsed: Duration) -> Request {
+        self.per_call.max_elapsed = Some(max_elapsed);
         self
     }
 
@@ -214,7 +225,7 @@ impl Request {
             inner: self.inner.try_clone()?,
             idempotent: self.idempotent,
             endpoint: self.endpoint.clone(),
-            cancel: self.cancel.clone(),
+            per_call: self.per_call.clone(),
             built: self.built,
         })
     }
@@ -235,7 +246,8 @@ impl fmt::Debug for Request {
             .field("inner", &self.inner)
             .field("idempotent", &self.idempotent)
             .field("endpoint", &self.endpoint)
-            .field("cancel", &self.cancel)
+            .field("cancel", &self.per_call.cancel)
+            .field("max_elapsed", &self.per_call.max_elapsed)
             .finish_non_exhaustive()
     }
 }

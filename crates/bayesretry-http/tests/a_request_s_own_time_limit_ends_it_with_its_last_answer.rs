@@ -1,0 +1,185 @@
+//! A request given a time limit of its own (`RequestBuilder::with_max_elapsed`,
+//! `Request::with_max_elapsed`, or a `MaxElapsed` in the extensions behind the
+//! tower layer and the middleware) makes no attempt after it and sleeps no
+//! wait that would cross it. It ends with what a stop for any other reason
+//! gives: the last failed response, or the server's wait past the deadline.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "test code: a broken expectation must fail the test"
+)]
+
+extern crate alloc;
+
+mod support;
+
+use alloc::sync::Arc;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use core::time::Duration;
+
+use bayesretry_backoff::{Config, Jitter};
+use bayesretry_http::{Error, MaxElapsed, RetryClient, RetryLayer};
+use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};
+use support::{answer, serve};
+use tower::{Layer as _, Service as _, ServiceExt as _};
+
+/// Classic mode, ten attempts, waits of 1 s, 2 s, 4 s... (no jitter), on
+/// virtual time.
+fn doubling() -> (RetryPolicy, VirtualSleeper) {
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(10)
+        .with_backoff(
+            Config::new()
+                .with_base_delay(Duration::from_secs(1))
+                .with_jitter(Jitter::None),
+        )
+        .with_virtual_time(sleeper.clone())
+        .build()
+        .unwrap();
+    (policy, sleeper)
+}
+
+fn secs(s: &[u64]) -> Vec<Duration> {
+    s.iter().copied().map(Duration::from_secs).collect()
+}
+
+#[tokio::test]
+async fn a_request_stops_before_a_wait_that_would_cross_its_limit() {
+    let server = serve(|_| answer(503, &[])).await;
+    let (policy, sleeper) = doubling();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let response = client
+        .get(server.url("/v1/models"))
+        .with_max_elapsed(Duration::from_secs(5))
+        .send()
+        .await
+        .unwrap();
+
+    // 1 s then 2 s (t = 3 s); the next 4 s would end at 7 s, past 5 s: the
+    // last 503 is the answer
+    assert_eq!(response.status(), 503);
+    assert_eq!(server.requests(), 3);
+    assert_eq!(sleeper.delays(), secs(&[1, 2]));
+
+    // the same request without a limit runs to the attempt cap
+    let response = client.get(server.url("/v1/models")).send().await.unwrap();
+    assert_eq!(response.status(), 503);
+    assert_eq!(server.requests(), 3 + 10);
+}
+
+#[tokio::test]
+async fn a_built_request_keeps_its_limit() {
+    let server = serve(|_| answer(503, &[])).await;
+    let (policy, sleeper) = doubling();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let request = client
+        .get(server.url("/v1/models"))
+        .with_max_elapsed(Duration::from_secs(8))
+        .build()
+        .unwrap();
+    assert!(format!("{request:?}").contains("max_elapsed: Some(8s)"));
+    let response = client.execute(request).await.unwrap();
+    // 1 + 2 + 4 = 7 s; the next 8 s would cross 8 s
+    assert_eq!(response.status(), 503);
+    assert_eq!(sleeper.delays(), secs(&[1, 2, 4]));
+
+    // set on the built request itself
+    let request = client
+        .get(server.url("/v1/models"))
+        .build()
+        .unwrap()
+        .with_max_elapsed(Duration::from_secs(2));
+    let before = server.requests();
+    let response = client.execute(request).await.unwrap();
+    assert_eq!(response.status(), 503);
+    assert_eq!(
+        server.requests() - before,
+        2,
+        "1 s fits in 2 s, 2 s more does not"
+    );
+}
+
+#[tokio::test]
+async fn a_server_s_wait_past_the_limit_ends_the_request_at_once() {
+    let server = serve(|_| answer(429, &[("retry-after", "30")])).await;
+    let (policy, sleeper) = doubling();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let result = client
+        .get(server.url("/v1/chat"))
+        .with_max_elapsed(Duration::from_secs(10))
+        .send()
+        .await;
+
+    match result {
+        Err(Error::RetryAfterPastDeadline {
+            retry_after,
+            attempts,
+            response,
+        }) => {
+            assert_eq!(retry_after, Duration::from_secs(30));
+            assert_eq!(attempts, 1);
+            assert_eq!(response.status(), 429);
+        }
+        other => panic!("expected the deadline, got {other:?}"),
+    }
+    assert_eq!(server.requests(), 1);
+    assert!(sleeper.delays().is_empty());
+}
+
+#[tokio::test]
+async fn the_layer_reads_the_limit_from_the_request_s_extensions() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let inner = tower::service_fn(move |_request: http::Request<String>| {
+        counted.fetch_add(1, Ordering::Relaxed);
+        async {
+            Ok::<_, std::io::Error>(
+                http::Response::builder()
+                    .status(503)
+                    .body(String::new())
+                    .unwrap(),
+            )
+        }
+    });
+    let (policy, sleeper) = doubling();
+    let mut service = RetryLayer::new(policy).layer(inner);
+    let mut request = http::Request::get("http://svc.internal/v1/jobs/1")
+        .body(String::new())
+        .unwrap();
+    request
+        .extensions_mut()
+        .insert(MaxElapsed(Duration::from_secs(5)));
+
+    let response = service.ready().await.unwrap().call(request).await.unwrap();
+
+    assert_eq!(response.status(), 503);
+    assert_eq!(calls.load(Ordering::Relaxed), 3);
+    assert_eq!(sleeper.delays(), secs(&[1, 2]));
+}
+
+#[cfg(feature = "middleware")]
+#[tokio::test]
+async fn the_middleware_reads_the_limit_from_the_chain_s_extensions() {
+    let server = serve(|_| answer(503, &[])).await;
+    let (policy, sleeper) = doubling();
+    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+        .with(bayesretry_http::RetryMiddleware::new(policy))
+        .build();
+
+    let response = client
+        .get(server.url("/v1/models"))
+        .with_extension(MaxElapsed(Duration::from_secs(5)))
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 503);
+    assert_eq!(server.requests(), 3);
+    assert_eq!(sleeper.delays(), secs(&[1, 2]));
+}
