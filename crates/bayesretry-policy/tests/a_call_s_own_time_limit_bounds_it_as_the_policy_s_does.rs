@@ -23,24 +23,47 @@ use bayesretry_policy::{
 /// Waits of 1 s, 2 s, 4 s, 8 s... (no jitter), up to ten attempts, in
 /// virtual time; `max_elapsed` is the policy's own limit, if any.
 fn classic(max_elapsed: Option<Duration>) -> (RetryPolicy, VirtualSleeper) {
+    classic_with(|builder| match max_elapsed {
+        Some(limit) => builder.with_max_elapsed(limit),
+        None => builder,
+    })
+}
+
+/// [`classic`]'s policy, with what `more` adds to its builder.
+fn classic_with(more: impl FnOnce(Builder) -> Builder) -> (RetryPolicy, VirtualSleeper) {
     let sleeper = VirtualSleeper::new(ManualClock::new(0));
-    let builder = RetryPolicy::builder().classic().with_max_attempts(10);
-    let policy = with_limit(builder, max_elapsed)
+    let builder = RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(10)
         .with_backoff(
             Config::new()
                 .with_base_delay(Duration::from_secs(1))
                 .with_jitter(Jitter::None),
         )
-        .with_virtual_time(sleeper.clone())
-        .build()
-        .unwrap();
-    (policy, sleeper)
+        .with_virtual_time(sleeper.clone());
+    (more(builder).build().unwrap(), sleeper)
 }
 
-fn with_limit(builder: Builder, max_elapsed: Option<Duration>) -> Builder {
-    match max_elapsed {
-        Some(limit) => builder.with_max_elapsed(limit),
-        None => builder,
+/// The server's answer in these tests: a 429 that asks for 30 s.
+fn asks_for_30_s(_: &u16) -> Classification {
+    Classification::Retryable(ErrorClass::Http(429)).with_retry_after(Duration::from_secs(30))
+}
+
+/// The call ended at once, after its first attempt, because the server's
+/// wait would have crossed its deadline.
+fn stopped_for_the_server_s_wait(result: Result<(), RetryError<u16>>) {
+    match result.map_err(RetryError::into_kind) {
+        Err(RetryErrorKind::DeadlineExceeded {
+            attempts,
+            decision,
+            retry_after,
+            ..
+        }) => {
+            assert_eq!(attempts, 1);
+            assert_eq!(decision.reason(), Reason::RetryAfterPastDeadline);
+            assert_eq!(retry_after, Some(Duration::from_secs(30)));
+        }
+        other => panic!("expected the deadline, got {other:?}"),
     }
 }
 
@@ -145,33 +168,15 @@ fn a_learning_call_does_not_wait_for_a_server_past_its_own_limit() {
         .with_seed(7)
         .build()
         .unwrap();
-    let result: Result<(), RetryError<u16>> = policy
-        .call_with("provider", |_: &u16| {
-            Classification::Retryable(ErrorClass::Http(429))
-                .with_retry_after(Duration::from_secs(30))
-        })
+    let result = policy
+        .call_with("provider", asks_for_30_s)
         .with_max_elapsed(Duration::from_secs(10))
         .run_blocking(|_| Err(429));
     assert!(sleeper.delays().is_empty(), "{:?}", sleeper.delays());
-    match result.map_err(RetryError::into_kind) {
-        Err(RetryErrorKind::DeadlineExceeded {
-            attempts,
-            decision,
-            retry_after,
-            ..
-        }) => {
-            assert_eq!(attempts, 1);
-            assert_eq!(decision.reason(), Reason::RetryAfterPastDeadline);
-            assert_eq!(retry_after, Some(Duration::from_secs(30)));
-        }
-        other => panic!("expected the deadline, got {other:?}"),
-    }
+    stopped_for_the_server_s_wait(result);
     // the same call with room for the server's wait waits for it
     let result = policy
-        .call_with("provider", |_: &u16| {
-            Classification::Retryable(ErrorClass::Http(429))
-                .with_retry_after(Duration::from_secs(30))
-        })
+        .call_with("provider", asks_for_30_s)
         .with_max_elapsed(Duration::from_secs(45))
         .run_blocking(|attempt| if attempt == 1 { Err(429) } else { Ok(attempt) });
     assert_eq!(result.ok(), Some(2));
@@ -182,19 +187,8 @@ fn a_learning_call_does_not_wait_for_a_server_past_its_own_limit() {
 fn a_call_that_cannot_take_the_fast_first_attempt_is_bounded_too() {
     // a per-attempt timeout sends every call through the general loop from
     // its first attempt: the limit is read there as well
-    let sleeper = VirtualSleeper::new(ManualClock::new(0));
-    let policy = RetryPolicy::builder()
-        .classic()
-        .with_max_attempts(10)
-        .with_backoff(
-            Config::new()
-                .with_base_delay(Duration::from_secs(1))
-                .with_jitter(Jitter::None),
-        )
-        .with_attempt_timeout(Duration::from_secs(60))
-        .with_virtual_time(sleeper.clone())
-        .build()
-        .unwrap();
+    let (policy, sleeper) =
+        classic_with(|builder| builder.with_attempt_timeout(Duration::from_secs(60)));
     let result: Result<(), _> = policy
         .call("db")
         .with_max_elapsed(Duration::from_secs(5))
@@ -225,27 +219,12 @@ fn a_call_s_debug_shows_its_own_limit() {
 #[test]
 fn a_classic_call_does_not_wait_for_a_server_past_its_own_limit() {
     let (policy, sleeper) = classic(None);
-    let result: Result<(), RetryError<u16>> = common::block_on(
+    let result = common::block_on(
         policy
-            .call_with("provider", |_: &u16| {
-                Classification::Retryable(ErrorClass::Http(429))
-                    .with_retry_after(Duration::from_secs(30))
-            })
+            .call_with("provider", asks_for_30_s)
             .with_max_elapsed(Duration::from_secs(10))
             .run(|_| core::future::ready(Err(429))),
     );
     assert!(sleeper.delays().is_empty(), "{:?}", sleeper.delays());
-    match result.map_err(RetryError::into_kind) {
-        Err(RetryErrorKind::DeadlineExceeded {
-            attempts,
-            decision,
-            retry_after,
-            ..
-        }) => {
-            assert_eq!(attempts, 1);
-            assert_eq!(decision.reason(), Reason::RetryAfterPastDeadline);
-            assert_eq!(retry_after, Some(Duration::from_secs(30)));
-        }
-        other => panic!("expected the deadline, got {other:?}"),
-    }
+    stopped_for_the_server_s_wait(result);
 }
