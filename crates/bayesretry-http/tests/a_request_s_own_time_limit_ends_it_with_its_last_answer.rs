@@ -42,6 +42,12 @@ fn doubling() -> (RetryPolicy, VirtualSleeper) {
     (policy, sleeper)
 }
 
+/// A client on [`doubling`]'s policy, and the sleeper that records its waits.
+fn doubling_client() -> (RetryClient, VirtualSleeper) {
+    let (policy, sleeper) = doubling();
+    (RetryClient::new(reqwest::Client::new(), policy), sleeper)
+}
+
 fn secs(s: &[u64]) -> Vec<Duration> {
     s.iter().copied().map(Duration::from_secs).collect()
 }
@@ -49,8 +55,7 @@ fn secs(s: &[u64]) -> Vec<Duration> {
 #[tokio::test]
 async fn a_request_stops_before_a_wait_that_would_cross_its_limit() {
     let server = serve(|_| answer(503, &[])).await;
-    let (policy, sleeper) = doubling();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, sleeper) = doubling_client();
 
     let response = client
         .get(server.url("/v1/models"))
@@ -74,8 +79,7 @@ async fn a_request_stops_before_a_wait_that_would_cross_its_limit() {
 #[tokio::test]
 async fn a_built_request_keeps_its_limit() {
     let server = serve(|_| answer(503, &[])).await;
-    let (policy, sleeper) = doubling();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, sleeper) = doubling_client();
 
     let request = client
         .get(server.url("/v1/models"))
@@ -107,8 +111,7 @@ async fn a_built_request_keeps_its_limit() {
 #[tokio::test]
 async fn a_server_s_wait_past_the_limit_ends_the_request_at_once() {
     let server = serve(|_| answer(429, &[("retry-after", "30")])).await;
-    let (policy, sleeper) = doubling();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, sleeper) = doubling_client();
 
     let result = client
         .get(server.url("/v1/chat"))
