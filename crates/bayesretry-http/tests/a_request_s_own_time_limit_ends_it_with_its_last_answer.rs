@@ -19,8 +19,8 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 use core::time::Duration;
 
 use bayesretry_backoff::{Config, Jitter};
-use bayesretry_http::{Error, MaxElapsed, RetryClient, RetryLayer};
-use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};
+use bayesretry_http::{Error, MaxElapsed, NotRetried, RetryClient, RetryLayer, Stop};
+use bayesretry_policy::{ManualClock, Reason, RetryPolicy, VirtualSleeper};
 use support::{answer, serve};
 use tower::{Layer as _, Service as _, ServiceExt as _};
 
@@ -185,4 +185,125 @@ async fn the_middleware_reads_the_limit_from_the_chain_s_extensions() {
     assert_eq!(response.status(), 503);
     assert_eq!(server.requests(), 3);
     assert_eq!(sleeper.delays(), secs(&[1, 2]));
+}
+
+#[tokio::test]
+async fn a_refused_connection_past_the_limit_ends_in_a_transport_error_stopped_by_the_deadline() {
+    let addr = support::closed_port();
+    let (policy, sleeper) = doubling();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let result = client
+        .get(format!("http://{addr}/v1/models"))
+        .with_max_elapsed(Duration::from_secs(5))
+        .send()
+        .await;
+
+    // refused at 0 s, 1 s and 3 s; the next wait, 4 s, would end past 5 s
+    match result {
+        Err(Error::Transport {
+            source,
+            attempts,
+            stop,
+        }) => {
+            assert!(source.is_connect(), "{source:?}");
+            assert_eq!(attempts, 3);
+            assert_eq!(stop, Stop::Policy(Reason::Deadline));
+        }
+        other => panic!("expected a transport error, got {other:?}"),
+    }
+    assert_eq!(sleeper.delays(), secs(&[1, 2]));
+}
+
+#[tokio::test]
+async fn an_attempt_cut_off_by_the_policy_s_timeout_past_the_limit_ends_in_attempt_timed_out() {
+    let server = serve(|_| answer(200, &[])).await;
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    // on virtual time, the timeout's timer fires at once: every attempt is
+    // cut off after 5 s
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_max_attempts(10)
+        .with_attempt_timeout(Duration::from_secs(5))
+        .with_backoff(
+            Config::new()
+                .with_base_delay(Duration::from_secs(1))
+                .with_jitter(Jitter::None),
+        )
+        .with_virtual_time(sleeper.clone())
+        .build()
+        .unwrap();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let result = client
+        .get(server.url("/v1/models"))
+        .with_max_elapsed(Duration::from_secs(7))
+        .send()
+        .await;
+
+    // cut off at 5 s, retried at 6 s, cut off at 11 s: past the limit
+    match result {
+        Err(Error::AttemptTimedOut { timeout, attempts }) => {
+            assert_eq!((timeout, attempts), (Duration::from_secs(5), 2));
+        }
+        other => panic!("expected the attempt's timeout, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_copy_of_the_builder_or_of_the_request_keeps_its_limit() {
+    let server = serve(|_| answer(503, &[])).await;
+    let (policy, sleeper) = doubling();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let builder = client
+        .get(server.url("/v1/models"))
+        .with_max_elapsed(Duration::from_secs(5));
+    assert!(format!("{builder:?}").contains("max_elapsed: Some(5s)"));
+    let copy = builder.try_clone().unwrap();
+    assert_eq!(copy.send().await.unwrap().status(), 503);
+    assert_eq!(server.requests(), 3);
+    assert_eq!(sleeper.delays(), secs(&[1, 2]));
+
+    let request = builder.build().unwrap();
+    let copy = request.try_clone().unwrap();
+    assert_eq!(client.execute(copy).await.unwrap().status(), 503);
+    assert_eq!(server.requests(), 3 + 3);
+}
+
+#[tokio::test]
+async fn a_streamed_body_is_sent_once_whatever_its_limit() {
+    let server = serve(|_| answer(503, &[])).await;
+    let (policy, sleeper) = doubling();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let body = reqwest::Body::wrap_stream(Once(Some(Ok::<_, std::io::Error>("{}"))));
+
+    let response = client
+        .put(server.url("/v1/files/1"))
+        .body(body)
+        .with_max_elapsed(Duration::from_secs(60))
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 503);
+    assert_eq!(
+        response.extensions().get::<NotRetried>(),
+        Some(&NotRetried::BodyNotClonable)
+    );
+    assert_eq!(server.requests(), 1);
+    assert!(sleeper.delays().is_empty());
+}
+
+/// A stream of one item, without a futures dependency.
+struct Once<T>(Option<T>);
+
+impl<T: Unpin> futures_core::Stream for Once<T> {
+    type Item = T;
+    fn poll_next(
+        mut self: core::pin::Pin<&mut Self>,
+        _cx: &mut core::task::Context<'_>,
+    ) -> core::task::Poll<Option<T>> {
+        core::task::Poll::Ready(self.0.take())
+    }
 }
