@@ -490,9 +490,11 @@ impl RequestBuilder {
     /// is slept: the send returns the last failed response, as when the policy
     /// stops for any other reason, or fails with the last transport error
     /// ([`Error::Transport`], stopped by
-    /// [`Reason::Deadline`](bayesretry_policy::Reason::Deadline)) or with
-    /// [`Error::RetryAfterPastDeadline`] — where a timeout around the send's
-    /// future would drop all of them. With the policy's own
+    /// [`Reason::Deadline`](bayesretry_policy::Reason::Deadline)), with
+    /// [`Error::RetryAfterPastDeadline`] (the server's wait crossed it where the
+    /// backoff would not), or, when the policy's per-attempt timeout cut the
+    /// last attempt off, with [`Error::AttemptTimedOut`] — where a timeout
+    /// around the send's future would drop all of them. With the policy's own
     /// [`max_elapsed`](bayesretry_policy::Builder::with_max_elapsed), the
     /// earlier of the two holds (see
     /// [`Call::with_max_elapsed`](bayesretry_policy::Call::with_max_elapsed)).
@@ -518,10 +520,12 @@ impl RequestBuilder {
     /// The request, built, with its retry options: for a caller that logs or
     /// signs it before [`RetryClient::execute`] sends it. The options
     /// ([`idempotent`](RequestBuilder::idempotent),
-    /// [`endpoint`](RequestBuilder::endpoint)) stay with it, so it is sent as
-    /// [`send`](RequestBuilder::send) would send it; reqwest's request is
-    /// [`Request::inner`] (or [`into_inner`](Request::into_inner), which leaves
-    /// them behind).
+    /// [`endpoint`](RequestBuilder::endpoint),
+    /// [`with_cancel`](RequestBuilder::with_cancel),
+    /// [`with_max_elapsed`](RequestBuilder::with_max_elapsed)) stay with it,
+    /// so it is sent as [`send`](RequestBuilder::send) would send it; reqwest's
+    /// request is [`Request::inner`] (or [`into_inner`](Request::into_inner),
+    /// which leaves them behind).
     ///
     /// # Errors
     ///

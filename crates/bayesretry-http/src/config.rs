@@ -488,7 +488,8 @@ pub struct Idempotent;
 /// in `reqwest_middleware`'s extensions). With
 /// [`RetryClient`](crate::RetryClient), call
 /// [`RequestBuilder::with_max_elapsed`](crate::RequestBuilder::with_max_elapsed)
-/// instead, which says what it does.
+/// instead, which says what it does. A request the middleware sends once (its
+/// body is a stream) is not bounded by it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MaxElapsed(pub Duration);
 

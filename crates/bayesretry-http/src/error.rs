@@ -77,8 +77,9 @@ pub enum Error<E = reqwest::Error, R = reqwest::Response> {
     },
     /// Waiting as long as the server asked would cross the call's deadline
     /// (`Builder::with_max_elapsed`, or the call's own:
-    /// [`RequestBuilder::with_max_elapsed`](crate::RequestBuilder::with_max_elapsed)) where the policy's own backoff would not:
-    /// the call stopped at once, without sleeping. (When the backoff crosses
+    /// [`RequestBuilder::with_max_elapsed`](crate::RequestBuilder::with_max_elapsed))
+    /// where the policy's own backoff would not: the call stopped at once,
+    /// without sleeping. (When the backoff crosses
     /// the deadline too, the call ends as it would without the header: with
     /// the last response.)
     RetryAfterPastDeadline {

@@ -13,8 +13,10 @@ use crate::exchange::PerCall;
 
 /// A built request, ready for [`RetryClient::execute`](crate::RetryClient::execute):
 /// reqwest's [`Request`](reqwest::Request) with the retry options its builder
-/// was given, [`idempotent`](crate::RequestBuilder::idempotent) and
-/// [`endpoint`](crate::RequestBuilder::endpoint).
+/// was given: [`idempotent`](crate::RequestBuilder::idempotent),
+/// [`endpoint`](crate::RequestBuilder::endpoint), a cancellation token
+/// ([`with_cancel`](crate::RequestBuilder::with_cancel)) and a time limit
+/// ([`with_max_elapsed`](crate::RequestBuilder::with_max_elapsed)).
 ///
 /// # Why not reqwest's request
 ///
