@@ -190,8 +190,7 @@ async fn the_middleware_reads_the_limit_from_the_chain_s_extensions() {
 #[tokio::test]
 async fn a_refused_connection_past_the_limit_ends_in_a_transport_error_stopped_by_the_deadline() {
     let addr = support::closed_port();
-    let (policy, sleeper) = doubling();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, sleeper) = doubling_client();
 
     let result = client
         .get(format!("http://{addr}/v1/models"))
@@ -253,8 +252,7 @@ async fn an_attempt_cut_off_by_the_policy_s_timeout_past_the_limit_ends_in_attem
 #[tokio::test]
 async fn a_copy_of_the_builder_or_of_the_request_keeps_its_limit() {
     let server = serve(|_| answer(503, &[])).await;
-    let (policy, sleeper) = doubling();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, sleeper) = doubling_client();
 
     let builder = client
         .get(server.url("/v1/models"))
@@ -274,8 +272,7 @@ async fn a_copy_of_the_builder_or_of_the_request_keeps_its_limit() {
 #[tokio::test]
 async fn a_streamed_body_is_sent_once_whatever_its_limit() {
     let server = serve(|_| answer(503, &[])).await;
-    let (policy, sleeper) = doubling();
-    let client = RetryClient::new(reqwest::Client::new(), policy);
+    let (client, sleeper) = doubling_client();
     let body = reqwest::Body::wrap_stream(Once(Some(Ok::<_, std::io::Error>("{}"))));
 
     let response = client
