@@ -111,8 +111,8 @@ pub enum Error<E = reqwest::Error, R = reqwest::Response> {
     },
     /// The request's [`CancelToken`](bayesretry_policy::CancelToken) was
     /// cancelled (`RequestBuilder::with_cancel`, or a `CancelToken` in the
-    /// request's extensions behind the layer): no further attempt was made,
-    /// and what the last one left was dropped.
+    /// request's extensions behind the layer or the middleware): no further
+    /// attempt was made, and what the last one left was dropped.
     Cancelled {
         /// The reason given to `cancel`.
         reason: String,

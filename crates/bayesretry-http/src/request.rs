@@ -133,6 +133,18 @@ impl Request {
         self.endpoint.as_deref()
     }
 
+    /// The request's cancellation token, if it was given one
+    /// ([`with_cancel`](Request::with_cancel)).
+    pub fn cancel_token(&self) -> Option<&CancelToken> {
+        self.per_call.cancel.as_ref()
+    }
+
+    /// The request's own time limit, if it was given one
+    /// ([`with_max_elapsed`](Request::with_max_elapsed)).
+    pub fn max_elapsed(&self) -> Option<Duration> {
+        self.per_call.max_elapsed
+    }
+
     /// The method.
     pub fn method(&self) -> &Method {
         self.inner.method()

@@ -59,6 +59,11 @@ async fn a_token_cancelled_before_the_send_sends_nothing() {
         .with_cancel(stop)
         .build()
         .unwrap();
+    assert!(
+        request
+            .cancel_token()
+            .is_some_and(CancelToken::is_cancelled)
+    );
     let result = client.execute(request).await;
 
     assert!(

@@ -86,6 +86,7 @@ async fn a_built_request_keeps_its_limit() {
         .with_max_elapsed(Duration::from_secs(8))
         .build()
         .unwrap();
+    assert_eq!(request.max_elapsed(), Some(Duration::from_secs(8)));
     assert!(format!("{request:?}").contains("max_elapsed: Some(8s)"));
     let response = client.execute(request).await.unwrap();
     // 1 + 2 + 4 = 7 s; the next 8 s would cross 8 s
