@@ -9,13 +9,11 @@
     reason = "test code: a broken expectation must fail the test"
 )]
 
-extern crate alloc;
-
 mod support;
 
 use bayesretry_http::{Error, RetryLayer};
 use bayesretry_policy::CancelToken;
-use support::{answer, classic_at_once, serve, virtual_client};
+use support::{answer, classic_at_once, serve, streamed_body, virtual_client};
 use tower::{Layer as _, Service as _, ServiceExt as _};
 
 #[tokio::test]
@@ -125,8 +123,7 @@ async fn a_streamed_body_whose_token_is_cancelled_is_not_sent() {
     let (client, _sleeper) = virtual_client();
     let stop = CancelToken::new();
     stop.cancel("caller went away");
-    let chunks: Vec<Result<&'static str, std::io::Error>> = vec![Ok("{\"a\":"), Ok("1}")];
-    let stream = reqwest::Body::wrap_stream(futures_stream(chunks));
+    let stream = streamed_body();
 
     // a body that can be sent only once is sent outside the policy, but a
     // token cancelled before the send still keeps it from going out
@@ -142,19 +139,4 @@ async fn a_streamed_body_whose_token_is_cancelled_is_not_sent() {
         "{result:?}"
     );
     assert_eq!(server.requests(), 0);
-}
-
-/// A stream over `items`, without a futures dependency.
-fn futures_stream<T: Unpin>(items: Vec<T>) -> impl futures_core::Stream<Item = T> {
-    struct Iter<T>(alloc::vec::IntoIter<T>);
-    impl<T: Unpin> futures_core::Stream for Iter<T> {
-        type Item = T;
-        fn poll_next(
-            mut self: core::pin::Pin<&mut Self>,
-            _cx: &mut core::task::Context<'_>,
-        ) -> core::task::Poll<Option<T>> {
-            core::task::Poll::Ready(self.0.next())
-        }
-    }
-    Iter(items.into_iter())
 }

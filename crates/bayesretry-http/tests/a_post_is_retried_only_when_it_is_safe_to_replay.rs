@@ -10,13 +10,11 @@
     reason = "test code: a broken expectation must fail the test, and helpers outside #[test] panic too"
 )]
 
-extern crate alloc;
-
 mod support;
 
 use bayesretry_http::{Config, NotRetried, RetryClient};
 use http::Method;
-use support::{serve_failing_once, virtual_client, virtual_policy};
+use support::{serve_failing_once, streamed_body, virtual_client, virtual_policy};
 
 async fn busy_then_ok() -> support::Server {
     serve_failing_once(503, &[("retry-after", "1")]).await
@@ -145,8 +143,7 @@ async fn the_idempotent_methods_are_retried() {
 async fn a_streamed_body_is_sent_once_and_says_why() {
     let server = busy_then_ok().await;
     let (client, sleeper) = virtual_client();
-    let chunks: Vec<Result<&'static str, std::io::Error>> = vec![Ok("{\"a\":"), Ok("1}")];
-    let stream = reqwest::Body::wrap_stream(futures_stream(chunks));
+    let stream = streamed_body();
 
     let response = client
         .put(server.url("/v1/files/1"))
@@ -162,19 +159,4 @@ async fn a_streamed_body_is_sent_once_and_says_why() {
         response.extensions().get::<NotRetried>(),
         Some(&NotRetried::BodyNotClonable)
     );
-}
-
-/// A stream over `items`, without a futures dependency.
-fn futures_stream<T: Unpin>(items: Vec<T>) -> impl futures_core::Stream<Item = T> {
-    struct Iter<T>(alloc::vec::IntoIter<T>);
-    impl<T: Unpin> futures_core::Stream for Iter<T> {
-        type Item = T;
-        fn poll_next(
-            mut self: core::pin::Pin<&mut Self>,
-            _cx: &mut core::task::Context<'_>,
-        ) -> core::task::Poll<Option<T>> {
-            core::task::Poll::Ready(self.0.next())
-        }
-    }
-    Iter(items.into_iter())
 }

@@ -21,7 +21,7 @@ use core::time::Duration;
 use bayesretry_backoff::{Config, Jitter};
 use bayesretry_http::{Error, MaxElapsed, NotRetried, RetryClient, RetryLayer, Stop};
 use bayesretry_policy::{ManualClock, Reason, RetryPolicy, VirtualSleeper};
-use support::{answer, serve};
+use support::{answer, serve, streamed_body};
 use tower::{Layer as _, Service as _, ServiceExt as _};
 
 /// Classic mode, ten attempts, waits of 1 s, 2 s, 4 s... (no jitter), on
@@ -274,7 +274,7 @@ async fn a_copy_of_the_builder_or_of_the_request_keeps_its_limit() {
 async fn a_streamed_body_is_sent_once_whatever_its_limit() {
     let server = serve(|_| answer(503, &[])).await;
     let (client, sleeper) = doubling_client();
-    let body = reqwest::Body::wrap_stream(Once(Some(Ok::<_, std::io::Error>("{}"))));
+    let body = streamed_body();
 
     let response = client
         .put(server.url("/v1/files/1"))
@@ -291,17 +291,4 @@ async fn a_streamed_body_is_sent_once_whatever_its_limit() {
     );
     assert_eq!(server.requests(), 1);
     assert!(sleeper.delays().is_empty());
-}
-
-/// A stream of one item, without a futures dependency.
-struct Once<T>(Option<T>);
-
-impl<T: Unpin> futures_core::Stream for Once<T> {
-    type Item = T;
-    fn poll_next(
-        mut self: core::pin::Pin<&mut Self>,
-        _cx: &mut core::task::Context<'_>,
-    ) -> core::task::Poll<Option<T>> {
-        core::task::Poll::Ready(self.0.take())
-    }
 }

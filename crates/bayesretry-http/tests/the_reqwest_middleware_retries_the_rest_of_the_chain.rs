@@ -20,7 +20,7 @@ use std::sync::Mutex;
 
 use bayesretry_http::{Idempotent, MiddlewareError, RetryMiddleware};
 use bayesretry_policy::RetryPolicy;
-use support::{answer, serve, serve_failing_once, virtual_policy};
+use support::{answer, serve, serve_failing_once, streamed_body, virtual_policy};
 
 /// A reqwest client whose middleware chain is `RetryMiddleware` under `policy`.
 fn retried(policy: RetryPolicy) -> reqwest_middleware::ClientWithMiddleware {
@@ -275,7 +275,7 @@ async fn a_streamed_body_whose_token_is_cancelled_is_not_sent() {
     let client = retried(policy);
     let stop = bayesretry_policy::CancelToken::new();
     stop.cancel("caller went away");
-    let body = reqwest::Body::wrap_stream(Once(Some(Ok::<_, std::io::Error>("{}"))));
+    let body = streamed_body();
 
     let err = client
         .put(server.url("/"))
@@ -294,17 +294,4 @@ async fn a_streamed_body_whose_token_is_cancelled_is_not_sent() {
         "{err:?}"
     );
     assert_eq!(server.requests(), 0);
-}
-
-/// A stream of one item, without a futures dependency.
-struct Once<T>(Option<T>);
-
-impl<T: Unpin> futures_core::Stream for Once<T> {
-    type Item = T;
-    fn poll_next(
-        mut self: core::pin::Pin<&mut Self>,
-        _cx: &mut core::task::Context<'_>,
-    ) -> core::task::Poll<Option<T>> {
-        core::task::Poll::Ready(self.0.take())
-    }
 }

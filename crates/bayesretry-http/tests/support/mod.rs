@@ -277,3 +277,23 @@ pub const STALLED_503: &[u8] =
 
 /// A complete `200` with a two-byte body.
 pub const OK_200: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
+
+/// A request body that can be sent only once: `{"a":1}` read in two chunks
+/// from a stream, which reqwest cannot clone.
+pub fn streamed_body() -> reqwest::Body {
+    reqwest::Body::wrap_stream(Chunks([Ok("{\"a\":"), Ok("1}")].into_iter()))
+}
+
+/// A stream over fixed chunks, without a futures dependency.
+struct Chunks(core::array::IntoIter<Result<&'static str, std::io::Error>, 2>);
+
+impl futures_core::Stream for Chunks {
+    type Item = Result<&'static str, std::io::Error>;
+
+    fn poll_next(
+        mut self: core::pin::Pin<&mut Self>,
+        _cx: &mut core::task::Context<'_>,
+    ) -> core::task::Poll<Option<Self::Item>> {
+        core::task::Poll::Ready(self.0.next())
+    }
+}
