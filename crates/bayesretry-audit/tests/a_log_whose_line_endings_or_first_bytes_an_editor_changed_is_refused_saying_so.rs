@@ -18,6 +18,18 @@ mod common;
 use bayesretry_audit::{Error, Verifier};
 use common::file_lines;
 
+/// `line` (which ends in its newline) as an editor converting it to `\r\n`
+/// leaves it.
+fn add_carriage_return(line: &mut Vec<u8>) {
+    line.insert(line.len() - 1, b'\r');
+}
+
+/// Every line of `lines` converted to `\r\n`.
+fn with_carriage_returns(mut lines: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    lines.iter_mut().for_each(add_carriage_return);
+    lines
+}
+
 fn refused(bytes: &[u8]) -> String {
     match Verifier::new().verify_reader(bytes) {
         Err(error @ Error::Malformed { .. }) => error.to_string(),
@@ -27,14 +39,7 @@ fn refused(bytes: &[u8]) -> String {
 
 #[test]
 fn a_log_with_windows_line_endings_is_refused_at_line_1_naming_the_carriage_return() {
-    let crlf: Vec<u8> = file_lines(5)
-        .iter()
-        .flat_map(|line| {
-            let mut line = line.clone();
-            line.insert(line.len() - 1, b'\r');
-            line
-        })
-        .collect();
+    let crlf = with_carriage_returns(file_lines(5)).concat();
     assert_eq!(
         refused(&crlf),
         "line 1 is not an audit entry: it ends in a carriage return, where a line of a \
@@ -45,8 +50,7 @@ fn a_log_with_windows_line_endings_is_refused_at_line_1_naming_the_carriage_retu
 #[test]
 fn one_line_with_a_carriage_return_is_named() {
     let mut lines = file_lines(5);
-    let line = &mut lines[2];
-    line.insert(line.len() - 1, b'\r');
+    add_carriage_return(&mut lines[2]);
     let said = refused(&lines.concat());
     assert!(
         said.starts_with("line 3 is not an audit entry: it ends in a carriage return"),
@@ -92,21 +96,13 @@ fn a_changed_entry_with_a_carriage_return_added_is_named_as_changed() {
     // endings would be all a reader of the message thinks there is to do
     let mut lines = with_a_changed_entry(2);
     refused_as_changed(&lines.concat(), 3);
-    let line = &mut lines[2];
-    line.insert(line.len() - 1, b'\r');
+    add_carriage_return(&mut lines[2]);
     refused_as_changed(&lines.concat(), 3);
 }
 
 #[test]
 fn a_changed_first_entry_of_a_log_converted_to_crlf_is_named_as_changed() {
-    let crlf: Vec<u8> = with_a_changed_entry(0)
-        .iter()
-        .flat_map(|line| {
-            let mut line = line.clone();
-            line.insert(line.len() - 1, b'\r');
-            line
-        })
-        .collect();
+    let crlf = with_carriage_returns(with_a_changed_entry(0)).concat();
     refused_as_changed(&crlf, 1);
 }
 
@@ -119,10 +115,7 @@ fn a_changed_first_entry_after_a_byte_order_mark_is_named_as_changed() {
 
 #[test]
 fn a_byte_order_mark_and_a_carriage_return_on_an_intact_line_name_the_mark() {
-    let mut lines = file_lines(3);
-    for line in &mut lines {
-        line.insert(line.len() - 1, b'\r');
-    }
+    let lines = with_carriage_returns(file_lines(3));
     let mut bytes = b"\xEF\xBB\xBF".to_vec();
     bytes.extend(lines.concat());
     assert!(
