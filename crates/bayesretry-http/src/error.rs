@@ -112,11 +112,14 @@ pub enum Error<E = reqwest::Error, R = reqwest::Response> {
     /// The request's [`CancelToken`](bayesretry_policy::CancelToken) was
     /// cancelled (`RequestBuilder::with_cancel`, or a `CancelToken` in the
     /// request's extensions behind the layer or the middleware): no further
-    /// attempt was made, and what the last one left was dropped.
+    /// attempt was made, and what the last one left was dropped. A
+    /// cancellation that comes while the failed response before a retry is
+    /// drained keeps that retry's request from being sent.
     Cancelled {
         /// The reason given to `cancel`.
         reason: String,
-        /// Attempts made: 0 when none was.
+        /// Attempts sent: 0 when none was (a retry stopped in the drain
+        /// before it is not counted).
         attempts: u32,
     },
 }

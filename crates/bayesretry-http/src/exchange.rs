@@ -188,6 +188,37 @@ async fn drain_within<R: Answer>(previous: R, limit: usize, within: Duration) {
     .await;
 }
 
+/// Drains `previous` as [`drain_within`] does, unless the call's `cancel`
+/// token is cancelled first: the reason, if it was cancelled by the end of the
+/// drain (what is left of the body is then dropped at once).
+///
+/// The drain runs inside the retry's attempt, after the policy's last look at
+/// the token before that attempt; a cancellation that comes during it (a body
+/// that stalls holds it for up to the drain timeout) would otherwise let the
+/// retry go out after the caller said stop. The retry's request is not sent
+/// when this returns a reason.
+async fn drain_unless_cancelled<R: Answer>(
+    previous: R,
+    limit: usize,
+    within: Duration,
+    cancel: Option<&CancelToken>,
+) -> Option<String> {
+    let Some(token) = cancel else {
+        drain_within(previous, limit, within).await;
+        return None;
+    };
+    let mut drain = pin!(drain_within(previous, limit, within));
+    let mut cancelled = pin!(token.cancelled());
+    let reason = poll_fn(|cx| {
+        if let Poll::Ready(reason) = cancelled.as_mut().poll(cx) {
+            return Poll::Ready(Some(reason));
+        }
+        drain.as_mut().poll(cx).map(|()| None)
+    })
+    .await;
+    reason.or_else(|| token.reason())
+}
+
 /// The timer of a drain: tokio's, inside a tokio runtime; none (the drain
 /// ends at once) for a zero timeout or outside a runtime.
 #[cfg(feature = "tokio")]
@@ -273,6 +304,9 @@ pub(crate) enum Failed<E> {
         redirected: bool,
     },
     Transport(E),
+    /// The call's token was cancelled while the failed response before this
+    /// attempt was being drained: the attempt's request was not sent.
+    Cancelled(String),
 }
 
 /// A request not safe to replay: why it is replayed only after a refusal,
@@ -418,6 +452,7 @@ where
                 status, redirected, ..
             } => !redirected && config.is_refusal(*status),
             Failed::Transport(err) => (only.never_sent)(err),
+            Failed::Cancelled(_) => false,
         }
     });
     // The response of the last failed attempt: kept out of the policy's hands
@@ -435,6 +470,9 @@ where
             ..
         } => classify_failure(*status, *retry_after, *should_retry, *classified),
         Failed::Transport(err) => classify_transport(err),
+        // nothing was sent, so nothing to learn or retry: the call ends, and
+        // is reported as cancelled below
+        Failed::Cancelled(_) => Classification::Permanent,
     };
     // Vetoes, so that the failure is classified, learned and counted by the
     // breaker as it is: the server's `x-should-retry: false`, and for a
@@ -450,6 +488,8 @@ where
         }),
         None => call.should_retry(|failed| !failed.error.is_some_and(server_says_no)),
     };
+    let cancel = per_call.cancel.clone();
+    let cancel = cancel.as_ref();
     let call = per_call.apply(call);
     let outcome = call
         .run(|attempt| {
@@ -462,8 +502,12 @@ where
                     // here, not before the backoff: only now is the retry sure to
                     // go out, so the response is no longer the call's answer.
                     // Boxed: the failure path only, and it keeps every attempt's
-                    // future (which the run loop holds) small
-                    Box::pin(drain_within(previous, limit, within)).await;
+                    // future (which the run loop holds) small. A cancellation
+                    // that comes during the drain keeps the retry from going out.
+                    let drained = drain_unless_cancelled(previous, limit, within, cancel);
+                    if let Some(reason) = Box::pin(drained).await {
+                        return Err(Failed::Cancelled(reason));
+                    }
                 }
                 match attempt.await {
                     Ok(response) if !is_failure(response.status()) => Ok(response),
@@ -581,6 +625,10 @@ where
                 response.extensions_mut().insert(why.clone());
                 Ok(response)
             }
+            Failed::Cancelled(reason) => Err(Error::Cancelled {
+                reason,
+                attempts: attempts.saturating_sub(1),
+            }),
         };
     }
     match last {
@@ -588,6 +636,12 @@ where
             source,
             attempts,
             stop: reason,
+        }),
+        // cancelled in the drain before the last attempt, which was not
+        // sent (classified permanent: the policy stopped on it at once)
+        Failed::Cancelled(reason) => Err(Error::Cancelled {
+            reason,
+            attempts: attempts.saturating_sub(1),
         }),
         // the server said not to retry: its wait is no reason to stop with an
         // error, the answer is the response
