@@ -44,13 +44,22 @@ use crate::exchange::{OnlyRefusals, PerCall, exchange, once};
 /// request is not replayed after them. Put such a middleware above this one,
 /// or mark the request [`Idempotent`] when a replay is safe.
 ///
-/// The chain's errors come back as they are when the last attempt failed in
-/// transport. The other stops ([`Error::RetryAfterBeyondLimit`] and its kin)
-/// arrive as `reqwest_middleware::Error::Middleware`, wrapping a
-/// [`MiddlewareError`]: this crate's [`Error`] over the chain's error type and
-/// reqwest's response, `Error<reqwest_middleware::Error, reqwest::Response>`.
-/// Downcast to that type, not to the plain [`Error`] (whose transport error is
-/// a `reqwest::Error`), which never matches.
+/// A call that ends without a response to return arrives as
+/// `reqwest_middleware::Error::Middleware`, wrapping a [`MiddlewareError`]:
+/// this crate's [`Error`] over the chain's error type and reqwest's response,
+/// `Error<reqwest_middleware::Error, reqwest::Response>`. Downcast to that
+/// type, not to the plain [`Error`] (whose transport error is a
+/// `reqwest::Error`), which never matches. That holds for a last attempt that
+/// failed in transport too: [`Error::Transport`] carries the chain's own error
+/// (`transport()`, and the error's `source()`) beside the attempts made and
+/// the [`Stop`](crate::Stop) — the attempt cap, the deadline, a request not
+/// safe to replay — that [`RetryClient`](crate::RetryClient) and the tower
+/// layer report. A `reqwest_middleware::Error` has no room for that beside a
+/// `reqwest::Error` (its `Reqwest` variant holds reqwest's error alone), so
+/// the chain's error is wrapped rather than returned as it was: a caller who
+/// wants reqwest's error (`is_timeout`, `is_connect`) finds it one step down,
+/// as `transport()`. Only a request that could not be built, which sent
+/// nothing and so has no stop to tell, comes back as the chain's error itself.
 ///
 /// Here the rest of the chain is a stand-in for a server that asks for a
 /// two-hour wait, beyond the policy's limit:
@@ -129,9 +138,10 @@ impl RetryMiddleware {
 }
 
 /// The error [`RetryMiddleware`] wraps in `reqwest_middleware::Error::Middleware`
-/// when the server's wait, not a transport failure, ended the call: this
-/// crate's [`Error`] over the chain's error type and reqwest's response. The
-/// type to downcast to.
+/// when a call ends without a response to return — the last attempt's
+/// transport failure with the stop that followed it, the server's wait, the
+/// breaker, a cancellation: this crate's [`Error`] over the chain's error type
+/// and reqwest's response. The type to downcast to.
 pub type MiddlewareError = Error<reqwest_middleware::Error, Response>;
 
 /// The classification of the chain's error.
@@ -236,8 +246,10 @@ impl Middleware for RetryMiddleware {
                 outcome
             }
         };
+        // the transport error too is wrapped: the stop beside it is what the
+        // caller cannot learn from the chain's error alone
         outcome.map_err(|err| match err {
-            Error::Build(source) | Error::Transport { source, .. } => source,
+            Error::Build(source) => source,
             other => reqwest_middleware::Error::middleware(other),
         })
     }
