@@ -294,11 +294,21 @@ impl Config {
 
     /// Whether a `429` that carries no `Retry-After` or `retry-after-ms` waits
     /// for the rate limit that ran out to refill, as its `x-ratelimit-reset-*`
-    /// header says (`6m0s`, `1.5s`: [`parse_rate_limit_reset`](crate::parse_rate_limit_reset)):
-    /// the longest reset of a limit, requests or tokens, whose
-    /// `x-ratelimit-remaining-*` reads `0` (or comes without one; a remaining
-    /// count that is not a whole number, `-1` or `soon`, is taken as a limit
-    /// that did not run out, and its reset is not read). Off by default.
+    /// header says (`6m0s`, `1.5s`), or Anthropic's
+    /// `anthropic-ratelimit-*-reset` (an RFC 3339 timestamp,
+    /// `2025-02-24T20:37:51Z`): the longest reset of a limit — requests or
+    /// tokens, and Anthropic's input and output tokens — whose `remaining`
+    /// header reads `0` (or comes without one; a remaining count that is not
+    /// a whole number, `-1` or `soon`, is taken as a limit that did not run
+    /// out, and its reset is not read). Off by default.
+    ///
+    /// A reset that names a moment rather than a wait — the RFC 3339
+    /// timestamp, or a number without a unit that can only be a Unix time
+    /// (`1733100000`, as GitHub and many other APIs send it) — is the wait
+    /// until that moment on the wall clock a `Retry-After` HTTP-date is read
+    /// against ([`with_wall_clock`](Config::with_wall_clock)); read as a count
+    /// of seconds it would be a wait of decades. See
+    /// [`parse_rate_limit_reset_at`](crate::parse_rate_limit_reset_at).
     ///
     /// The OpenAI API and others that copy it send these on every answer, and
     /// some 429s carry nothing else: without them the retry goes out after the
@@ -381,7 +391,7 @@ impl Config {
         headers: &http::HeaderMap,
     ) -> Option<Duration> {
         if self.rate_limit_reset && status == StatusCode::TOO_MANY_REQUESTS {
-            rate_limit_reset(headers)
+            rate_limit_reset(headers, self.now())
         } else {
             None
         }

@@ -31,6 +31,6 @@ pub use request::Request;
 /// another major version builds its [`RetryClient`] from this one.
 pub use reqwest;
 pub use retry_after::{
-    RATE_LIMIT_RESETS, RETRY_AFTER_MS, parse_rate_limit_reset, parse_retry_after,
-    parse_retry_after_ms, retry_after,
+    ANTHROPIC_RATE_LIMIT_RESETS, RATE_LIMIT_RESETS, RETRY_AFTER_MS, parse_rate_limit_reset,
+    parse_rate_limit_reset_at, parse_retry_after, parse_retry_after_ms, retry_after,
 };

@@ -261,20 +261,70 @@ pub const RATE_LIMIT_RESETS: [(&str, &str); 2] = [
     ("x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"),
 ];
 
+/// The rate-limit headers of the Anthropic API, read beside
+/// [`RATE_LIMIT_RESETS`] by
+/// [`Config::with_rate_limit_reset`](crate::Config::with_rate_limit_reset):
+/// each limit's `remaining` header, and its `reset` header, the moment it
+/// refills as an RFC 3339 timestamp (`2025-02-24T20:37:51Z`).
+pub const ANTHROPIC_RATE_LIMIT_RESETS: [(&str, &str); 4] = [
+    (
+        "anthropic-ratelimit-requests-remaining",
+        "anthropic-ratelimit-requests-reset",
+    ),
+    (
+        "anthropic-ratelimit-tokens-remaining",
+        "anthropic-ratelimit-tokens-reset",
+    ),
+    (
+        "anthropic-ratelimit-input-tokens-remaining",
+        "anthropic-ratelimit-input-tokens-reset",
+    ),
+    (
+        "anthropic-ratelimit-output-tokens-remaining",
+        "anthropic-ratelimit-output-tokens-reset",
+    ),
+];
+
 /// The most `<number><unit>` pieces read in one reset value (`1h2m3s` has
 /// three); a longer value is not a duration any server writes, and is ignored.
 const MAX_PIECES: usize = 8;
 
+/// The smallest number without a unit that a reset value holds only as an
+/// absolute time: `1_000_000_000` seconds is 2001-09-09 as a Unix time, and
+/// nearly 32 years as a wait, which no server means. A Unix time in seconds
+/// sent today (`1733100000`) is above it; a wait in seconds, far below.
+const UNIX_SECONDS_FROM: u64 = 1_000_000_000;
+
+/// 9999-12-31T23:59:59Z as a Unix time in seconds: the last instant an
+/// HTTP-date can name. A number without a unit above it, and from
+/// [`UNIX_MILLIS_FROM`] up to [`UNIX_MILLIS_TO`], is a Unix time in
+/// milliseconds.
+const UNIX_SECONDS_TO: u64 = 253_402_300_799;
+
+/// The smallest number without a unit read as a Unix time in milliseconds
+/// (2001-09-09 again).
+const UNIX_MILLIS_FROM: u64 = 1_000_000_000_000;
+
+/// 9999-12-31T23:59:59.999Z as a Unix time in milliseconds.
+const UNIX_MILLIS_TO: u64 = 253_402_300_799_999;
+
 /// Parses an `x-ratelimit-reset-*` value: a duration as Go writes one and the
 /// OpenAI API sends it — `1s`, `6m0s`, `20ms`, `1h2m3.5s`, pieces of a decimal
 /// number and a unit (`h`, `m`, `s`, `ms`, `us` or `µs`, `ns`) — or plain
-/// seconds, `12` or `1.5`, as some other providers send it.
+/// seconds, `12` or `1.5`, as some other providers (Azure OpenAI) send it.
 ///
 /// Returns `None`, so that the header is ignored, for anything else: an empty
 /// value, a sign, a number without a unit after the first piece, an unknown
 /// unit, more than eight pieces. A number too large for a `Duration` reads as
 /// the longest wait there is, which stops the call as beyond the policy's
 /// limit.
+///
+/// A number without a unit of 1,000,000,000 or more is not a wait: it is an
+/// absolute time, a Unix time in seconds as GitHub and many other APIs send
+/// in their reset headers (`1733100000`), or in milliseconds. Read as a wait
+/// it would be decades; without a clock to measure it against, this function
+/// ignores it (`None`). [`parse_rate_limit_reset_at`] reads it, and an RFC
+/// 3339 timestamp too, against the wall clock.
 ///
 /// ```
 /// use bayesretry_http::parse_rate_limit_reset;
@@ -284,6 +334,7 @@ const MAX_PIECES: usize = 8;
 /// assert_eq!(parse_rate_limit_reset(b"1.5s"), Some(Duration::from_millis(1500)));
 /// assert_eq!(parse_rate_limit_reset(b"20ms"), Some(Duration::from_millis(20)));
 /// assert_eq!(parse_rate_limit_reset(b"12"), Some(Duration::from_secs(12)));
+/// assert_eq!(parse_rate_limit_reset(b"1733100000"), None); // a Unix time
 /// assert_eq!(parse_rate_limit_reset(b"-1s"), None);
 /// assert_eq!(parse_rate_limit_reset(b"5 parsecs"), None);
 /// ```
@@ -293,6 +344,9 @@ pub fn parse_rate_limit_reset(value: &[u8]) -> Option<Duration> {
         return None;
     }
     if let Some((secs, fraction)) = decimal(rest) {
+        if secs >= UNIX_SECONDS_FROM {
+            return None;
+        }
         let nanos = scaled(fraction, 9);
         return Some(Duration::from_secs(secs).saturating_add(Duration::from_nanos(nanos)));
     }
@@ -332,14 +386,172 @@ pub fn parse_rate_limit_reset(value: &[u8]) -> Option<Duration> {
     None
 }
 
+/// Parses a rate-limit reset value as the wait from `now` until the limit
+/// refills, whatever form the provider writes it in:
+///
+/// - a duration, as [`parse_rate_limit_reset`] reads one (`6m0s`, `1.5s`,
+///   `20ms`, `12`): OpenAI's `x-ratelimit-reset-*`, Azure OpenAI's seconds;
+/// - an RFC 3339 timestamp, `2025-02-24T20:37:51Z` (a fraction of a second
+///   and a numeric offset, `+01:00`, allowed): Anthropic's
+///   `anthropic-ratelimit-*-reset`;
+/// - a number without a unit that can only be an absolute time, a Unix
+///   time: in seconds from 1,000,000,000 (2001-09-09; a wait that long would
+///   be 32 years) to the end of the year 9999, as GitHub's `x-ratelimit-reset`
+///   and many others send it (`1733100000`), or in milliseconds from
+///   1,000,000,000,000 to the end of 9999.
+///
+/// A time is measured against `now`, the wall clock that a `Retry-After`
+/// HTTP-date is read against; one in the past is a wait of zero, as a
+/// `Retry-After` date in the past is. A number between the two ranges of
+/// Unix times, which is neither a plausible wait nor a time, is ignored
+/// (`None`), as is a timestamp before 1970 or after 9999, an invalid date
+/// (`2025-02-30`) or any other form.
+///
+/// ```
+/// use bayesretry_http::parse_rate_limit_reset_at;
+/// use std::time::{Duration, SystemTime};
+///
+/// // 2024-12-02T00:40:00Z
+/// let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_733_100_000);
+/// assert_eq!(parse_rate_limit_reset_at(b"6m0s", now), Some(Duration::from_secs(360)));
+/// assert_eq!(parse_rate_limit_reset_at(b"1733100030", now), Some(Duration::from_secs(30)));
+/// assert_eq!(parse_rate_limit_reset_at(b"1733100001500", now), Some(Duration::from_millis(1500)));
+/// assert_eq!(
+///     parse_rate_limit_reset_at(b"2024-12-02T00:41:00Z", now),
+///     Some(Duration::from_secs(60)),
+/// );
+/// assert_eq!(parse_rate_limit_reset_at(b"1733099000", now), Some(Duration::ZERO)); // past
+/// assert_eq!(parse_rate_limit_reset_at(b"500000000000", now), None);
+/// ```
+pub fn parse_rate_limit_reset_at(value: &[u8], now: SystemTime) -> Option<Duration> {
+    let value = trim(value);
+    let at = match decimal(value) {
+        Some((whole, fraction)) if whole >= UNIX_SECONDS_FROM => {
+            let since_epoch = if whole <= UNIX_SECONDS_TO {
+                Duration::from_secs(whole).saturating_add(Duration::from_nanos(scaled(fraction, 9)))
+            } else if (UNIX_MILLIS_FROM..=UNIX_MILLIS_TO).contains(&whole) {
+                Duration::from_millis(whole)
+            } else {
+                return None;
+            };
+            SystemTime::UNIX_EPOCH.checked_add(since_epoch)?
+        }
+        Some(_) => return parse_rate_limit_reset(value),
+        None => match rfc3339(value) {
+            Some(at) => at,
+            None => return parse_rate_limit_reset(value),
+        },
+    };
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// An RFC 3339 timestamp (`2025-02-24T20:37:51Z`, `2025-02-24T20:37:51.25Z`,
+/// `2025-02-24T21:37:51+01:00`) as a time, from 1970 to 9999; `None` for any
+/// other text or an impossible date. The `T` and `Z` may be in lower case,
+/// and the `T` a space, as RFC 3339 §5.6 allows.
+///
+/// Hand-written rather than a dependency: `httpdate` reads only the HTTP-date
+/// forms, and this one fixed layout takes a few field reads and a day count.
+fn rfc3339(text: &[u8]) -> Option<SystemTime> {
+    let field = |from: usize, to: usize| text.get(from..to).and_then(digits);
+    let at = |index: usize, allowed: &[u8]| text.get(index).is_some_and(|b| allowed.contains(b));
+    let separated = at(4, b"-") && at(7, b"-") && at(10, b"Tt ") && at(13, b":") && at(16, b":");
+    if !separated {
+        return None;
+    }
+    let (year, month, day) = (field(0, 4)?, field(5, 7)?, field(8, 10)?);
+    let (hour, minute, second) = (field(11, 13)?, field(14, 16)?, field(17, 19)?);
+    let valid = (1970..=9999).contains(&year)
+        && (1..=12).contains(&month)
+        && day >= 1
+        && day <= days_in_month(year, month)
+        && hour <= 23
+        && minute <= 59
+        // 60: a leap second
+        && second <= 60;
+    if !valid {
+        return None;
+    }
+    let mut rest = text.get(19..)?;
+    let mut nanos = 0;
+    if let Some(after_point) = rest.strip_prefix(b".") {
+        let len = after_point
+            .iter()
+            .position(|b| !b.is_ascii_digit())
+            .unwrap_or(after_point.len());
+        if len == 0 {
+            return None;
+        }
+        let (fraction, after) = after_point.split_at(len);
+        nanos = scaled(fraction, 9);
+        rest = after;
+    }
+    let east: i64 = match rest {
+        b"Z" | b"z" => 0,
+        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
+            let hours = digits(&[*h1, *h2])?;
+            let minutes = digits(&[*m1, *m2])?;
+            if hours > 23 || minutes > 59 {
+                return None;
+            }
+            let offset = i64::try_from(hours * 3_600 + minutes * 60).ok()?;
+            if *sign == b'-' { -offset } else { offset }
+        }
+        _ => return None,
+    };
+    let local = days_since_epoch(year, month, day)?
+        .checked_mul(86_400)?
+        .checked_add(hour * 3_600 + minute * 60 + second)?;
+    // the reading is the zone's clock: UTC is that reading less its offset
+    let utc = if east >= 0 {
+        local.checked_sub(east.unsigned_abs())?
+    } else {
+        local.checked_add(east.unsigned_abs())?
+    };
+    SystemTime::UNIX_EPOCH
+        .checked_add(Duration::from_secs(utc))?
+        .checked_add(Duration::from_nanos(nanos))
+}
+
+/// The days in `month` (1 to 12) of `year`, February's by the Gregorian
+/// leap-year rule.
+fn days_in_month(year: u64, month: u64) -> u64 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        _ if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        _ => 28,
+    }
+}
+
+/// The days from 1970-01-01 to a valid date of 1970 or later: the count of
+/// days in whole 400-year eras and within the era, the year taken to start
+/// in March so that February's leap day falls at its end. `None` before 1970.
+fn days_since_epoch(year: u64, month: u64, day: u64) -> Option<u64> {
+    let year = if month <= 2 {
+        year.checked_sub(1)?
+    } else {
+        year
+    };
+    let era = year / 400;
+    let year_of_era = year - era * 400;
+    let month_from_march = (month + 9) % 12;
+    let day_of_year = (153 * month_from_march + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    // 719_468: the days from 0000-03-01 to 1970-01-01
+    (era * 146_097 + day_of_era).checked_sub(719_468)
+}
+
 /// The wait until the rate limit that ran out refills, from the
-/// [`RATE_LIMIT_RESETS`] headers: the longest reset of a limit whose
-/// `remaining` header reads `0`, or of one sent with no `remaining` header
-/// (a `remaining` header that is not a whole number does not count as `0`).
-/// `None` when no such reset parses.
-pub(crate) fn rate_limit_reset(headers: &HeaderMap) -> Option<Duration> {
+/// [`RATE_LIMIT_RESETS`] and [`ANTHROPIC_RATE_LIMIT_RESETS`] headers, read by
+/// [`parse_rate_limit_reset_at`] against `now`: the longest reset of a limit
+/// whose `remaining` header reads `0`, or of one sent with no `remaining`
+/// header (a `remaining` header that is not a whole number does not count as
+/// `0`). `None` when no such reset parses.
+pub(crate) fn rate_limit_reset(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     RATE_LIMIT_RESETS
         .iter()
+        .chain(ANTHROPIC_RATE_LIMIT_RESETS.iter())
         .filter(|(remaining, _)| {
             headers
                 .get(*remaining)
@@ -348,7 +560,7 @@ pub(crate) fn rate_limit_reset(headers: &HeaderMap) -> Option<Duration> {
         .filter_map(|(_, reset)| {
             headers
                 .get(*reset)
-                .and_then(|value| parse_rate_limit_reset(value.as_bytes()))
+                .and_then(|value| parse_rate_limit_reset_at(value.as_bytes(), now))
         })
         .max()
 }
@@ -413,7 +625,75 @@ mod tests {
     }
 
     #[test]
+    fn an_rfc_3339_timestamp_reads_as_its_instant_and_an_impossible_one_not_at_all() {
+        let secs = |at: &str| {
+            rfc3339(at.as_bytes()).map(|time| time.duration_since(SystemTime::UNIX_EPOCH).unwrap())
+        };
+        let at = |s: u64| Some(Duration::from_secs(s));
+        assert_eq!(secs("1970-01-01T00:00:00Z"), at(0));
+        assert_eq!(secs("2024-12-02T00:40:00Z"), at(1_733_100_000));
+        assert_eq!(secs("2024-12-02t00:40:00z"), at(1_733_100_000));
+        assert_eq!(secs("2024-12-02 00:40:00Z"), at(1_733_100_000));
+        assert_eq!(secs("2024-12-02T01:40:00+01:00"), at(1_733_100_000));
+        assert_eq!(secs("2024-12-01T23:10:00-01:30"), at(1_733_100_000));
+        assert_eq!(secs("2024-02-29T00:00:00Z"), at(1_709_164_800));
+        assert_eq!(secs("2000-02-29T00:00:00Z"), at(951_782_400));
+        assert_eq!(secs("9999-12-31T23:59:59Z"), at(253_402_300_799));
+        assert_eq!(
+            secs("2024-12-02T00:40:00.123456789987Z"),
+            Some(Duration::new(1_733_100_000, 123_456_789))
+        );
+        for bad in [
+            "",
+            "2024-12-02",
+            "2024-12-02T00:40:00",
+            "2024-12-02T00:40:00+0100",
+            "2024-12-02T00:40:00.Z",
+            "2024-12-02T00:40:00ZZ",
+            "2025-02-29T00:00:00Z",
+            "1900-02-29T00:00:00Z",
+            "2024-13-01T00:00:00Z",
+            "2024-12-00T00:00:00Z",
+            "2024-04-31T00:00:00Z",
+            "2024-12-02T24:00:00Z",
+            "2024-12-02T00:60:00Z",
+            "2024-12-02T00:40:61Z",
+            "1969-12-31T23:59:59Z",
+            "1970-01-01T00:00:00+00:01",
+            "+024-12-02T00:40:00Z",
+            "2024-12-02T00:40:00+24:00",
+        ] {
+            assert_eq!(secs(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_number_that_can_only_be_a_time_is_read_as_one_or_ignored() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_733_100_000);
+        let read = |value: &str| parse_rate_limit_reset_at(value.as_bytes(), now);
+        assert_eq!(read("1733100030"), Some(Duration::from_secs(30)));
+        assert_eq!(read(" 1733100030.5 "), Some(Duration::from_millis(30_500)));
+        assert_eq!(read("1733100030000"), Some(Duration::from_secs(30)));
+        assert_eq!(read("1733000000"), Some(Duration::ZERO));
+        // a wait, not a time, below the first Unix time read
+        assert_eq!(read("999999999"), Some(Duration::from_secs(999_999_999)));
+        // past 9999 in seconds, before 2001 in milliseconds: neither
+        assert_eq!(read("253402300800"), None);
+        assert_eq!(read("999999999999"), None);
+        assert_eq!(read("253402300800000"), None);
+        assert_eq!(read("99999999999999999999999"), None);
+        // with a unit it says what it is: a duration
+        assert_eq!(
+            read("1733100030s"),
+            Some(Duration::from_secs(1_733_100_030))
+        );
+        assert_eq!(parse_rate_limit_reset(b"1733100030"), None);
+        assert_eq!(parse_rate_limit_reset(b"1733100030000"), None);
+    }
+
+    #[test]
     fn the_reset_read_is_that_of_a_limit_that_ran_out() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_733_100_000);
         let headers = |pairs: &[(&'static str, &'static str)]| {
             let mut map = HeaderMap::new();
             for (name, value) in pairs {
@@ -427,24 +707,27 @@ mod tests {
             ("x-ratelimit-remaining-tokens", "0"),
             ("x-ratelimit-reset-tokens", "6m0s"),
         ]);
-        assert_eq!(rate_limit_reset(&both_out), Some(Duration::from_secs(360)));
+        assert_eq!(
+            rate_limit_reset(&both_out, now),
+            Some(Duration::from_secs(360))
+        );
         let none_out = headers(&[
             ("x-ratelimit-remaining-requests", "3"),
             ("x-ratelimit-reset-requests", "2s"),
         ]);
-        assert_eq!(rate_limit_reset(&none_out), None);
+        assert_eq!(rate_limit_reset(&none_out, now), None);
         let no_remaining = headers(&[("x-ratelimit-reset-requests", "2s")]);
         assert_eq!(
-            rate_limit_reset(&no_remaining),
+            rate_limit_reset(&no_remaining, now),
             Some(Duration::from_secs(2))
         );
         let garbled = headers(&[("x-ratelimit-reset-requests", "soon")]);
-        assert_eq!(rate_limit_reset(&garbled), None);
+        assert_eq!(rate_limit_reset(&garbled, now), None);
         let garbled_remaining = headers(&[
             ("x-ratelimit-remaining-requests", "-1"),
             ("x-ratelimit-reset-requests", "2s"),
         ]);
-        assert_eq!(rate_limit_reset(&garbled_remaining), None);
+        assert_eq!(rate_limit_reset(&garbled_remaining, now), None);
     }
 
     /// Asserts that `parse` reads each of `values` as `expected`, naming the

@@ -2,7 +2,10 @@
 //! `Retry-After`, waits for the limit that ran out to refill when
 //! `Config::with_rate_limit_reset(true)` says so, stops at once when that
 //! reset is beyond the policy's limit, and otherwise (the default) retries
-//! at the policy's own backoff.
+//! at the policy's own backoff. A reset written as an absolute time — a Unix
+//! time, as GitHub and many others send it, or Anthropic's RFC 3339
+//! `anthropic-ratelimit-*-reset` — is a wait until that time on the wall
+//! clock, never a wait of that many seconds.
 
 #![allow(
     clippy::unwrap_used,
@@ -12,6 +15,7 @@
 mod support;
 
 use core::time::Duration;
+use std::time::SystemTime;
 
 use bayesretry_http::{Config, Error, RetryClient};
 use support::{FIRST_BACKOFF_CAP, answer, serve, virtual_policy};
@@ -124,6 +128,131 @@ async fn a_reset_on_another_status_than_429_is_not_read() {
         .with_config(Config::new().with_rate_limit_reset(true));
 
     let response = client.get(server.url("/v1/models")).send().await.unwrap();
+
+    assert_eq!(response.status(), 200);
+    assert!(sleeper.delays()[0] <= FIRST_BACKOFF_CAP);
+}
+
+/// 2024-12-02T00:40:00Z, the wall clock of the tests of absolute resets.
+const NOW_UNIX: u64 = 1_733_100_000;
+
+/// A client that reads resets, on virtual time, its wall clock at [`NOW_UNIX`].
+fn reading_resets_at_now() -> (RetryClient, bayesretry_policy::VirtualSleeper) {
+    let (policy, sleeper) = virtual_policy();
+    let config = Config::new()
+        .with_rate_limit_reset(true)
+        .with_wall_clock(|| SystemTime::UNIX_EPOCH + Duration::from_secs(NOW_UNIX));
+    (
+        RetryClient::new(reqwest::Client::new(), policy).with_config(config),
+        sleeper,
+    )
+}
+
+#[tokio::test]
+async fn a_reset_written_as_a_unix_time_waits_until_that_time() {
+    // thirty seconds after the wall clock's now, in Unix seconds
+    let server = limited_once(&[
+        ("x-ratelimit-remaining-requests", "0"),
+        ("x-ratelimit-reset-requests", "1733100030"),
+    ])
+    .await;
+    let (client, sleeper) = reading_resets_at_now();
+
+    let response = client.get(server.url("/v1/models")).send().await.unwrap();
+
+    assert_eq!(response.status(), 200);
+    assert_eq!(sleeper.delays(), [Duration::from_secs(30)]);
+}
+
+#[tokio::test]
+async fn a_reset_written_as_a_unix_time_in_milliseconds_waits_until_that_time() {
+    let server = limited_once(&[
+        ("x-ratelimit-remaining-tokens", "0"),
+        ("x-ratelimit-reset-tokens", "1733100012500"),
+    ])
+    .await;
+    let (client, sleeper) = reading_resets_at_now();
+
+    let response = client.get(server.url("/v1/models")).send().await.unwrap();
+
+    assert_eq!(response.status(), 200);
+    assert_eq!(sleeper.delays(), [Duration::from_millis(12_500)]);
+}
+
+#[tokio::test]
+async fn a_unix_time_already_past_is_no_wait_beyond_the_backoff() {
+    let server = limited_once(&[
+        ("x-ratelimit-remaining-requests", "0"),
+        ("x-ratelimit-reset-requests", "1733099000"),
+    ])
+    .await;
+    let (client, sleeper) = reading_resets_at_now();
+
+    let response = client.get(server.url("/v1/models")).send().await.unwrap();
+
+    assert_eq!(response.status(), 200);
+    let delays = sleeper.delays();
+    assert_eq!(delays.len(), 1);
+    assert!(delays[0] <= FIRST_BACKOFF_CAP, "{delays:?}");
+}
+
+/// The headers of an Anthropic 429 without `retry-after`, as the API
+/// documents them: the input-token limit ran out, and refills in twenty
+/// seconds; the requests limit did not.
+const ANTHROPIC_INPUT_TOKENS_OUT: &[(&str, &str)] = &[
+    ("anthropic-ratelimit-requests-limit", "4000"),
+    ("anthropic-ratelimit-requests-remaining", "3999"),
+    ("anthropic-ratelimit-requests-reset", "2024-12-02T00:41:00Z"),
+    ("anthropic-ratelimit-input-tokens-limit", "400000"),
+    ("anthropic-ratelimit-input-tokens-remaining", "0"),
+    (
+        "anthropic-ratelimit-input-tokens-reset",
+        "2024-12-02T00:40:20Z",
+    ),
+    ("anthropic-ratelimit-output-tokens-limit", "80000"),
+    ("anthropic-ratelimit-output-tokens-remaining", "80000"),
+    (
+        "anthropic-ratelimit-output-tokens-reset",
+        "2024-12-02T00:40:01Z",
+    ),
+];
+
+#[tokio::test]
+async fn an_anthropic_reset_timestamp_waits_until_the_limit_that_ran_out_refills() {
+    let server = limited_once(ANTHROPIC_INPUT_TOKENS_OUT).await;
+    let (client, sleeper) = reading_resets_at_now();
+
+    let response = client.get(server.url("/v1/messages")).send().await.unwrap();
+
+    assert_eq!(response.status(), 200);
+    assert_eq!(sleeper.delays(), [Duration::from_secs(20)]);
+}
+
+#[tokio::test]
+async fn an_anthropic_reset_with_an_offset_and_a_fraction_is_the_same_instant() {
+    let server = limited_once(&[
+        ("anthropic-ratelimit-tokens-remaining", "0"),
+        (
+            "anthropic-ratelimit-tokens-reset",
+            "2024-12-02T01:40:07.25+01:00",
+        ),
+    ])
+    .await;
+    let (client, sleeper) = reading_resets_at_now();
+
+    let response = client.get(server.url("/v1/messages")).send().await.unwrap();
+
+    assert_eq!(response.status(), 200);
+    assert_eq!(sleeper.delays(), [Duration::from_millis(7_250)]);
+}
+
+#[tokio::test]
+async fn an_anthropic_reset_is_not_read_by_default() {
+    let server = limited_once(ANTHROPIC_INPUT_TOKENS_OUT).await;
+    let (policy, sleeper) = virtual_policy();
+    let client = RetryClient::new(reqwest::Client::new(), policy);
+
+    let response = client.get(server.url("/v1/messages")).send().await.unwrap();
 
     assert_eq!(response.status(), 200);
     assert!(sleeper.delays()[0] <= FIRST_BACKOFF_CAP);

@@ -13,7 +13,8 @@ use core::time::Duration;
 use std::time::SystemTime;
 
 use bayesretry_http::{
-    parse_rate_limit_reset, parse_retry_after, parse_retry_after_ms, retry_after,
+    parse_rate_limit_reset, parse_rate_limit_reset_at, parse_retry_after, parse_retry_after_ms,
+    retry_after,
 };
 use proptest::prelude::*;
 
@@ -28,6 +29,7 @@ proptest! {
         let _ = parse_retry_after(&bytes, now);
         let _ = parse_retry_after_ms(&bytes);
         let _ = parse_rate_limit_reset(&bytes);
+        let _ = parse_rate_limit_reset_at(&bytes, now);
     }
 
     #[test]
@@ -35,11 +37,41 @@ proptest! {
         let _ = parse_retry_after(text.as_bytes(), now);
         let _ = parse_retry_after_ms(text.as_bytes());
         let _ = parse_rate_limit_reset(text.as_bytes());
+        let _ = parse_rate_limit_reset_at(text.as_bytes(), now);
     }
 
     #[test]
-    fn duration_like_text_never_panics(text in "([0-9]{0,24}(\\.[0-9]{0,12})?(h|m|s|ms|us|µs|ns|x)?){0,10}") {
+    fn duration_like_text_never_panics(text in "([0-9]{0,24}(\\.[0-9]{0,12})?(h|m|s|ms|us|µs|ns|x)?){0,10}", now in any_now()) {
         let _ = parse_rate_limit_reset(text.as_bytes());
+        let _ = parse_rate_limit_reset_at(text.as_bytes(), now);
+    }
+
+    #[test]
+    fn timestamp_like_text_never_panics(
+        text in "[0-9]{0,5}-[0-9]{0,3}-[0-9]{0,3}[Tt ][0-9]{0,3}:[0-9]{0,3}:[0-9]{0,3}(\\.[0-9]{0,12})?(Z|z|[+-][0-9]{0,3}:[0-9]{0,3})?",
+        now in any_now(),
+    ) {
+        let _ = parse_rate_limit_reset_at(text.as_bytes(), now);
+    }
+
+    #[test]
+    fn a_unix_time_reset_is_the_wait_until_it(at in 1_000_000_000_u64..=253_402_300_799, now in any_now()) {
+        let wait = parse_rate_limit_reset_at(at.to_string().as_bytes(), now);
+        let expected = (SystemTime::UNIX_EPOCH + Duration::from_secs(at))
+            .duration_since(now)
+            .unwrap_or(Duration::ZERO);
+        prop_assert_eq!(wait, Some(expected));
+        // without a clock it is no wait at all, never decades of one
+        prop_assert_eq!(parse_rate_limit_reset(at.to_string().as_bytes()), None);
+    }
+
+    #[test]
+    fn a_relative_reset_reads_the_same_with_a_clock(secs in 0_u64..1_000_000_000, now in any_now()) {
+        let value = secs.to_string();
+        prop_assert_eq!(
+            parse_rate_limit_reset_at(value.as_bytes(), now),
+            Some(Duration::from_secs(secs))
+        );
     }
 
     #[test]
