@@ -1127,6 +1127,8 @@ impl<'a> Attempts<'a> {
             return None;
         }
         inner.report(&decision, &ctx);
+        // the fields of every decision's event, as `failed` writes them: the
+        // delay is zero, as the call ends now, with no wait before it
         #[cfg(feature = "tracing")]
         tracing::event!(
             tracing::Level::DEBUG,
@@ -1135,8 +1137,10 @@ impl<'a> Attempts<'a> {
             error_class = %class,
             retry = false,
             reason = %decision.reason(),
+            vetoed = false,
             probability = decision.probability(),
             expected_value = decision.expected_value(),
+            delay_ms = 0_u64,
             failure_run = run,
             "retry judged again before it went out"
         );
@@ -1273,7 +1277,9 @@ impl<'a, E> Call<'a, E> {
     ///
     /// With the `tracing` feature the call runs in a `DEBUG` span named
     /// `bayesretry.call` with the endpoint as a field, and each decision is an
-    /// event inside it.
+    /// event inside it, with the fields the crate's features list (endpoint,
+    /// attempt, error class, retry, reason, probability, expected value,
+    /// delay).
     pub fn run<T, F, Fut>(self, op: F) -> impl Future<Output = Result<T, RetryError<E>>>
     where
         F: FnMut(u32) -> Fut,
