@@ -63,6 +63,7 @@ type ConsumeHook<'a, E> = Box<dyn FnMut(&E, u32) -> bool + Send + 'a>;
 type AttemptHook<'a, E> = Box<dyn FnMut(&FailedAttempt<'_, E>) + Send + 'a>;
 type VetoHook<'a, E> = Box<dyn FnMut(&FailedAttempt<'_, E>) -> bool + Send + 'a>;
 type ExhaustedHook<'a, E> = Box<dyn FnMut(&RetryError<E>) + Send + 'a>;
+type UnsentHook<'a, E> = Box<dyn Fn(&E) -> bool + Send + 'a>;
 
 /// One call to make under a policy: its hooks, its cancellation token, then
 /// [`run`](Call::run) or [`run_blocking`](Call::run_blocking).
@@ -145,6 +146,8 @@ struct Hooks<'a, E> {
     veto: Option<VetoHook<'a, E>>,
     on_exhausted: Option<ExhaustedHook<'a, E>>,
     cancel: Option<CancelToken>,
+    /// Which errors say the attempt stopped, unsent, for the cancellation.
+    unsent: Option<UnsentHook<'a, E>>,
     max_elapsed: Option<Duration>,
 }
 
@@ -156,6 +159,7 @@ impl<E> Default for Hooks<'_, E> {
             veto: None,
             on_exhausted: None,
             cancel: None,
+            unsent: None,
             max_elapsed: None,
         }
     }
@@ -218,6 +222,41 @@ impl<'a, E> Call<'a, E> {
     pub fn with_cancel(mut self, token: CancelToken) -> Self {
         self.hooks.get_or_insert_with(Box::default).cancel = Some(token);
         self
+    }
+
+    /// Tells the call which errors of an attempt mean that the attempt saw
+    /// the call's token cancelled before it sent anything, and stopped: an
+    /// attempt that does some work of its own before it sends (an HTTP client
+    /// that first reads what is left of the last failed response, so that
+    /// its connection can be reused) may watch the token meanwhile, and should
+    /// not send once it is cancelled.
+    ///
+    /// Such a failure, when the call's token is indeed cancelled, is not a
+    /// failure of the endpoint or of the retry it was to be: it is not
+    /// classified, the breaker does not count it, the store does not learn
+    /// the retry as failed, no decision is made or told, a half-open breaker's
+    /// probe slot goes back, and the retry budget gets back what it was
+    /// charged for the retry — as when the cancellation ends the backoff
+    /// before the attempt. The call ends with
+    /// [`RetryErrorKind::Cancelled`], the error as its last. An error the hook
+    /// picks while the token is not cancelled is an ordinary failure.
+    ///
+    /// Without it, such an error would be classified (say as permanent, to
+    /// stop the call), and the store would learn the retry that never went
+    /// out as a failed one.
+    pub fn cancelled_before_sending(mut self, unsent: impl Fn(&E) -> bool + Send + 'a) -> Self {
+        self.hooks.get_or_insert_with(Box::default).unsent = Some(Box::new(unsent));
+        self
+    }
+
+    /// The reason of the call's cancellation, when its token is cancelled
+    /// and `err` is, by [`cancelled_before_sending`](Call::cancelled_before_sending),
+    /// an attempt that stopped unsent for it.
+    fn unsent_reason(&self, err: &E) -> Option<String> {
+        let hooks = self.hooks.as_ref()?;
+        let unsent = hooks.unsent.as_ref()?;
+        let reason = hooks.cancel.as_ref()?.reason()?;
+        unsent(err).then_some(reason)
     }
 
     /// The call's cancellation token, if it has one.
@@ -598,6 +637,11 @@ impl<'a> Attempts<'a> {
         call: &mut Call<'_, E>,
     ) -> Result<Duration, RetryError<E>> {
         let inner = self.inner;
+        if call.hooks.is_some() {
+            if let Some(reason) = last.as_ref().and_then(|err| call.unsent_reason(err)) {
+                return Err(self.unsent(reason, last.take()));
+            }
+        }
         let classification = match last.as_ref() {
             Some(err) if self.probe == ProbeRound::NONE => call.classify.classify(err),
             Some(err) => self.classify_probe(&call.classify, err),
@@ -917,6 +961,23 @@ impl<'a> Attempts<'a> {
         if let (Some(charged_ms), Some(budget)) = (self.charged_ms.take(), &self.inner.budget) {
             budget.refund(charged_ms, 1);
         }
+    }
+
+    /// An attempt that stopped unsent for the call's cancellation
+    /// ([`Call::cancelled_before_sending`]) ends the call as a cancellation
+    /// before it began would: its probe slot and its retry's charge go back,
+    /// and the retry it was is not learned, as it was never made.
+    #[cold]
+    #[inline(never)]
+    fn unsent<E>(&mut self, reason: String, last: Option<E>) -> RetryError<E> {
+        self.hand_back_probe();
+        self.give_back_retry();
+        let _ = self.take_previous();
+        RetryErrorKind::Cancelled {
+            reason,
+            last_error: last,
+        }
+        .into()
     }
 
     /// A permanent error ends the call: before any hook, and not a failure of

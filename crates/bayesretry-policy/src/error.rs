@@ -131,7 +131,9 @@ pub enum RetryErrorKind<E> {
     Cancelled {
         /// The reason given to [`cancel`](crate::CancelToken::cancel).
         reason: String,
-        /// The error of the last attempt, if one was made.
+        /// The error of the last attempt, if one was made, or of the attempt
+        /// that stopped unsent for the cancellation
+        /// ([`Call::cancelled_before_sending`](crate::Call::cancelled_before_sending)).
         last_error: Option<E>,
     },
 }
