@@ -470,8 +470,9 @@ where
             ..
         } => classify_failure(*status, *retry_after, *should_retry, *classified),
         Failed::Transport(err) => classify_transport(err),
-        // nothing was sent, so nothing to learn or retry: the call ends, and
-        // is reported as cancelled below
+        // not classified: the policy ends the call as cancelled first
+        // (`cancelled_before_sending`); were it asked, nothing was sent, so
+        // there is nothing to retry
         Failed::Cancelled(_) => Classification::Permanent,
     };
     // Vetoes, so that the failure is classified, learned and counted by the
@@ -490,7 +491,12 @@ where
     };
     let cancel = per_call.cancel.clone();
     let cancel = cancel.as_ref();
-    let call = per_call.apply(call);
+    let mut call = per_call.apply(call);
+    if cancel.is_some() {
+        // a retry stopped in its drain was never sent: the policy neither
+        // learns it nor counts it, and gives its budget charge back
+        call = call.cancelled_before_sending(|failed| matches!(failed, Failed::Cancelled(_)));
+    }
     let outcome = call
         .run(|attempt| {
             attempts.store(attempt, Ordering::Relaxed);
@@ -582,8 +588,13 @@ where
         RetryErrorKind::AttemptTimedOut {
             timeout, attempts, ..
         } => return Err(Error::AttemptTimedOut { timeout, attempts }),
-        // the caller's word: whatever the last attempt left is not wanted
-        RetryErrorKind::Cancelled { reason, .. } => {
+        // the caller's word: whatever the last attempt left is not wanted;
+        // a retry stopped in its drain was not sent, and is not counted
+        RetryErrorKind::Cancelled { reason, last_error } => {
+            let attempts = match last_error {
+                Some(Failed::Cancelled(_)) => attempts.saturating_sub(1),
+                _ => attempts,
+            };
             return Err(Error::Cancelled { reason, attempts });
         }
         other => match other.into_last_error() {

@@ -30,9 +30,12 @@ use core::task::{Context, Poll};
 use core::time::Duration;
 
 use bayesretry_http::{Config, Error, RetryClient, RetryLayer};
-use bayesretry_policy::CancelToken;
+use bayesretry_policy::{
+    CancelToken, Decision, ManualClock, Observer, RetryPolicy, VirtualSleeper,
+};
 use bytes::Bytes;
 use http_body::Frame;
+use std::sync::Mutex;
 use support::{OK_200, STALLED_503, serve_raw, virtual_policy};
 use tower::{Layer as _, Service as _, ServiceExt as _};
 
@@ -115,6 +118,20 @@ impl http_body::Body for CancelsWhenRead {
     }
 }
 
+/// What the policy's observer is told: decisions, and outcomes learned.
+#[derive(Clone, Default)]
+struct Told(Arc<Mutex<(usize, Vec<bool>)>>);
+
+impl Observer for Told {
+    fn on_decision(&self, _decision: &Decision, _ctx: &bayesretry_policy::Context<'_>) {
+        self.0.lock().unwrap().0 += 1;
+    }
+
+    fn on_observe(&self, _ctx: &bayesretry_policy::Context<'_>, success: bool) {
+        self.0.lock().unwrap().1.push(success);
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn the_layer_sends_no_retry_after_a_cancel_during_the_drain() {
     let stop = CancelToken::new();
@@ -130,7 +147,13 @@ async fn the_layer_sends_no_retry_after_a_cancel_during_the_drain() {
             Ok::<_, Infallible>(http::Response::builder().status(status).body(body).unwrap())
         }
     });
-    let (policy, _sleeper) = virtual_policy();
+    let told = Told::default();
+    let policy = RetryPolicy::builder()
+        .with_virtual_time(VirtualSleeper::new(ManualClock::new(0)))
+        .with_seed(7)
+        .with_observer(told.clone())
+        .build()
+        .unwrap();
     let mut retried = RetryLayer::new(policy).layer(inner);
     let mut request = http::Request::get("http://svc.internal/v1/jobs/1")
         .body(String::new())
@@ -150,4 +173,12 @@ async fn the_layer_sends_no_retry_after_a_cancel_during_the_drain() {
     assert_eq!(calls.load(Ordering::SeqCst), 1, "the retry went out");
     // the drain ended with the cancellation, not at its timeout
     assert_eq!(start.elapsed(), Duration::ZERO);
+    // the retry was decided after the 503; as it never went out, the policy
+    // did not learn it as failed
+    let (decisions, outcomes) = told.0.lock().unwrap().clone();
+    assert_eq!(decisions, 1);
+    assert!(
+        outcomes.is_empty(),
+        "the unsent retry was learned: {outcomes:?}"
+    );
 }
