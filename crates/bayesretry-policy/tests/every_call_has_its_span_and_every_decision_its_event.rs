@@ -1,10 +1,10 @@
 //! With the `tracing` feature, every call runs in a `DEBUG` span named
 //! `bayesretry.call` with its endpoint, and every decision the call acts on is
 //! an event inside that span with the endpoint, the attempt, the error class,
-//! whether it retries, the reason, the probability, the expected value and the
-//! delay — on every path a call can take: a learning policy, a classic one
-//! through the general loop, and a plain classic one through its fast loops,
-//! async and blocking.
+//! whether it retries, the reason, whether a hook vetoed it, the probability,
+//! the expected value and the delay — on every path a call can take: a
+//! learning policy, a classic one through the general loop, and a plain
+//! classic one through its fast loops, async and blocking.
 //!
 //! What the events say is checked against what the policy's observer is told
 //! (the decision and its context), and the delays against the sleeps the
@@ -33,7 +33,7 @@ use std::sync::{Mutex, PoisonError};
 use bayesretry_backoff::Jitter;
 use bayesretry_policy::{
     Builder, Classification, Classify, Context, Decision, ErrorClass, HttpStatus, ManualClock,
-    Observer, RetryPolicy, VirtualSleeper,
+    Observer, Reason, RetryPolicy, VirtualSleeper,
 };
 use common::block_on;
 use tracing::field::{Field, Visit};
@@ -306,6 +306,12 @@ fn assert_event_is_decision(event: &Fields, told: &Told, context: &str) {
         told.decision.reason().to_string(),
         "{context}"
     );
+    // a veto turns the decision the observer is told into a stop for that reason
+    assert_eq!(
+        field("vetoed"),
+        (told.decision.reason() == Reason::Vetoed).to_string(),
+        "{context}"
+    );
     assert_eq!(
         field("probability"),
         format!("{:?}", told.decision.probability()),
@@ -566,4 +572,37 @@ fn a_retry_judged_again_before_it_went_out_is_a_decision_event_too() {
     assert_event_is_decision(&outer[1].fields, last, "the retry judged again");
     // it was not slept: no wait is left before it
     assert_eq!(outer[1].fields["delay_ms"], "0");
+}
+
+#[test]
+fn a_retry_a_hook_vetoed_is_a_decision_event_that_says_so() {
+    for mode in [Mode::Async, Mode::Blocking] {
+        let decisions = Decisions::default();
+        let policy = classic(4)
+            .with_virtual_time(VirtualSleeper::new(ManualClock::new(0)))
+            .with_observer(decisions.clone())
+            .build()
+            .unwrap();
+        let capture = Capture::default();
+        tracing::subscriber::with_default(capture.clone(), || {
+            let call = policy.call::<Failure>("vetoed").should_retry(|_| false);
+            let _ = match mode {
+                Mode::Async => block_on(call.run(|attempt| async move { always_503(attempt) })),
+                Mode::Blocking => call.run_blocking(always_503),
+            };
+        });
+        let told = decisions.take();
+        let seen = capture.seen();
+        let events: Vec<&EventSeen> = seen
+            .events
+            .iter()
+            .filter(|event| event.fields.contains_key("reason"))
+            .collect();
+        assert_eq!(told.len(), 1, "{mode:?}: {told:?}");
+        assert_eq!(told[0].decision.reason(), Reason::Vetoed, "{mode:?}");
+        assert_eq!(events.len(), 1, "{mode:?}: {:?}", seen.events);
+        assert_eq!(events[0].span, Some(1), "{mode:?}");
+        assert_event_is_decision(&events[0].fields, &told[0], "vetoed");
+        assert_eq!(events[0].fields["vetoed"], "true", "{mode:?}");
+    }
 }
