@@ -3,7 +3,8 @@
 //! stop. Marked with `Call::cancelled_before_sending`, such a failure ends the
 //! call as `Cancelled`, as a cancellation before the attempt began would: the
 //! retry it was to be is not learned as failed, no decision is made for it,
-//! and the retry budget gets its charge back.
+//! and the retry budget gets its charge back; a half-open breaker neither
+//! counts it nor keeps its probe slot. In the async loop as in the blocking one.
 
 #![allow(
     clippy::unwrap_used,
@@ -197,4 +198,98 @@ fn a_marked_error_while_the_token_is_not_cancelled_is_an_ordinary_failure() {
         "not cancelled: the error is classified as itself"
     );
     assert_eq!(told.outcomes(), [(1, ErrorClass::Http(503), false)]);
+}
+
+#[test]
+fn the_async_loop_ends_an_unsent_attempt_as_the_blocking_one_does() {
+    let told = Told::default();
+    let policy = one_retry_of_budget()
+        .with_observer(told.clone())
+        .build()
+        .unwrap();
+    let token = CancelToken::new();
+    let pressed = token.clone();
+
+    let out = common::block_on(
+        policy
+            .call::<Failed>("api")
+            .with_cancel(token.clone())
+            .cancelled_before_sending(|failed| *failed == Failed::Unsent)
+            .run(|attempt| {
+                let pressed = pressed.clone();
+                async move {
+                    match attempt {
+                        1 => Err::<u32, _>(Failed::Status(HttpStatus(503))),
+                        _ => {
+                            pressed.cancel("shutting down");
+                            Err(Failed::Unsent)
+                        }
+                    }
+                }
+            }),
+    );
+
+    match out.map_err(bayesretry_policy::RetryError::into_kind) {
+        Err(RetryErrorKind::Cancelled { reason, last_error }) => {
+            assert_eq!(reason, "shutting down");
+            assert_eq!(last_error, Some(Failed::Unsent));
+        }
+        other => panic!("not cancelled: {other:?}"),
+    }
+    assert_eq!(told.decisions(), 1);
+    assert_eq!(told.outcomes(), []);
+    // the budget's one retry is there again
+    let next = policy.run_blocking("api", common::fails_once);
+    assert_eq!(next.unwrap(), 2, "the charge was kept");
+}
+
+#[test]
+fn an_unsent_probe_hands_its_slot_back_and_leaves_the_breaker_half_open() {
+    use bayesretry_breaker::State;
+    let clock = bayesretry_policy::ManualClock::new(0);
+    let policy = RetryPolicy::builder()
+        .classic()
+        .with_breaker(bayesretry_breaker::Config::new())
+        .with_max_attempts(1)
+        .with_virtual_time(bayesretry_policy::VirtualSleeper::new(clock.clone()))
+        .build()
+        .unwrap();
+    let mut until = None;
+    for _ in 0..100 {
+        let _ = policy.run_blocking("api", |_| Err::<(), _>(HttpStatus(503)));
+        if let Some(State::Open { until_ms }) = policy.breaker_state("api") {
+            until = Some(until_ms);
+            break;
+        }
+    }
+    clock.set(until.expect("the breaker never opened"));
+    let token = CancelToken::new();
+
+    // the probe stops unsent: neither a success nor a failure of the endpoint
+    let probe = policy
+        .call::<Failed>("api")
+        .with_cancel(token.clone())
+        .cancelled_before_sending(|failed| *failed == Failed::Unsent)
+        .run_blocking(|_| -> Result<u32, Failed> {
+            token.cancel("shutting down");
+            Err(Failed::Unsent)
+        });
+    assert!(
+        matches!(
+            probe.map_err(bayesretry_policy::RetryError::into_kind),
+            Err(RetryErrorKind::Cancelled { .. })
+        ),
+        "not cancelled"
+    );
+    assert!(
+        matches!(policy.breaker_state("api"), Some(State::HalfOpen { .. })),
+        "the breaker counted the unsent probe: {:?}",
+        policy.breaker_state("api")
+    );
+
+    // the slot is free: the next call probes at once, and closes the breaker
+    clock.advance(core::time::Duration::from_millis(1));
+    let next = policy.run_blocking("api", |_| Ok::<_, HttpStatus>(7));
+    assert_eq!(next.ok(), Some(7));
+    assert_eq!(policy.breaker_state("api"), Some(State::Closed));
 }
