@@ -1,6 +1,7 @@
-//! Whatever bytes a server sends as `Retry-After` or `retry-after-ms`, parsing
-//! returns a value or `None`; it never panics, and what it returns agrees with
-//! the header's plain meaning.
+//! Whatever bytes a server sends as `Retry-After`, `retry-after-ms` or a
+//! rate-limit reset, parsing returns a value or `None`; it never panics, and
+//! what it returns agrees with the header's plain meaning. An RFC 3339 reset
+//! is checked against the calendar of `httpdate`, an independent day count.
 
 #![allow(
     clippy::unwrap_used,
@@ -131,6 +132,47 @@ proptest! {
             // only a date past 9999 cannot be written and read back
             prop_assert!(now_secs + ahead >= 253_402_300_800);
         }
+    }
+
+    #[test]
+    fn an_rfc_3339_reset_is_the_instant_httpdate_writes(
+        utc in 0_u64..=253_402_300_799,
+        east_minutes in -(23 * 60 + 59_i64)..=23 * 60 + 59,
+        zulu in any::<bool>(),
+        fraction in "(\\.[0-9]{1,12})?",
+        separator in "[Tt ]",
+    ) {
+        // the zone's clock reading, written by httpdate's own calendar (an
+        // independent day count), then read back as RFC 3339
+        let east = if zulu { 0 } else { east_minutes * 60 };
+        let Some(local) = utc.checked_add_signed(east).filter(|local| *local <= 253_402_300_799) else {
+            return Ok(());
+        };
+        let date = httpdate::fmt_http_date(SystemTime::UNIX_EPOCH + Duration::from_secs(local));
+        // "Sun, 06 Nov 1994 08:49:37 GMT"
+        let parts: Vec<&str> = date.split(' ').collect();
+        let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+            .iter()
+            .position(|name| *name == parts[2])
+            .unwrap()
+            + 1;
+        let zone = if zulu {
+            "Z".to_owned()
+        } else {
+            let sign = if east_minutes < 0 { '-' } else { '+' };
+            let minutes = east_minutes.unsigned_abs();
+            format!("{sign}{:02}:{:02}", minutes / 60, minutes % 60)
+        };
+        let text = format!(
+            "{}-{month:02}-{}{separator}{}{fraction}{zone}",
+            parts[3], parts[1], parts[4]
+        );
+        let nanos: u32 = fraction
+            .get(1..)
+            .map(|digits| format!("{:0<9}", digits).get(..9).unwrap().parse().unwrap())
+            .unwrap_or(0);
+        let wait = parse_rate_limit_reset_at(text.as_bytes(), SystemTime::UNIX_EPOCH);
+        prop_assert_eq!(wait, Some(Duration::new(utc, nanos)), "{}", text);
     }
 
     #[test]
