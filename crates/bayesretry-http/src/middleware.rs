@@ -61,6 +61,16 @@ use crate::exchange::{OnlyRefusals, PerCall, exchange, once};
 /// as `transport()`. Only a request that could not be built, which sent
 /// nothing and so has no stop to tell, comes back as the chain's error itself.
 ///
+/// Two things a caller used to the bare error must ask differently. The
+/// outer error is a middleware's, so its own `is_timeout()`, `is_connect()`,
+/// `status()` and `url()` answer `false` or `None` for a transport failure:
+/// ask `transport()` (or match its `reqwest_middleware::Error::Reqwest`). And
+/// reqwest's error is not a link of the chain of causes as its own type:
+/// reqwest-middleware's `Reqwest` variant is transparent, its `source()` that
+/// of reqwest's error, so a search of the causes (anyhow's `chain()` too) for
+/// a `reqwest::Error` finds none. Search them for a `reqwest_middleware::Error`
+/// instead, past the outer one: the second is the chain's.
+///
 /// Here the rest of the chain is a stand-in for a server that asks for a
 /// two-hour wait, beyond the policy's limit:
 ///

@@ -165,3 +165,36 @@ async fn a_middleware_s_own_error_below_keeps_its_type_beside_the_stop() {
     };
     assert!(below.downcast_ref::<Refused>().is_some());
 }
+
+#[tokio::test]
+async fn reqwest_s_error_is_reached_through_the_chain_s_error_not_the_outer_one() {
+    let url = format!("http://{}/v1/models", closed_port());
+    let client = retried(classic_at_once(2), None);
+
+    let err = client.get(&url).send().await.unwrap_err();
+
+    // the outer error is a middleware's: reqwest-middleware's own questions
+    // find no reqwest error in it
+    assert!(!err.is_connect() && err.url().is_none(), "{err:?}");
+    // the chain's error beside the stop answers them
+    let chain = unwrap_middleware_error(&err).transport().unwrap();
+    assert!(chain.is_connect() && chain.url().is_some(), "{chain:?}");
+    // as does the one in the chain of causes, past the outer error; reqwest's
+    // own error is not a link of it (reqwest-middleware's `Reqwest` variant
+    // is transparent: its cause is the cause of reqwest's error)
+    let causes = || core::iter::successors(Some(&err as &dyn core::error::Error), |e| e.source());
+    let found = causes()
+        .filter_map(|cause| cause.downcast_ref::<reqwest_middleware::Error>())
+        .find(|cause| cause.is_connect());
+    assert!(found.is_some(), "{err:?}");
+    assert!(causes().all(|cause| cause.downcast_ref::<reqwest::Error>().is_none()));
+    let reqwest_middleware::Error::Middleware(inner) = &err else {
+        unreachable!("unwrapped above");
+    };
+    assert!(
+        inner
+            .chain()
+            .filter_map(|cause| cause.downcast_ref::<reqwest_middleware::Error>())
+            .any(reqwest_middleware::Error::is_connect)
+    );
+}
