@@ -4,7 +4,7 @@
 use core::fmt;
 use core::time::Duration;
 
-use bayesretry_policy::Reason;
+use bayesretry_policy::{ReadableDuration, Reason};
 
 use crate::config::NotRetried;
 
@@ -181,68 +181,6 @@ impl<E, R> Error<E, R> {
     }
 }
 
-/// A duration as a person reads it in an error's text, in the unit that
-/// fits its size: `120 ms` and `0.5 ms` below a second, `2.5 s` below a
-/// minute, and from a minute up days, hours, minutes and seconds, the parts
-/// that are zero left out (`1 h`, `1 h 30 min`, `2 min 5.5 s`). Seconds and
-/// milliseconds to three decimals at most, trailing zeros dropped.
-///
-/// A count of milliseconds alone (`3600000 ms` for a server's hour) makes the
-/// reader count digits to learn the one thing the text is for: how long.
-struct Readable(Duration);
-
-impl fmt::Display for Readable {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let wait = self.0;
-        let secs = wait.as_secs();
-        if secs == 0 {
-            return thousandths(f, u64::from(wait.subsec_micros()), "ms");
-        }
-        let millis_of_minute = (secs % 60) * 1_000 + u64::from(wait.subsec_millis());
-        if secs < 60 {
-            return thousandths(f, millis_of_minute, "s");
-        }
-        let parts = [
-            (secs / 86_400, "d"),
-            (secs / 3_600 % 24, "h"),
-            (secs / 60 % 60, "min"),
-        ];
-        let mut first = true;
-        for (count, unit) in parts.into_iter().filter(|(count, _)| *count > 0) {
-            if !first {
-                f.write_str(" ")?;
-            }
-            write!(f, "{count} {unit}")?;
-            first = false;
-        }
-        if millis_of_minute > 0 {
-            f.write_str(" ")?;
-            thousandths(f, millis_of_minute, "s")?;
-        }
-        Ok(())
-    }
-}
-
-/// Writes `count` thousandths of `unit` as a decimal number of `unit`,
-/// without trailing zeros: 2500 thousandths of `s` is `2.5 s`.
-fn thousandths(f: &mut fmt::Formatter<'_>, count: u64, unit: &str) -> fmt::Result {
-    let (whole, mut fraction) = (count / 1_000, count % 1_000);
-    write!(f, "{whole}")?;
-    if fraction > 0 {
-        let mut places = 3;
-        // at most twice: the fraction is below 1000 and not zero
-        for _ in 0..2 {
-            if fraction % 10 != 0 {
-                break;
-            }
-            fraction /= 10;
-            places -= 1;
-        }
-        write!(f, ".{fraction:0places$}")?;
-    }
-    write!(f, " {unit}")
-}
-
 /// What happened, in one line. A transport error is not in it: it is the
 /// error's [`source`](core::error::Error::source), as Rust's error reporters
 /// expect.
@@ -262,7 +200,7 @@ impl<E, R> fmt::Display for Error<E, R> {
                 f,
                 "server asked to retry after {}, beyond the policy's limit; \
                  stopped after {attempts} attempt(s) without waiting",
-                Readable(*retry_after)
+                ReadableDuration(*retry_after)
             ),
             Error::RetryAfterPastDeadline {
                 retry_after,
@@ -272,7 +210,7 @@ impl<E, R> fmt::Display for Error<E, R> {
                 f,
                 "server asked to retry after {}, past the call's deadline; \
                  stopped after {attempts} attempt(s) without waiting",
-                Readable(*retry_after)
+                ReadableDuration(*retry_after)
             ),
             Error::CircuitOpen {
                 endpoint,
@@ -285,14 +223,14 @@ impl<E, R> fmt::Display for Error<E, R> {
                     n => write!(f, " after {n} attempt(s)")?,
                 }
                 match retry_after {
-                    Some(wait) => write!(f, " (may admit a call in {})", Readable(*wait)),
+                    Some(wait) => write!(f, " (may admit a call in {})", ReadableDuration(*wait)),
                     None => Ok(()),
                 }
             }
             Error::AttemptTimedOut { timeout, attempts } => write!(
                 f,
                 "attempt {attempts} timed out after {}, no further attempt",
-                Readable(*timeout)
+                ReadableDuration(*timeout)
             ),
             Error::Cancelled { reason, attempts } => {
                 write!(f, "cancelled after {attempts} attempt(s): {reason}")
@@ -410,32 +348,6 @@ mod tests {
             stop: Stop::Policy(Reason::MaxAttempts),
         };
         assert_eq!(transport.retry_after(), None);
-    }
-
-    #[test]
-    fn a_duration_is_written_in_the_unit_that_fits_it() {
-        let cases = [
-            (Duration::ZERO, "0 ms"),
-            (Duration::from_micros(500), "0.5 ms"),
-            (Duration::from_micros(1_250), "1.25 ms"),
-            (Duration::from_millis(120), "120 ms"),
-            (Duration::from_millis(999), "999 ms"),
-            (Duration::from_secs(1), "1 s"),
-            (Duration::from_millis(1_500), "1.5 s"),
-            (Duration::from_millis(2_505), "2.505 s"),
-            (Duration::from_secs(30), "30 s"),
-            (Duration::from_secs(60), "1 min"),
-            (Duration::from_millis(125_500), "2 min 5.5 s"),
-            (Duration::from_secs(360), "6 min"),
-            (Duration::from_secs(3_600), "1 h"),
-            (Duration::from_secs(5_400), "1 h 30 min"),
-            (Duration::from_secs(3_601), "1 h 1 s"),
-            (Duration::from_secs(90_000), "1 d 1 h"),
-            (Duration::from_secs(u64::MAX), "213503982334601 d 7 h 15 s"),
-        ];
-        for (wait, text) in cases {
-            assert_eq!(Readable(wait).to_string(), text, "{wait:?}");
-        }
     }
 
     #[test]

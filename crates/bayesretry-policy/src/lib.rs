@@ -11,6 +11,7 @@ mod endpoint;
 mod error;
 mod observer;
 mod policy;
+mod readable;
 mod rng;
 mod run;
 mod sleep;
@@ -31,6 +32,7 @@ pub use policy::{
     DEFAULT_MAX_RETRY_AFTER, DEFAULT_OPEN_BELOW_RANGE, DEFAULT_SUCCESS_VALUE,
     MAX_UNCOUNTED_FAILURES, RetryPolicy, WAIT_WHILE_OPEN_POLL, default_breaker, default_store,
 };
+pub use readable::ReadableDuration;
 #[cfg(feature = "tokio")]
 pub use sleep::TokioSleeper;
 pub use sleep::{BlockingSleeper, Sleeper, ThreadSleeper, VirtualSleeper};
