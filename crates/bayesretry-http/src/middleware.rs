@@ -49,27 +49,17 @@ use crate::exchange::{OnlyRefusals, PerCall, exchange, once};
 /// this crate's [`Error`] over the chain's error type and reqwest's response,
 /// `Error<reqwest_middleware::Error, reqwest::Response>`. Downcast to that
 /// type, not to the plain [`Error`] (whose transport error is a
-/// `reqwest::Error`), which never matches. That holds for a last attempt that
-/// failed in transport too: [`Error::Transport`] carries the chain's own error
-/// (`transport()`, and the error's `source()`) beside the attempts made and
-/// the [`Stop`](crate::Stop) — the attempt cap, the deadline, a request not
-/// safe to replay — that [`RetryClient`](crate::RetryClient) and the tower
-/// layer report. A `reqwest_middleware::Error` has no room for that beside a
-/// `reqwest::Error` (its `Reqwest` variant holds reqwest's error alone), so
-/// the chain's error is wrapped rather than returned as it was: a caller who
-/// wants reqwest's error (`is_timeout`, `is_connect`) finds it one step down,
-/// as `transport()`. Only a request that could not be built, which sent
-/// nothing and so has no stop to tell, comes back as the chain's error itself.
+/// `reqwest::Error`), which never matches.
 ///
-/// Two things a caller used to the bare error must ask differently. The
-/// outer error is a middleware's, so its own `is_timeout()`, `is_connect()`,
-/// `status()` and `url()` answer `false` or `None` for a transport failure:
-/// ask `transport()` (or match its `reqwest_middleware::Error::Reqwest`). And
-/// reqwest's error is not a link of the chain of causes as its own type:
-/// reqwest-middleware's `Reqwest` variant is transparent, its `source()` that
-/// of reqwest's error, so a search of the causes (anyhow's `chain()` too) for
-/// a `reqwest::Error` finds none. Search them for a `reqwest_middleware::Error`
-/// instead, past the outer one: the second is the chain's.
+/// A last attempt that failed in transport is the exception: by default its
+/// error comes back as the chain gave it, so that the middlewares above and
+/// the caller ask it what they ask any reqwest-middleware error
+/// (`is_timeout()`, `is_connect()`, `status()`, `url()`), as they would
+/// without retries in between. What that error cannot carry is the attempts
+/// made and the [`Stop`](crate::Stop) — the attempt cap, the deadline, a
+/// request not safe to replay — that [`RetryClient`](crate::RetryClient) and
+/// the tower layer report beside it. A caller who wants those asks for
+/// [`with_wrapped_transport_errors`](RetryMiddleware::with_wrapped_transport_errors).
 ///
 /// Here the rest of the chain is a stand-in for a server that asks for a
 /// two-hour wait, beyond the policy's limit:
@@ -119,6 +109,8 @@ use crate::exchange::{OnlyRefusals, PerCall, exchange, once};
 pub struct RetryMiddleware {
     policy: RetryPolicy,
     config: Arc<Config>,
+    /// Whether a transport failure comes back as a [`MiddlewareError`].
+    wrap_transport: bool,
 }
 
 impl fmt::Debug for RetryMiddleware {
@@ -126,6 +118,7 @@ impl fmt::Debug for RetryMiddleware {
         f.debug_struct("RetryMiddleware")
             .field("policy", &self.policy)
             .field("config", &self.config)
+            .field("wrap_transport", &self.wrap_transport)
             .finish()
     }
 }
@@ -136,6 +129,7 @@ impl RetryMiddleware {
         RetryMiddleware {
             policy,
             config: Arc::new(Config::new()),
+            wrap_transport: false,
         }
     }
 
@@ -143,6 +137,29 @@ impl RetryMiddleware {
     #[must_use]
     pub fn with_config(mut self, config: Config) -> RetryMiddleware {
         self.config = Arc::new(config);
+        self
+    }
+
+    /// The same middleware, returning a last attempt's transport failure as
+    /// `reqwest_middleware::Error::Middleware` holding a
+    /// [`MiddlewareError::Transport`](Error::Transport): the chain's own error
+    /// (`transport()`, and the error's `source()`) beside the attempts made
+    /// and the [`Stop`](crate::Stop) that followed, as
+    /// [`RetryClient`](crate::RetryClient) reports them.
+    ///
+    /// Off by default, because the wrapped error is a middleware's: its own
+    /// `is_timeout()`, `is_connect()`, `status()` and `url()` answer `false`
+    /// or `None`, for the caller and for every middleware above this one.
+    /// Ask `transport()` instead. reqwest's error is not a link of the chain
+    /// of causes as its own type either: reqwest-middleware's `Reqwest`
+    /// variant is transparent, its `source()` that of reqwest's error, so a
+    /// search of the causes (anyhow's `chain()` too) for a `reqwest::Error`
+    /// finds none; search them for a `reqwest_middleware::Error` past the
+    /// outer one. A request that could not be built, which sent nothing and
+    /// has no stop to tell, comes back as the chain's error either way.
+    #[must_use]
+    pub fn with_wrapped_transport_errors(mut self) -> RetryMiddleware {
+        self.wrap_transport = true;
         self
     }
 }
@@ -256,10 +273,9 @@ impl Middleware for RetryMiddleware {
                 outcome
             }
         };
-        // the transport error too is wrapped: the stop beside it is what the
-        // caller cannot learn from the chain's error alone
         outcome.map_err(|err| match err {
             Error::Build(source) => source,
+            Error::Transport { source, .. } if !self.wrap_transport => source,
             other => reqwest_middleware::Error::middleware(other),
         })
     }

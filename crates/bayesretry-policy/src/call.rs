@@ -244,6 +244,11 @@ impl<'a, E> Call<'a, E> {
     /// Without it, such an error would be classified (say as permanent, to
     /// stop the call), and the store would learn the retry that never went
     /// out as a failed one.
+    ///
+    /// Pick only the errors of attempts that sent nothing: an error picked
+    /// here while the token is cancelled is learned by nobody, so an attempt
+    /// that did reach the endpoint and failed would go unlearned, uncounted
+    /// by the breaker, and its retry's budget charge refunded.
     pub fn cancelled_before_sending(mut self, unsent: impl Fn(&E) -> bool + Send + 'a) -> Self {
         self.hooks.get_or_insert_with(Box::default).unsent = Some(Box::new(unsent));
         self

@@ -1,6 +1,8 @@
 //! Behind `RetryMiddleware`, a call whose last attempt failed in transport
-//! tells the caller what `RetryClient` and the tower layer tell: the attempts
-//! made and why no further one followed (the attempt cap, the deadline). It
+//! comes back as the chain gave it, so that `is_connect()` and its kin answer
+//! as without retries; asked to (`with_wrapped_transport_errors`), it tells
+//! the caller what `RetryClient` and the tower layer tell: the attempts made
+//! and why no further one followed (the attempt cap, the deadline). It then
 //! arrives as `reqwest_middleware::Error::Middleware` holding a
 //! `MiddlewareError::Transport`, whose `transport()` is the chain's own error.
 
@@ -25,13 +27,13 @@ use reqwest_middleware::{Middleware, Next};
 use support::{classic_at_once, closed_port};
 
 /// A reqwest client whose middleware chain is `RetryMiddleware` under
-/// `policy`, then `below`.
+/// `policy`, wrapping its transport errors, then `below`.
 fn retried(
     policy: RetryPolicy,
     below: Option<FailsBelow>,
 ) -> reqwest_middleware::ClientWithMiddleware {
     let builder = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
-        .with(RetryMiddleware::new(policy));
+        .with(RetryMiddleware::new(policy).with_wrapped_transport_errors());
     match below {
         Some(below) => builder.with(below),
         None => builder,
@@ -197,4 +199,40 @@ async fn reqwest_s_error_is_reached_through_the_chain_s_error_not_the_outer_one(
             .filter_map(|cause| cause.downcast_ref::<reqwest_middleware::Error>())
             .any(reqwest_middleware::Error::is_connect)
     );
+}
+
+#[tokio::test]
+async fn unasked_the_chain_s_error_comes_back_as_it_was_after_the_retries() {
+    let url = format!("http://{}/v1/models", closed_port());
+    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+        .with(RetryMiddleware::new(classic_at_once(3)))
+        .build();
+
+    let err = client.get(&url).send().await.unwrap_err();
+
+    // reqwest's error itself: the questions a chain asks any error answer
+    let reqwest_middleware::Error::Reqwest(source) = &err else {
+        panic!("wrapped though not asked to: {err:?}");
+    };
+    assert!(source.is_connect(), "{source:?}");
+    assert!(err.is_connect() && err.url().is_some(), "{err:?}");
+}
+
+#[tokio::test]
+async fn unasked_a_middleware_s_own_error_below_comes_back_as_it_was() {
+    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+        .with(RetryMiddleware::new(classic_at_once(2)))
+        .with(FailsBelow)
+        .build();
+
+    let err = client
+        .get("http://svc.internal/v1/jobs/1")
+        .send()
+        .await
+        .unwrap_err();
+
+    let reqwest_middleware::Error::Middleware(below) = &err else {
+        panic!("not the middleware's error: {err:?}");
+    };
+    assert!(below.downcast_ref::<Refused>().is_some(), "{err:?}");
 }
