@@ -4,7 +4,7 @@
 //! implementation, and the test vectors under `tests/data/` (made by an
 //! independent script) hold the two together.
 
-use crate::hash::HEX;
+use crate::hash::{HEX, Hash};
 
 /// The version of the canonical form, written as the `v` field of every entry.
 pub(crate) const VERSION: u64 = 1;
@@ -37,6 +37,9 @@ pub(crate) enum EventView<'a> {
     },
     Dropped {
         count: u64,
+    },
+    Continues {
+        prev: Hash,
     },
 }
 
@@ -79,6 +82,11 @@ pub(crate) fn write(seq: u64, view: &View<'_>, out: &mut Vec<u8>) {
         EventView::Dropped { count } => {
             out.extend_from_slice(b",\"event\":\"dropped\",\"count\":");
             push_u64(out, count);
+        }
+        EventView::Continues { prev } => {
+            out.extend_from_slice(b",\"event\":\"continues\",\"prev\":\"");
+            prev.write_hex(out);
+            out.push(b'"');
         }
     }
     out.push(b'}');

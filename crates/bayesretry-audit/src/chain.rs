@@ -14,6 +14,12 @@ pub(crate) struct Checker {
     prev: Hash,
     /// The seal to check against, if any.
     seal: Option<Seal>,
+    /// Where the chain starts: nothing before it (0 entries, genesis), or the
+    /// link of a first entry that continues a log from another file.
+    start: Seal,
+    /// No entry checked yet and nothing known before the first: a first
+    /// entry that links to another file's log sets the start.
+    fresh: bool,
 }
 
 impl Checker {
@@ -22,13 +28,37 @@ impl Checker {
             next: 0,
             prev: Hash::GENESIS,
             seal,
+            start: Seal::new(0, Hash::GENESIS),
+            fresh: true,
         }
+    }
+
+    /// Where the chain checked starts: 0 entries and [`Hash::GENESIS`], or
+    /// the link of its first entry, which continues a log from another file.
+    pub(crate) const fn start(&self) -> Seal {
+        self.start
+    }
+
+    /// The end of what was checked so far.
+    pub(crate) const fn end(&self) -> Seal {
+        Seal::new(self.next, self.prev)
+    }
+
+    /// Whether an entry has been checked.
+    pub(crate) const fn started(&self) -> bool {
+        !self.fresh
     }
 
     /// Checks the next entry: its sequence number `seq`, its canonical form and
     /// the hash stored with it.
-    pub(crate) fn step(&mut self, seq: u64, canonical: &[u8], stored: &Hash) -> Result<(), Broken> {
-        self.step_with(seq, stored, |prev| Hash::chain(prev, canonical))
+    pub(crate) fn step(
+        &mut self,
+        seq: u64,
+        canonical: &[u8],
+        stored: &Hash,
+        link: Option<Hash>,
+    ) -> Result<(), Broken> {
+        self.step_with(seq, stored, link, |prev| Hash::chain(prev, canonical))
     }
 
     /// Checks the next entry: its sequence number `seq`, the hash stored with it,
@@ -36,12 +66,55 @@ impl Checker {
     ///
     /// The sequence number is checked first: a missing or moved entry then
     /// reads as what it is rather than as a hash mismatch, and costs no hashing.
+    ///
+    /// `link` is the `prev` a `continues` entry states. As the first entry
+    /// checked, it is taken on trust, since the file before is not at hand:
+    /// the chain starts there. Anywhere else it must be the end of what was
+    /// checked, or the entry is [`Break::Link`].
     pub(crate) fn step_with(
         &mut self,
         seq: u64,
         stored: &Hash,
+        link: Option<Hash>,
         hash: impl FnOnce(&Hash) -> Hash,
     ) -> Result<(), Broken> {
+        if let Some(prev) = link {
+            let stated = Seal::new(seq, prev);
+            if self.fresh {
+                self.next = seq;
+                self.prev = prev;
+                self.start = stated;
+                if let Some(seal) = self.seal {
+                    if seal.entries() < seq {
+                        return Err(Broken::new(
+                            seq,
+                            Break::SealBeforeStart {
+                                sealed: seal.entries(),
+                                start: seq,
+                            },
+                        ));
+                    }
+                    if seal.entries() == seq && seal.head() != prev {
+                        return Err(Broken::new(
+                            seq,
+                            Break::Seal {
+                                sealed: seal.head(),
+                                found: prev,
+                            },
+                        ));
+                    }
+                }
+            } else if stated != self.end() {
+                return Err(Broken::new(
+                    self.next,
+                    Break::Link {
+                        expected: self.end(),
+                        found: stated,
+                    },
+                ));
+            }
+        }
+        self.fresh = false;
         let index = self.next;
         if seq != index {
             return Err(Broken::new(

@@ -7,6 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::hash::Hash;
+use crate::seal::Seal;
 
 /// Why an entry breaks the chain.
 ///
@@ -49,6 +50,25 @@ pub enum Break {
         /// The hash of the entry at the seal's position.
         found: Hash,
     },
+    /// A `continues` entry ([`Event::Continues`](crate::Event::Continues))
+    /// links to another end than that of the entries checked before it: in a
+    /// set of files, one is missing, out of order or from another log.
+    Link {
+        /// The end of the entries before it: their count and the hash of the
+        /// last.
+        expected: Seal,
+        /// What the entry states: its sequence number and `prev`.
+        found: Seal,
+    },
+    /// The log starts after the entries the seal commits to (its first entry
+    /// continues a log from files not given), so it cannot show that it
+    /// holds them.
+    SealBeforeStart {
+        /// Entries the seal commits to.
+        sealed: u64,
+        /// The sequence number the log starts at.
+        start: u64,
+    },
 }
 
 impl fmt::Display for Break {
@@ -69,6 +89,14 @@ impl fmt::Display for Break {
             Break::Seal { sealed, found } => {
                 write!(f, "hash {found} where the seal has {sealed}")
             }
+            Break::Link { expected, found } => {
+                write!(f, "it continues from {found} where {expected} was due")
+            }
+            Break::SealBeforeStart { sealed, start } => write!(
+                f,
+                "the log starts at entry {start}, after the {sealed} entries the seal \
+                 commits to: verify it with the files before it"
+            ),
         }
     }
 }
@@ -244,6 +272,47 @@ pub enum Error {
         /// another name (a hard link, or the name it had before a rename).
         lock: PathBuf,
     },
+    /// An error in one file of a log kept in several
+    /// ([`Verifier::summarize_files`](crate::Verifier::summarize_files)):
+    /// the file, and the error, whose line numbers count in that file.
+    InFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        source: Box<Error>,
+    },
+    /// In a log kept in several files, given in order, a file does not begin
+    /// where the file before it ends: its first entry is not the
+    /// `continues` link to that end ([`Event::Continues`](crate::Event::Continues)).
+    /// A file between them is missing, the files are out of order, or one is
+    /// from another log; the message says which the link points to.
+    Discontinuous {
+        /// The file that does not continue the one before.
+        path: PathBuf,
+        /// The file before it, in the order given.
+        previous: PathBuf,
+        /// Where `previous` ends: its entries (counted from the log's
+        /// beginning) and the hash of its last.
+        ends: Seal,
+        /// Where `path`'s first entry links to; `None` if it is no link (a
+        /// file that starts a log of its own, an empty file, or one cut at
+        /// its start).
+        link: Option<Seal>,
+    },
+    /// The log file is shorter than what its writer has written to it: it
+    /// was truncated under the writer, as logrotate's `copytruncate` does
+    /// (copy the file, then empty it in place). The entries the writer goes
+    /// on to append would start the file in the middle of the chain, so it
+    /// refuses them: it is poisoned. Rotate a log by renaming it
+    /// ([`JsonlWriter::rotate`](crate::JsonlWriter::rotate)).
+    Shrunk {
+        /// The log file.
+        path: PathBuf,
+        /// The bytes its writer has written to it.
+        written: u64,
+        /// Its length now.
+        len: u64,
+    },
 }
 
 impl fmt::Display for Error {
@@ -286,7 +355,18 @@ impl fmt::Display for Error {
                 f,
                 "line {line} is unfinished but not as a crash leaves a line ({len} bytes): {problem}"
             ),
-            Error::Broken { line, broken } => write!(f, "line {line}: {broken}"),
+            Error::Broken { line, broken } => {
+                write!(f, "line {line}: {broken}")?;
+                match broken.why() {
+                    Break::Sequence { expected: 0, found } if *line == 1 && *found > 0 => write!(
+                        f,
+                        "; the file's first entry is entry {found}, and not a `continues` link: \
+                         the lines before it were cut from its start, as logrotate's \
+                         `copytruncate` does (rotate a log by renaming it instead)"
+                    ),
+                    _ => Ok(()),
+                }
+            }
             Error::RecordTooLong { len, limit } => {
                 write!(f, "record line of {len} bytes is longer than {limit}")
             }
@@ -299,6 +379,53 @@ impl fmt::Display for Error {
                 path.display(),
                 lock.display()
             ),
+            Error::InFile { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::Discontinuous {
+                path,
+                previous,
+                ends,
+                link,
+            } => {
+                let (path, previous) = (path.display(), previous.display());
+                let entries = ends.entries();
+                match link {
+                    None => write!(
+                        f,
+                        "{path} does not continue {previous}: its first entry is not a \
+                         `continues` link to the {entries} entries {previous} ends with \
+                         (a file of another log, or one emptied or cut at its start?)"
+                    ),
+                    Some(link) if link.entries() > entries => write!(
+                        f,
+                        "{path} continues a log of {} entries, but {previous} ends after \
+                         {entries}: the {} entries between them are missing (a file left out \
+                         or deleted?)",
+                        link.entries(),
+                        link.entries() - entries
+                    ),
+                    Some(link) if link.entries() < entries => write!(
+                        f,
+                        "{path} continues a log of {} entries, but {previous} already ends \
+                         after {entries}: the files are out of order, or overlap",
+                        link.entries()
+                    ),
+                    Some(link) => write!(
+                        f,
+                        "{path} continues a log of {entries} entries whose last hashes to \
+                         {}, but {previous}'s last hashes to {}: it continues another log \
+                         (a file swapped in from another set?)",
+                        link.head(),
+                        ends.head()
+                    ),
+                }
+            }
+            Error::Shrunk { path, written, len } => write!(
+                f,
+                "audit log {} is {len} bytes, shorter than the {written} its writer wrote: \
+                 it was truncated under the writer (logrotate's `copytruncate` does this), \
+                 so the writer refuses to append; rotate a log by renaming it",
+                path.display()
+            ),
         }
     }
 }
@@ -306,10 +433,13 @@ impl fmt::Display for Error {
 impl core::error::Error for Error {
     /// The operating system's error behind an [`Io`](Error::Io); `None` for
     /// every other variant, whose message says all there is (a
-    /// [`Broken`](Error::Broken) one's includes its [`Broken`]).
+    /// [`Broken`](Error::Broken) one's includes its [`Broken`], an
+    /// [`InFile`](Error::InFile) one's the error in the file, whose source is
+    /// its own).
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
             Error::Io { source, .. } => Some(source),
+            Error::InFile { source, .. } => source.source(),
             _ => None,
         }
     }

@@ -154,6 +154,14 @@ pub struct JsonlWriter<W: Durable = File> {
     poisoned: bool,
     /// Reused for each line.
     line: Vec<u8>,
+    /// A handle of the file being written, by which a flush sees whether the
+    /// file shrank under the writer ([`Error::Shrunk`]); `None` for a
+    /// destination that is not a file opened by path.
+    watch: Option<File>,
+    /// The bytes the file held when opened, and the lines flushed since.
+    written: u64,
+    /// The bytes of the lines appended since the last flush.
+    pending: u64,
 }
 
 impl JsonlWriter<File> {
@@ -181,7 +189,7 @@ impl JsonlWriter<File> {
         let seal = Verifier::new()
             .verify_reader(BufReader::new(&file))
             .map_err(|err| err.in_file(path))?;
-        Ok(JsonlWriter::resume_file(file, lock, path, seal, fsync))
+        JsonlWriter::resume_file(file, lock, path, seal, fsync)
     }
 
     /// [`open`](JsonlWriter::open) for a log that a crash may have cut inside
@@ -270,7 +278,7 @@ impl JsonlWriter<File> {
             file.sync_all()
                 .map_err(|err| Error::io_at("sync", path, err))?;
         }
-        let mut writer = JsonlWriter::resume_file(file, lock, path, seal, fsync);
+        let mut writer = JsonlWriter::resume_file(file, lock, path, seal, fsync)?;
         if cut > 0 {
             writer.append(&Record::new(
                 UnixClock.now_ms(),
@@ -289,11 +297,183 @@ impl JsonlWriter<File> {
         path: &Path,
         seal: Seal,
         fsync: Fsync,
-    ) -> JsonlWriter<File> {
+    ) -> Result<JsonlWriter<File>, Error> {
+        let watch = file
+            .try_clone()
+            .map_err(|err| Error::io_at("open", path, err))?;
+        let written = file
+            .metadata()
+            .map_err(|err| Error::io_at("read", path, err))?
+            .len();
         let mut writer = JsonlWriter::resume(file, seal, fsync);
         writer.lock = Some(lock);
         writer.path = Some(path.to_owned());
-        writer
+        writer.watch = Some(watch);
+        writer.written = written;
+        Ok(writer)
+    }
+
+    /// Opens the log file at `path` as the next file of a log kept in
+    /// several, continuing the log whose end is `from` (the seal of the file
+    /// before, taken after a sync): a file that does not exist or is empty
+    /// gets the `continues` entry that links it to `from`
+    /// ([`Event::Continues`]), synced; a file that already begins with that
+    /// link (this call was made before, and the writer stopped) is verified
+    /// and continued as [`open`](JsonlWriter::open) does.
+    ///
+    /// [`rotate`](JsonlWriter::rotate) does this itself; this is for a
+    /// rotation a program does its own way, or one a crash interrupted after
+    /// the old file was renamed. A file with entries that does not begin
+    /// with the link to `from` is refused ([`Break::Link`](crate::Break::Link)
+    /// at line 1), and left as it is.
+    pub fn open_continuing(
+        path: impl AsRef<Path>,
+        from: Seal,
+        fsync: Fsync,
+    ) -> Result<JsonlWriter<File>, Error> {
+        let path = path.as_ref();
+        let file = open_for_append(path)?;
+        let lock = WriterLock::try_acquire(path, &file)?;
+        let summary = Verifier::new()
+            .summarize_reader(BufReader::new(&file))
+            .map_err(|err| err.in_file(path))?;
+        let empty = summary.seal() == Seal::new(0, Hash::GENESIS);
+        if !empty && summary.start() != from {
+            return Err(Error::Broken {
+                line: 1,
+                broken: crate::Broken::new(
+                    0,
+                    crate::Break::Link {
+                        expected: from,
+                        found: summary.start(),
+                    },
+                ),
+            });
+        }
+        let seal = if empty { from } else { summary.seal() };
+        let mut writer = JsonlWriter::resume_file(file, lock, path, seal, fsync)?;
+        if empty {
+            writer.append_link()?;
+        }
+        Ok(writer)
+    }
+
+    /// Rotates the log: makes every entry durable, renames the file to `to`,
+    /// and goes on in a new file at the writer's path, whose first entry
+    /// links it to the last of the renamed one ([`Event::Continues`]).
+    /// Returns the seal of the renamed file, the end the new one continues:
+    /// durable, like the seal [`sync`](JsonlWriter::sync) makes.
+    ///
+    /// # Why by renaming
+    ///
+    /// Each entry's hash covers the one before, so a log kept in several
+    /// files is one chain only if each file starts where the one before
+    /// ended, and says so: then a file deleted, reordered or swapped from the
+    /// middle of a set is caught by verifying them in order
+    /// ([`Verifier::summarize_files`]), and a file verified alone says
+    /// where it starts ([`Summary::start`](crate::Summary::start)). A
+    /// rename keeps every byte of the old file and leaves the writer to
+    /// start the next: nothing is lost or written twice.
+    ///
+    /// logrotate's `copytruncate` does the opposite — copies the file, then
+    /// empties it in place while the writer keeps appending — and loses
+    /// entries written between the copy and the truncation; the file left
+    /// starts in the middle of the chain with no link. A writer notices at
+    /// its next flush that its file shrank and refuses to go on
+    /// ([`Error::Shrunk`]); [`open`](JsonlWriter::open) of such a file says
+    /// its first lines were cut. With logrotate, rotate by calling this from
+    /// the program (on a signal, a size, a time), or use `create` without
+    /// `copytruncate` and reopen the writer with
+    /// [`open_continuing`](JsonlWriter::open_continuing) from the seal of the
+    /// renamed file.
+    ///
+    /// `to` must not exist: an old file is never overwritten. The file is
+    /// renamed under the name the writer's path finally resolves to (after
+    /// symbolic links), and the new file created there; both directories
+    /// are synced, so that a power cut keeps the new names. The writer keeps
+    /// its lock. An error before the rename leaves everything as it was; one
+    /// after it poisons the writer, and the new file, if made, may lack its
+    /// link: [`open_continuing`](JsonlWriter::open_continuing) from the
+    /// returned seal (or the renamed file's, read by a [`Verifier`]) mends it.
+    ///
+    /// ```
+    /// use bayesretry_audit::{Event, Fsync, JsonlWriter, Record, Verifier};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let live = dir.path().join("decisions.jsonl");
+    /// let mut writer = JsonlWriter::open(&live, Fsync::default())?;
+    /// writer.append(&Record::new(1, Event::Dropped { count: 0 }))?;
+    /// let old = dir.path().join("decisions.jsonl.1");
+    /// let seal = writer.rotate(&old)?;
+    /// assert_eq!(seal.entries(), 1);
+    ///
+    /// // the new file starts with its link, and verifies alone from there
+    /// drop(writer);
+    /// let live_alone = Verifier::new().summarize_file(&live)?;
+    /// assert_eq!(live_alone.start(), seal);
+    /// assert_eq!(Verifier::new().verify_files([&old, &live])?.entries(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn rotate(&mut self, to: impl AsRef<Path>) -> Result<Seal, Error> {
+        let to = to.as_ref();
+        let Some(path) = self.path.clone() else {
+            return Err(Error::io(
+                "rotate",
+                io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    "a writer not opened by path has no file to rename",
+                ),
+            ));
+        };
+        self.sync()?;
+        let seal = self.handed;
+        let live = fs::canonicalize(&path).map_err(|err| Error::io_at("resolve", &path, err))?;
+        if fs::symlink_metadata(to).is_ok() {
+            return Err(Error::io_at(
+                "rotate",
+                &path,
+                io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!("{} exists, and an old file is never overwritten", to.display()),
+                ),
+            ));
+        }
+        fs::rename(&live, to).map_err(|err| Error::io_at("rename", &path, err))?;
+        // from here on, a failure leaves the log between two files
+        self.poisoned = true;
+        let file = OpenOptions::new()
+            .create_new(true)
+            .read(true)
+            .append(true)
+            .open(&live)
+            .map_err(|err| Error::io_at("create", &path, err))?;
+        sync_parent(&live)?;
+        sync_parent(to)?;
+        if let Some(lock) = self.lock.as_mut() {
+            lock.move_to(&path, &file)?;
+        }
+        let watch = file
+            .try_clone()
+            .map_err(|err| Error::io_at("open", &path, err))?;
+        // the old buffer is empty: the sync wrote it out
+        drop(core::mem::replace(
+            &mut self.out,
+            BufWriter::with_capacity(64 * 1024, file),
+        ));
+        self.watch = Some(watch);
+        self.written = 0;
+        self.pending = 0;
+        self.poisoned = false;
+        self.append_link()?;
+        Ok(seal)
+    }
+
+    /// Appends the `continues` entry that links this file to the entries
+    /// before it, and syncs it.
+    fn append_link(&mut self) -> Result<(), Error> {
+        let link = Record::new(UnixClock.now_ms(), Event::Continues { prev: self.head });
+        self.append(&link)?;
+        self.sync()
     }
 
     /// The file's path.
@@ -307,6 +487,36 @@ impl<W: Durable> JsonlWriter<W> {
     /// written is entry 0.
     pub fn new(out: W, fsync: Fsync) -> JsonlWriter<W> {
         JsonlWriter::resume(out, Seal::new(0, Hash::GENESIS), fsync)
+    }
+
+    /// A writer of the next file of a log kept in several, into `out`, which
+    /// must be empty: its first entry is the `continues` entry that links it
+    /// to `from`, the end of the file before ([`Event::Continues`]), so that
+    /// the file verifies alone from there and after that file in order
+    /// ([`Verifier::summarize_files`]). [`rotate`](JsonlWriter::rotate) does
+    /// this for a file opened by path.
+    ///
+    /// ```
+    /// use bayesretry_audit::{Event, Fsync, JsonlWriter, Record, Verifier};
+    ///
+    /// let mut first = JsonlWriter::new(Vec::new(), Fsync::Never);
+    /// first.append(&Record::new(1, Event::Dropped { count: 0 }))?;
+    /// first.sync()?;
+    /// let end = first.seal();
+    ///
+    /// let mut next = JsonlWriter::continuing(Vec::new(), end, Fsync::Never)?;
+    /// next.append(&Record::new(2, Event::Dropped { count: 0 }))?;
+    /// let bytes = next.into_inner()?;
+    /// let summary = Verifier::new().summarize_reader(bytes.as_slice())?;
+    /// assert_eq!(summary.start(), end);
+    /// assert_eq!(summary.seal().entries(), 3);
+    /// # Ok::<(), bayesretry_audit::Error>(())
+    /// ```
+    pub fn continuing(out: W, from: Seal, fsync: Fsync) -> Result<JsonlWriter<W>, Error> {
+        let mut writer = JsonlWriter::resume(out, from, fsync);
+        let link = Record::new(UnixClock.now_ms(), Event::Continues { prev: from.head() });
+        writer.append(&link)?;
+        Ok(writer)
     }
 
     /// A writer that continues, in `out`, a log whose verified end is `seal`: the
@@ -323,6 +533,9 @@ impl<W: Durable> JsonlWriter<W> {
             unsynced: 0,
             poisoned: false,
             line: Vec::with_capacity(512),
+            watch: None,
+            written: 0,
+            pending: 0,
         }
     }
 
@@ -359,6 +572,7 @@ impl<W: Durable> JsonlWriter<W> {
             self.poisoned = true;
             return Err(self.io("write", err));
         }
+        self.pending = self.pending.saturating_add(self.line.len() as u64);
         self.next_seq = self.next_seq.saturating_add(1);
         self.head = hash;
         self.unsynced = self.unsynced.saturating_add(1);
@@ -384,7 +598,29 @@ impl<W: Durable> JsonlWriter<W> {
             self.poisoned = true;
             self.io("write", err)
         })?;
+        self.written = self.written.saturating_add(self.pending);
+        self.pending = 0;
+        self.check_length()?;
         self.handed = Seal::new(self.next_seq, self.head);
+        Ok(())
+    }
+
+    /// Whether the file still holds every byte written to it: a file
+    /// truncated under the writer (logrotate's `copytruncate`) poisons it.
+    /// A length that cannot be read is no evidence, and passes.
+    fn check_length(&mut self) -> Result<(), Error> {
+        let Some(len) = self.watch.as_ref().and_then(|file| file.metadata().ok()) else {
+            return Ok(());
+        };
+        let len = len.len();
+        if len < self.written {
+            self.poisoned = true;
+            return Err(Error::Shrunk {
+                path: self.path.clone().unwrap_or_default(),
+                written: self.written,
+                len,
+            });
+        }
         Ok(())
     }
 

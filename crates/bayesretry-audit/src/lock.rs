@@ -96,6 +96,35 @@ impl WriterLock {
     }
 }
 
+impl WriterLock {
+    /// After a rotation: the log at `log` is now the new file `opened`; on
+    /// Unix, locks it and releases the old one, renamed away. The lock file
+    /// stays, since the path is the same.
+    pub(crate) fn move_to(&mut self, log: &Path, opened: &File) -> Result<(), Error> {
+        #[cfg(unix)]
+        {
+            let handle = opened
+                .try_clone()
+                .map_err(|err| Error::io_at("lock", log, err))?;
+            match FileExt::try_lock(&handle) {
+                Ok(()) => {}
+                Err(TryLockError::WouldBlock) => {
+                    return Err(Error::Locked {
+                        path: log.to_owned(),
+                        lock: log.to_owned(),
+                    });
+                }
+                Err(TryLockError::Error(err)) => return Err(Error::io_at("lock", log, err)),
+            }
+            let old = core::mem::replace(&mut self.log, handle);
+            let _unlocked = FileExt::unlock(&old);
+        }
+        #[cfg(not(unix))]
+        let _ = (log, opened);
+        Ok(())
+    }
+}
+
 impl Drop for WriterLock {
     fn drop(&mut self) {
         // Closing the file releases the lock too; unlocking first makes the

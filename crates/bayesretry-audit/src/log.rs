@@ -4,7 +4,7 @@ use crate::canonical;
 use crate::chain::Checker;
 use crate::error::Broken;
 use crate::hash::Hash;
-use crate::record::Record;
+use crate::record::{Event, Record};
 use crate::seal::Seal;
 
 /// One entry of a log: its position, its record and its hash.
@@ -171,7 +171,11 @@ impl AuditLog {
         for entry in &self.entries {
             scratch.clear();
             canonical::write(entry.seq, &entry.record.view(), &mut scratch);
-            checker.step(entry.seq, &scratch, &entry.hash)?;
+            let link = match entry.record.event() {
+                Event::Continues { prev } => Some(*prev),
+                _ => None,
+            };
+            checker.step(entry.seq, &scratch, &entry.hash, link)?;
         }
         checker.finish()
     }

@@ -4,6 +4,7 @@ use bayesretry_decision::{Decision, Reason};
 use bayesretry_store::{Context, ErrorClass};
 
 use crate::canonical::{self, View};
+use crate::hash::Hash;
 
 /// One thing that happened, as the log keeps it: a time and an [`Event`].
 ///
@@ -78,6 +79,25 @@ pub enum Event {
     Dropped {
         /// How many records were lost since the previous `Dropped` entry.
         count: u64,
+    },
+    /// The log goes on from another file: this entry is the first of a file
+    /// that continues the chain of the file before it, whose last entry has
+    /// hash `prev` (and whose entries number this entry's sequence number).
+    ///
+    /// It exists for rotation ([`JsonlWriter::rotate`](crate::JsonlWriter::rotate)):
+    /// a log's entries only carry their own hash, so without it the first
+    /// entry of a rotated-to file could be checked only by someone holding
+    /// the file before it, and a file deleted or swapped from the middle of a
+    /// set would leave no trace. With it, each file says where it starts, a
+    /// file alone verifies from that link on, and a set verified in order
+    /// ([`Verifier::verify_files`](crate::Verifier::verify_files)) checks each
+    /// link against the end of the file before it.
+    ///
+    /// Entries of this kind appear in logs written by this version on; a
+    /// verifier of an earlier version refuses them as an unknown event.
+    Continues {
+        /// The hash of the last entry of the file before.
+        prev: Hash,
     },
 }
 
@@ -179,6 +199,7 @@ impl Record {
                     success: *success,
                 },
                 Event::Dropped { count } => canonical::EventView::Dropped { count: *count },
+                Event::Continues { prev } => canonical::EventView::Continues { prev: *prev },
             },
         }
     }

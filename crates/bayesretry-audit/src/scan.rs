@@ -36,6 +36,8 @@ pub(crate) enum Kind {
     Outcome,
     /// A loss of this many records.
     Dropped(u64),
+    /// The link to the entry before, in another file: its hash.
+    Continues(Hash),
 }
 
 /// The line (without its newline) as an entry in canonical form, or `None` if
@@ -101,6 +103,11 @@ impl<const PREFIX: bool> Cursor<'_, PREFIX> {
         } else if at.eat(b"dropped\"") {
             at.literal(b",\"count\":")?;
             kind = Kind::Dropped(at.integer()?);
+        } else if at.eat(b"continues\"") {
+            at.literal(b",\"prev\":\"")?;
+            let prev = Hash::from_hex(at.hex(64)?)?;
+            at.literal(b"\"")?;
+            kind = Kind::Continues(prev);
         } else {
             return None;
         }

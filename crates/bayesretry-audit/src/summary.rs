@@ -33,6 +33,7 @@ use crate::seal::Seal;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Summary {
+    start: Seal,
     seal: Seal,
     decisions: u64,
     outcomes: u64,
@@ -67,6 +68,19 @@ impl Summary {
     pub const fn lost(&self) -> u64 {
         self.lost
     }
+
+    /// Where the log starts: 0 entries and [`Hash::GENESIS`](crate::Hash::GENESIS)
+    /// for a log written from its beginning; for one whose first file
+    /// continues a log from a file not verified with it (its first entry is
+    /// [`Event::Continues`](crate::Event::Continues)), the count and head that
+    /// entry links to, which only that earlier file, or a seal of it kept
+    /// elsewhere, can confirm.
+    ///
+    /// The entries verified are those from `start().entries()` to
+    /// `seal().entries()`; the counts of this summary are of those.
+    pub const fn start(&self) -> Seal {
+        self.start
+    }
 }
 
 /// Counts entries as a verifier checks them.
@@ -88,12 +102,15 @@ impl Tally {
                 self.dropped_entries = self.dropped_entries.saturating_add(1);
                 self.lost = self.lost.saturating_add(count);
             }
+            Kind::Continues(_) => {}
         }
     }
 
-    /// The summary of a log with `seal` whose entries were counted here.
-    pub(crate) const fn summary(self, seal: Seal) -> Summary {
+    /// The summary of a log from `start` to `seal` whose entries were
+    /// counted here.
+    pub(crate) const fn summary(self, start: Seal, seal: Seal) -> Summary {
         Summary {
+            start,
             seal,
             decisions: self.decisions,
             outcomes: self.outcomes,
@@ -120,7 +137,7 @@ mod tests {
         ] {
             tally.add(kind);
         }
-        let summary = tally.summary(Seal::new(5, Hash::GENESIS));
+        let summary = tally.summary(Seal::new(0, Hash::GENESIS), Seal::new(5, Hash::GENESIS));
         assert_eq!(summary.decisions(), 1);
         assert_eq!(summary.outcomes(), 2);
         assert_eq!(summary.dropped_entries(), 2);

@@ -2,10 +2,13 @@
 //! policy's decisions are logged without hashing or I/O on the call's path.
 
 use alloc::sync::Arc;
+use core::any::Any;
 use core::fmt;
 use core::num::NonZeroUsize;
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
+use std::fs::File;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError, TrySendError};
 use std::thread::{self, JoinHandle, Thread};
@@ -50,6 +53,23 @@ pub trait Sink: Send + 'static {
     /// The seal of what was appended so far and handed to the destination
     /// (see [`JsonlWriter::seal`]).
     fn seal(&self) -> Seal;
+
+    /// Rotates the log to `to` and goes on in a new file linked to it (see
+    /// [`JsonlWriter::rotate`]); returns the seal of the rotated file.
+    /// [`AuditTrail::rotate`] calls it.
+    ///
+    /// By default an error of kind [`Unsupported`](std::io::ErrorKind::Unsupported):
+    /// only a [`JsonlWriter`] of a file opened by path rotates.
+    fn rotate(&mut self, to: &Path) -> Result<Seal, Error> {
+        let _ = to;
+        Err(Error::io(
+            "rotate",
+            std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this sink has no file to rotate",
+            ),
+        ))
+    }
 }
 
 impl Sink for AuditLog {
@@ -82,6 +102,22 @@ impl<W: Durable + Send + 'static> Sink for JsonlWriter<W> {
 
     fn seal(&self) -> Seal {
         JsonlWriter::seal(self)
+    }
+
+    /// [`JsonlWriter::rotate`] for a writer of a [`File`]; the default error
+    /// for any other destination, which has no file to rename.
+    fn rotate(&mut self, to: &Path) -> Result<Seal, Error> {
+        let any: &mut dyn Any = self;
+        match any.downcast_mut::<JsonlWriter<File>>() {
+            Some(writer) => writer.rotate(to),
+            None => Err(Error::io(
+                "rotate",
+                std::io::Error::new(
+                    std::io::ErrorKind::Unsupported,
+                    "a writer of something other than a file has no file to rotate",
+                ),
+            )),
+        }
     }
 }
 
@@ -161,6 +197,9 @@ enum Message {
     /// Sync the sink, and answer with the seal, or an error (see
     /// [`AuditTrail::sync`]).
     Sync(SyncSender<Result<Seal, Error>>),
+    /// Rotate the sink to the path, and answer with the seal of the rotated
+    /// file, or an error (see [`AuditTrail::rotate`]).
+    Rotate(PathBuf, SyncSender<Result<Seal, Error>>),
     /// Flush and stop.
     Stop,
 }
@@ -482,6 +521,57 @@ impl<S: Sink> AuditTrail<S> {
         answer.recv().map_err(|_| Error::WriterGone)?
     }
 
+    /// Rotates the log file: waits until the writer has appended every
+    /// record queued before this call (and a `dropped` entry for the losses
+    /// not yet in the log), then has the sink rotate ([`Sink::rotate`]: a
+    /// [`JsonlWriter`] syncs, renames its file to `to` and goes on in a new
+    /// file at its path, linked to the renamed one), and returns the seal of
+    /// the renamed file. Records offered meanwhile wait in the queue and go
+    /// to the new file: the policy is not held up.
+    ///
+    /// An error that leaves the sink as it was (`to` exists, the rename
+    /// failed, a sink that cannot rotate) is returned and the trail goes on
+    /// in the same file. One after the rename may have damaged the sink: it
+    /// is reported as [`sync`](AuditTrail::sync) reports damage, from then
+    /// on.
+    ///
+    /// ```
+    /// use bayesretry_audit::{AuditTrail, Fsync, JsonlWriter, Verifier};
+    /// use bayesretry_policy::{HttpStatus, RetryPolicy, VirtualSleeper};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let live = dir.path().join("decisions.jsonl");
+    /// let trail = AuditTrail::spawn(JsonlWriter::open(&live, Fsync::default())?)?;
+    /// let policy = RetryPolicy::builder()
+    ///     .with_observer(trail.observer())
+    ///     .with_virtual_time(VirtualSleeper::default())
+    ///     .build()?;
+    /// let mut rotated = Vec::new();
+    /// for day in 1..=3 {
+    ///     let _ = policy.run_blocking("provider", |attempt| {
+    ///         if attempt == 1 { Err(HttpStatus(503)) } else { Ok(()) }
+    ///     });
+    ///     let old = dir.path().join(format!("decisions.jsonl.{day}"));
+    ///     trail.rotate(&old)?;
+    ///     rotated.push(old);
+    /// }
+    /// let seal = trail.sync()?;
+    /// drop(trail.finish()?);
+    ///
+    /// rotated.push(live);
+    /// assert_eq!(Verifier::new().with_seal(seal).verify_files(&rotated)?, seal);
+    /// rotated.remove(1); // a file lost from the middle is caught
+    /// assert!(Verifier::new().verify_files(&rotated).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn rotate(&self, to: impl AsRef<Path>) -> Result<Seal, Error> {
+        let (reply, answer) = mpsc::sync_channel(1);
+        self.sender
+            .send(Message::Rotate(to.as_ref().to_owned(), reply))
+            .map_err(|_| Error::WriterGone)?;
+        answer.recv().map_err(|_| Error::WriterGone)?
+    }
+
     /// Appends what is queued, makes it durable ([`Sink::sync`]: for a file,
     /// written and synced whatever its [`Fsync`](crate::Fsync) policy), stops
     /// the writer and gives the sink back — or the first error that may have
@@ -667,6 +757,23 @@ impl<S: Sink> Writer<S> {
                     (Some(err), _) => Err(Error::Writer(with_causes(err))),
                     (None, Some(err)) => Err(err),
                     (None, None) => Ok(self.sink.seal()),
+                };
+                let _ = reply.send(answer);
+                return Flow::Go;
+            }
+            Message::Rotate(to, reply) => {
+                self.log_drops();
+                let answer = match &self.damage {
+                    Some(err) => Err(Error::Writer(with_causes(err))),
+                    None => {
+                        let rotated = self.sink.rotate(&to);
+                        if rotated.is_err() {
+                            // a sink the failure damaged refuses a flush
+                            let flushed = self.sink.flush();
+                            self.note(flushed);
+                        }
+                        rotated
+                    }
                 };
                 let _ = reply.send(answer);
                 return Flow::Go;

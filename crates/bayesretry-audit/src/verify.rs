@@ -3,14 +3,14 @@
 use alloc::borrow::Cow;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use crate::canonical::{self, EventView, View};
 use crate::chain::Checker;
-use crate::error::Error;
+use crate::error::{Break, Error};
 use crate::hash::{Hash, hex_digit};
 use crate::scan::{Kind, Scanned, scan};
 use crate::seal::Seal;
@@ -93,6 +93,8 @@ struct Line<'a> {
     success: Option<bool>,
     #[serde(default)]
     count: Option<u64>,
+    #[serde(borrow, default)]
+    prev: Option<Cow<'a, str>>,
     /// Required, but read from the line's bytes, where it must stand exactly.
     #[serde(rename = "hash")]
     _hash: IgnoredAny,
@@ -142,9 +144,124 @@ impl Verifier {
 
     /// Verifies a log read from `reader`, as [`verify_reader`](Verifier::verify_reader);
     /// returns its seal and what its entries record, records lost included.
-    pub fn summarize_reader(&self, mut reader: impl BufRead) -> Result<Summary, Error> {
+    pub fn summarize_reader(&self, reader: impl BufRead) -> Result<Summary, Error> {
         let mut tally = Tally::default();
         let mut checker = Checker::new(self.seal);
+        self.check_lines(reader, &mut checker, &mut tally)?;
+        finish(&checker, tally, checker.start().entries())
+    }
+
+    /// Verifies a log kept in several files, `paths` in the order they were
+    /// written (the oldest first, the file being written last), as one
+    /// chain: returns the seal of the whole and what its entries record.
+    ///
+    /// Each file after the first must begin with the `continues` entry that
+    /// links it to the end of the file before it
+    /// ([`JsonlWriter::rotate`](crate::JsonlWriter::rotate) writes it): a
+    /// file left out, deleted, given out of order or taken from another log
+    /// is [`Error::Discontinuous`], which names it and the file before it,
+    /// and says which of those it looks like. A damaged line is
+    /// [`Error::InFile`], which names its file. A seal given with
+    /// [`with_seal`](Verifier::with_seal) counts entries across the files,
+    /// as the writer does.
+    ///
+    /// The first file may start at the log's beginning, or continue a log
+    /// from files not given (older files that rotation has since deleted):
+    /// its link is then taken as the start, and [`Summary::start`] says
+    /// where that is. One file verifies as with
+    /// [`summarize_file`](Verifier::summarize_file), errors aside, which
+    /// name it; no files is an empty log.
+    ///
+    /// ```
+    /// use bayesretry_audit::{Event, Fsync, JsonlWriter, Record, Verifier};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let live = dir.path().join("decisions.jsonl");
+    /// let old = dir.path().join("decisions.jsonl.1");
+    /// let mut writer = JsonlWriter::open(&live, Fsync::EveryEntry)?;
+    /// writer.append(&Record::new(1, Event::Dropped { count: 0 }))?;
+    /// writer.rotate(&old)?; // decisions.jsonl.1 holds entry 0
+    /// writer.append(&Record::new(2, Event::Dropped { count: 0 }))?;
+    /// drop(writer);
+    ///
+    /// let summary = Verifier::new().summarize_files([&old, &live])?;
+    /// assert_eq!(summary.seal().entries(), 3); // entry 0, the link, entry 2
+    /// assert!(Verifier::new().summarize_files([&live, &old]).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn summarize_files<P: AsRef<Path>>(
+        &self,
+        paths: impl IntoIterator<Item = P>,
+    ) -> Result<Summary, Error> {
+        let mut tally = Tally::default();
+        let mut checker = Checker::new(self.seal);
+        let mut previous: Option<PathBuf> = None;
+        // the entries before the last file: its line 1 holds the next
+        let mut before_last = 0;
+        for path in paths {
+            let path = path.as_ref();
+            let in_file = |error: Error| Error::InFile {
+                path: path.to_owned(),
+                source: Box::new(error.in_file(path)),
+            };
+            let file = File::open(path).map_err(|err| Error::io_at("open", path, err))?;
+            let ends = checker.end();
+            let started = checker.started();
+            let checked =
+                self.check_lines(BufReader::with_capacity(256 * 1024, file), &mut checker, &mut tally);
+            if let Some(previous) = previous.as_ref().filter(|_| started) {
+                let discontinuous = |link| Error::Discontinuous {
+                    path: path.to_owned(),
+                    previous: previous.clone(),
+                    ends,
+                    link,
+                };
+                match &checked {
+                    // the file's first line breaks the chain where it joins
+                    Err(Error::Broken { line: 1, broken }) => match broken.why() {
+                        Break::Link { found, .. } => return Err(discontinuous(Some(*found))),
+                        Break::Sequence { .. } => return Err(discontinuous(None)),
+                        _ => {}
+                    },
+                    // an empty file continues nothing
+                    Ok(()) if checker.end() == ends => return Err(discontinuous(None)),
+                    _ => {}
+                }
+            }
+            checked.map_err(in_file)?;
+            before_last = if started {
+                ends.entries()
+            } else {
+                checker.start().entries()
+            };
+            previous = Some(path.to_owned());
+        }
+        let file = previous;
+        finish(&checker, tally, before_last).map_err(|error| match file {
+            Some(path) => Error::InFile {
+                source: Box::new(error),
+                path,
+            },
+            None => error,
+        })
+    }
+
+    /// [`summarize_files`](Verifier::summarize_files), the seal alone.
+    pub fn verify_files<P: AsRef<Path>>(
+        &self,
+        paths: impl IntoIterator<Item = P>,
+    ) -> Result<Seal, Error> {
+        self.summarize_files(paths).map(|summary| summary.seal())
+    }
+
+    /// Checks every line read from `reader`, continuing `checker`'s chain and
+    /// counting into `tally`; line numbers count from 1 in this reader.
+    fn check_lines(
+        &self,
+        mut reader: impl BufRead,
+        checker: &mut Checker,
+        tally: &mut Tally,
+    ) -> Result<(), Error> {
         let mut line = Vec::with_capacity(1024);
         let mut canonical = Vec::with_capacity(1024);
         let limit = u64::try_from(self.max_line_len)
@@ -181,16 +298,23 @@ impl Verifier {
                     .is_empty();
                 return Err(blank(&line, number, last));
             }
-            tally.add(check_line(&line, number, &mut canonical, &mut checker)?);
+            tally.add(check_line(&line, number, &mut canonical, checker)?);
         }
-        checker
-            .finish()
-            .map(|seal| tally.summary(seal))
-            .map_err(|broken| Error::Broken {
-                line: broken.index().saturating_add(1),
-                broken,
-            })
+        Ok(())
     }
+}
+
+/// The summary of the chain `checker` walked, whose entries `tally` counted,
+/// or why it falls short of the seal it checks against (on the line of the
+/// last file after its last, which held the entries from `before` on).
+fn finish(checker: &Checker, tally: Tally, before: u64) -> Result<Summary, Error> {
+    checker
+        .finish()
+        .map(|seal| tally.summary(checker.start(), seal))
+        .map_err(|broken| Error::Broken {
+            line: broken.index().saturating_sub(before).saturating_add(1),
+            broken,
+        })
 }
 
 /// The error for line `number`, `line` (without its newline), which is blank:
@@ -237,8 +361,12 @@ fn check_line(
     {
         // the line up to its hash field, and `}`: the canonical form
         let before_hash = line.get(..body).unwrap_or_default();
+        let link = match kind {
+            Kind::Continues(prev) => Some(prev),
+            _ => None,
+        };
         return checker
-            .step_with(seq, &hash, |prev| {
+            .step_with(seq, &hash, link, |prev| {
                 Hash::chain_pieces(prev, before_hash, b"}")
             })
             .map(|()| kind)
@@ -317,6 +445,11 @@ fn slow_check_line(
         EventView::Decision { .. } => Kind::Decision,
         EventView::Outcome { .. } => Kind::Outcome,
         EventView::Dropped { count } => Kind::Dropped(count),
+        EventView::Continues { prev } => Kind::Continues(prev),
+    };
+    let link = match kind {
+        Kind::Continues(prev) => Some(prev),
+        _ => None,
     };
     canonical.clear();
     canonical::write(
@@ -341,7 +474,7 @@ fn slow_check_line(
         .and_then(Hash::from_hex)
         .ok_or(Error::NotCanonical { line: number })?;
     checker
-        .step(parsed.seq, canonical, &stored)
+        .step(parsed.seq, canonical, &stored, link)
         .map(|()| kind)
         .map_err(|broken| Error::Broken {
             line: number,
@@ -359,8 +492,8 @@ fn event_view<'a>(line: &'a Line<'a>) -> Result<EventView<'a>, &'static str> {
     };
     match line.event.as_ref() {
         "decision" => {
-            if line.success.is_some() || line.count.is_some() {
-                return Err("a decision has no success or count");
+            if line.success.is_some() || line.count.is_some() || line.prev.is_some() {
+                return Err("a decision has no success, count or prev");
             }
             let (endpoint, attempt, class) = call()?;
             match (line.retry, &line.p, &line.ev, &line.reason) {
@@ -382,8 +515,9 @@ fn event_view<'a>(line: &'a Line<'a>) -> Result<EventView<'a>, &'static str> {
                 || line.ev.is_some()
                 || line.reason.is_some()
                 || line.count.is_some()
+                || line.prev.is_some()
             {
-                return Err("an outcome has no retry, p, ev, reason or count");
+                return Err("an outcome has no retry, p, ev, reason, count or prev");
             }
             let (endpoint, attempt, class) = call()?;
             let success = line.success.ok_or("an outcome needs success")?;
@@ -403,13 +537,32 @@ fn event_view<'a>(line: &'a Line<'a>) -> Result<EventView<'a>, &'static str> {
                 || line.ev.is_some()
                 || line.reason.is_some()
                 || line.success.is_some()
+                || line.prev.is_some()
             {
                 return Err("a dropped entry has only count");
             }
             let count = line.count.ok_or("a dropped entry needs count")?;
             Ok(EventView::Dropped { count })
         }
-        _ => Err("event is not decision, outcome or dropped"),
+        "continues" => {
+            if line.endpoint.is_some()
+                || line.attempt.is_some()
+                || line.class.is_some()
+                || line.retry.is_some()
+                || line.p.is_some()
+                || line.ev.is_some()
+                || line.reason.is_some()
+                || line.success.is_some()
+                || line.count.is_some()
+            {
+                return Err("a continues entry has only prev");
+            }
+            let prev = line.prev.as_ref().ok_or("a continues entry needs prev")?;
+            let prev = Hash::from_hex(prev.as_bytes())
+                .ok_or("prev is not 64 lowercase hex digits")?;
+            Ok(EventView::Continues { prev })
+        }
+        _ => Err("event is not decision, outcome, dropped or continues"),
     }
 }
 
