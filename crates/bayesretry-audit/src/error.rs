@@ -393,7 +393,8 @@ impl fmt::Display for Error {
                         f,
                         "{path} does not continue {previous}: its first entry is not a \
                          `continues` link to the {entries} entries {previous} ends with \
-                         (a file of another log, or one emptied or cut at its start?)"
+                         (the log's first file, out of order? a file of another log, or one \
+                         emptied or cut at its start?)"
                     ),
                     Some(link) if link.entries() > entries => write!(
                         f,

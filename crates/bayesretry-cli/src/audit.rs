@@ -2,7 +2,7 @@
 
 use std::io::{self, BufReader};
 
-use bayesretry_audit::Verifier;
+use bayesretry_audit::{Seal, Verifier};
 
 use crate::cli::VerifyArgs;
 use crate::error::Error;
@@ -18,14 +18,35 @@ pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Erro
     if let Some(seal) = args.seal {
         verifier = verifier.with_seal(seal);
     }
-    let input = input::open(Some(&args.log))?;
-    let name = input.name;
-    let summary = verifier
-        .summarize_reader(BufReader::with_capacity(BUFFER, input.reader))
-        .map_err(|error| Error::Audit {
-            path: name.clone(),
-            error,
-        })?;
+    let (name, summary) = match args.logs.as_slice() {
+        [one] => {
+            let input = input::open(Some(one))?;
+            let name = input.name;
+            let summary = verifier
+                .summarize_reader(BufReader::with_capacity(BUFFER, input.reader))
+                .map_err(|error| Error::Audit {
+                    path: name.clone(),
+                    error,
+                })?;
+            (name, summary)
+        }
+        several => {
+            let names: Vec<String> = several.iter().map(|p| p.display().to_string()).collect();
+            let name = names.join(", ");
+            if several.iter().any(|p| p.as_os_str() == "-") {
+                return Err(Error::Usage(String::from(
+                    "standard input ('-') can only be verified alone, not among several files",
+                )));
+            }
+            let summary = verifier
+                .summarize_files(several)
+                .map_err(|error| Error::Audit {
+                    path: name.clone(),
+                    error,
+                })?;
+            (name, summary)
+        }
+    };
     let sealed = match args.seal {
         Some(kept) => format!(
             ", and holds the {} entries of the seal given",
@@ -41,12 +62,16 @@ pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Erro
     let seal = summary.seal();
     out.text(&format!(
         "{shown}: valid: {} entries ({} decisions, {} outcomes), every hash chains{sealed}\n\
-         {}{}seal: {seal}\n",
-        seal.entries(),
+         {}{}{}seal: {seal}\n",
+        seal.entries() - summary.start().entries(),
         summary.decisions(),
         summary.outcomes(),
+        starts(summary.start()),
         losses(summary.dropped_entries(), summary.lost()),
-        unanchored(seal.entries(), args.seal.map(|kept| kept.entries())),
+        unanchored(
+            seal.entries() - summary.start().entries(),
+            args.seal.map(|kept| kept.entries().saturating_sub(summary.start().entries())),
+        ),
     ))
 }
 
@@ -75,6 +100,22 @@ fn unanchored(entries: u64, sealed: Option<u64>) -> String {
         "unanchored: {which}the chain cannot show entries cut from the end, or rewritten \
          from some point on with their hashes recomputed; keep the seal elsewhere and pass \
          it with --seal\n"
+    )
+}
+
+/// The line that says where a log starts that does not start at its
+/// beginning, empty if it does: its first file begins with a link to files
+/// not given (older files of a rotated log, since deleted), which the chain
+/// takes on trust. Only those files, or a seal of that point kept elsewhere,
+/// confirm it (`docs/SPEC.md`, section 11.6).
+fn starts(start: Seal) -> String {
+    if start.entries() == 0 {
+        return String::new();
+    }
+    format!(
+        "starts: at entry {}, linked to the end of files not given (their seal: {start}); \
+         only those files, or that seal kept elsewhere (--seal), confirm the link\n",
+        start.entries(),
     )
 }
 
@@ -115,7 +156,10 @@ pub(crate) fn exit_of(error: &bayesretry_audit::Error) -> crate::exit::Exit {
         | bayesretry_audit::Error::Malformed { .. }
         | bayesretry_audit::Error::NotCanonical { .. }
         | bayesretry_audit::Error::UnsupportedVersion { .. }
-        | bayesretry_audit::Error::Broken { .. } => Exit::Data,
+        | bayesretry_audit::Error::Broken { .. }
+        | bayesretry_audit::Error::Discontinuous { .. }
+        | bayesretry_audit::Error::Shrunk { .. } => Exit::Data,
+        bayesretry_audit::Error::InFile { source, .. } => exit_of(source),
         _ => Exit::Internal,
     }
 }

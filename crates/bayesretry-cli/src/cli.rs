@@ -143,10 +143,17 @@ pub(crate) enum AuditCommand {
                       from some point on with every hash recomputed: keep the seal printed\n\
                       by an earlier run somewhere else and pass it with --seal. A line\n\
                       starting 'unanchored:' names the entries no seal given covers.\n\n\
+                      A log rotated into several files is verified as one chain when they are\n\
+                      given in the order written, the oldest first: each file after the first\n\
+                      must begin with the link to the end of the one before, and a file\n\
+                      missing, out of order or from another log is named. A set whose oldest\n\
+                      files were deleted verifies from the link of the first given, and a\n\
+                      line starting 'starts:' says where that is.\n\n\
                       The log is streamed: memory stays constant whatever its size.",
         after_help = "Examples:\n  \
                       bayesretry audit verify decisions.jsonl\n  \
                       bayesretry audit verify decisions.jsonl --seal 1200:<64 hex digits>\n  \
+                      bayesretry audit verify decisions.jsonl.2 decisions.jsonl.1 decisions.jsonl\n  \
                       zcat old.jsonl.gz | bayesretry audit verify -"
     )]
     Verify(VerifyArgs),
@@ -155,9 +162,10 @@ pub(crate) enum AuditCommand {
 /// `bayesretry audit verify`.
 #[derive(Debug, Args)]
 pub(crate) struct VerifyArgs {
-    /// The log file; standard input when '-'.
-    #[arg(value_name = "LOG.jsonl")]
-    pub(crate) log: PathBuf,
+    /// The log file; standard input when '-'. A log rotated into several files:
+    /// every file, in the order written, the oldest first.
+    #[arg(value_name = "LOG.jsonl", required = true, num_args = 1..)]
+    pub(crate) logs: Vec<PathBuf>,
     /// A seal printed by an earlier verification (`<entries>:<head hash in hex>`): the
     /// log must still hold those entries, the last with that hash.
     #[arg(long, value_name = "N:HEX", value_parser = parse_seal)]

@@ -147,6 +147,13 @@ impl fmt::Display for Error {
             Error::Read { path, .. } => write!(f, "{path}: read failed"),
             Error::Write { path, .. } => write!(f, "{path}: write failed"),
             Error::Store(error) => write!(f, "{error}"),
+            // an error in a set of files names its file itself
+            Error::Audit {
+                error:
+                    error @ (bayesretry_audit::Error::InFile { .. }
+                    | bayesretry_audit::Error::Discontinuous { .. }),
+                ..
+            } => write!(f, "{error}"),
             Error::Audit { path, error } => write!(f, "{path}: {error}"),
         }
     }
