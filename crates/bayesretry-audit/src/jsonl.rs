@@ -434,7 +434,10 @@ impl JsonlWriter<File> {
                 &path,
                 io::Error::new(
                     io::ErrorKind::AlreadyExists,
-                    format!("{} exists, and an old file is never overwritten", to.display()),
+                    format!(
+                        "{} exists, and an old file is never overwritten",
+                        to.display()
+                    ),
                 ),
             ));
         }

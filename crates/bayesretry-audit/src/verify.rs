@@ -207,8 +207,11 @@ impl Verifier {
             let file = File::open(path).map_err(|err| Error::io_at("open", path, err))?;
             let ends = checker.end();
             let started = checker.started();
-            let checked =
-                self.check_lines(BufReader::with_capacity(256 * 1024, file), &mut checker, &mut tally);
+            let checked = self.check_lines(
+                BufReader::with_capacity(256 * 1024, file),
+                &mut checker,
+                &mut tally,
+            );
             if let Some(previous) = previous.as_ref().filter(|_| started) {
                 let discontinuous = |link| Error::Discontinuous {
                     path: path.to_owned(),
@@ -558,8 +561,8 @@ fn event_view<'a>(line: &'a Line<'a>) -> Result<EventView<'a>, &'static str> {
                 return Err("a continues entry has only prev");
             }
             let prev = line.prev.as_ref().ok_or("a continues entry needs prev")?;
-            let prev = Hash::from_hex(prev.as_bytes())
-                .ok_or("prev is not 64 lowercase hex digits")?;
+            let prev =
+                Hash::from_hex(prev.as_bytes()).ok_or("prev is not 64 lowercase hex digits")?;
             Ok(EventView::Continues { prev })
         }
         _ => Err("event is not decision, outcome, dropped or continues"),

@@ -72,7 +72,8 @@ fn rotated_files_verified_in_order_are_one_chain_and_each_alone_says_where_it_st
         .iter()
         .map(|path| Verifier::new().summarize_file(path).unwrap())
         .collect();
-    let recorded = |s: &bayesretry_audit::Summary| s.decisions() + s.outcomes() + s.dropped_entries();
+    let recorded =
+        |s: &bayesretry_audit::Summary| s.decisions() + s.outcomes() + s.dropped_entries();
     assert_eq!(recorded(&summary), 100);
     assert_eq!(alone.iter().map(recorded).sum::<u64>(), 100);
     // each file starts where the one before ends
@@ -217,8 +218,18 @@ fn a_set_whose_oldest_files_were_deleted_verifies_from_the_link_of_the_first_giv
     );
     // a seal of exactly where it starts is checked against the link
     let wrong = Seal::new(first_kept.entries(), Hash::GENESIS);
-    assert!(Verifier::new().with_seal(wrong).verify_files(&paths[1..]).is_err());
-    assert!(Verifier::new().with_seal(first_kept).verify_files(&paths[1..]).is_ok());
+    assert!(
+        Verifier::new()
+            .with_seal(wrong)
+            .verify_files(&paths[1..])
+            .is_err()
+    );
+    assert!(
+        Verifier::new()
+            .with_seal(first_kept)
+            .verify_files(&paths[1..])
+            .is_ok()
+    );
 }
 
 #[test]
@@ -229,7 +240,10 @@ fn a_seal_of_the_whole_set_catches_entries_cut_from_the_last_file() {
     let text = fs::read_to_string(live).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     fs::write(live, lines[..lines.len() - 2].join("\n") + "\n").unwrap();
-    let err = Verifier::new().with_seal(seal).verify_files(&paths).unwrap_err();
+    let err = Verifier::new()
+        .with_seal(seal)
+        .verify_files(&paths)
+        .unwrap_err();
     match &err {
         Error::InFile { path, source } => {
             assert_eq!(path, live);
@@ -307,7 +321,10 @@ fn open_continuing_links_an_empty_file_and_resumes_only_a_file_with_that_link() 
     writer.append(&record(3)).unwrap();
     drop(writer);
     assert_eq!(
-        Verifier::new().verify_files([&first, &next]).unwrap().entries(),
+        Verifier::new()
+            .verify_files([&first, &next])
+            .unwrap()
+            .entries(),
         5
     );
     // from another end: refused, the file left as it was
@@ -326,7 +343,12 @@ fn a_continues_entry_that_does_not_link_to_the_entry_before_it_breaks_the_chain(
     let mut writer = JsonlWriter::new(Vec::new(), Fsync::Never);
     writer.append(&record(0)).unwrap();
     writer
-        .append(&Record::new(1, Event::Continues { prev: Hash::GENESIS }))
+        .append(&Record::new(
+            1,
+            Event::Continues {
+                prev: Hash::GENESIS,
+            },
+        ))
         .unwrap();
     let bytes = writer.into_inner().unwrap();
     let err = Verifier::new().verify_reader(bytes.as_slice()).unwrap_err();
@@ -353,7 +375,13 @@ fn a_trail_rotates_between_records_and_the_set_verifies_against_its_last_seal() 
     let seal = trail.sync().unwrap();
     drop(trail.finish().unwrap());
     paths.push(live);
-    assert_eq!(Verifier::new().with_seal(seal).verify_files(&paths).unwrap(), seal);
+    assert_eq!(
+        Verifier::new()
+            .with_seal(seal)
+            .verify_files(&paths)
+            .unwrap(),
+        seal
+    );
     for (path, sealed) in paths.iter().zip(&seals) {
         assert_eq!(Verifier::new().verify_file(path).unwrap(), *sealed);
     }

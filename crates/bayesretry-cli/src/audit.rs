@@ -70,7 +70,8 @@ pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Erro
         losses(summary.dropped_entries(), summary.lost()),
         unanchored(
             seal.entries() - summary.start().entries(),
-            args.seal.map(|kept| kept.entries().saturating_sub(summary.start().entries())),
+            args.seal
+                .map(|kept| kept.entries().saturating_sub(summary.start().entries())),
         ),
     ))
 }

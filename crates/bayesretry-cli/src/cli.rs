@@ -319,7 +319,16 @@ pub(crate) struct InspectArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub(crate) json: bool,
+    /// The most bytes of input read (at least 1): a larger file, or a stream
+    /// that goes on past it (`/dev/zero`, a runaway pipe), is refused instead
+    /// of read into memory whole. The default, 256 MiB, holds a snapshot of
+    /// about a million contexts.
+    #[arg(long, value_name = "N", default_value_t = MAX_INSPECT_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_bytes: u64,
 }
+
+/// The most bytes `inspect` reads unless told otherwise: 256 MiB.
+pub(crate) const MAX_INSPECT_BYTES: u64 = 256 * 1024 * 1024;
 
 /// How `inspect` orders its rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -64,6 +64,15 @@ pub enum Error {
         /// What is wrong, with its line.
         error: bayesretry_audit::Error,
     },
+    /// An input is larger than the most the command reads (`inspect
+    /// --max-bytes`): a file that size, or a stream that goes on past it,
+    /// is refused rather than read into memory whole.
+    TooLarge {
+        /// The path as given, or `<stdin>`.
+        path: String,
+        /// The cap, in bytes.
+        limit: u64,
+    },
     /// A bug: something this program should have ruled out happened.
     Internal(String),
 }
@@ -85,6 +94,7 @@ impl Error {
             Error::Audit { error, .. } => crate::audit::exit_of(error),
             Error::NoInput { .. } => Exit::NoInput,
             Error::Read { .. } | Error::Write { .. } => Exit::Io,
+            Error::TooLarge { .. } => Exit::Data,
             Error::Internal(_) => Exit::Internal,
         }
     }
@@ -155,6 +165,16 @@ impl fmt::Display for Error {
                 ..
             } => write!(f, "{error}"),
             Error::Audit { path, error } => write!(f, "{path}: {error}"),
+            Error::TooLarge { path, limit } => {
+                write!(f, "{path}: more than {limit} bytes")?;
+                if *limit >= 1 << 20 && limit % (1 << 20) == 0 {
+                    write!(f, " ({} MiB)", limit >> 20)?;
+                }
+                f.write_str(
+                    ", the most inspect reads (a snapshot that large is unlikely: is it \
+                     the right input? --max-bytes raises the cap)",
+                )
+            }
         }
     }
 }

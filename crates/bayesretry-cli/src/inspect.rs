@@ -22,7 +22,7 @@ const MASS: f64 = 0.95;
 
 /// Runs `inspect` and writes its table to `out`.
 pub(crate) fn run(args: &InspectArgs, out: &mut Output<'_>) -> Result<(), Error> {
-    let snapshot = load(&args.store)?;
+    let snapshot = load(&args.store, args.max_bytes)?;
     let mut rows = contexts(&snapshot, args.prior);
     if let Some(endpoint) = &args.endpoint {
         rows.retain(|row| row.endpoint == *endpoint);
@@ -48,10 +48,23 @@ pub(crate) fn run(args: &InspectArgs, out: &mut Output<'_>) -> Result<(), Error>
 /// opened for saving: a file is read whatever its name, even one too long for
 /// a store to save beside. A missing file or a directory is refused first, as
 /// missing input.
-fn load(path: &Path) -> Result<Snapshot, Error> {
-    let mut input = input::open(Some(path))?;
+///
+/// At most `limit` bytes are read: a regular file longer than that is refused
+/// before it is read, and any other input once it has gone past it (a
+/// device such as `/dev/zero` or a pipe never ends), so that memory stays
+/// bounded whatever the input.
+fn load(path: &Path, limit: u64) -> Result<Snapshot, Error> {
+    let input = input::open(Some(path))?;
+    let too_large = || Error::TooLarge {
+        path: input.name.clone(),
+        limit,
+    };
+    if input.regular && std::fs::metadata(path).is_ok_and(|meta| meta.len() > limit) {
+        return Err(too_large());
+    }
     let mut bytes = Vec::new();
-    input.reader.read_to_end(&mut bytes).map_err(|error| {
+    let mut reader = input.reader.take(limit.saturating_add(1));
+    reader.read_to_end(&mut bytes).map_err(|error| {
         if input.regular {
             // as the store reports a file it cannot read
             Error::Store(bayesretry_fs::Error::Io {
@@ -66,6 +79,9 @@ fn load(path: &Path) -> Result<Snapshot, Error> {
             }
         }
     })?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
     bayesretry_fs::parse_snapshot(&input.name, &bytes).map_err(Error::Store)
 }
 

@@ -56,7 +56,11 @@ fn the_files_in_order_verify_against_the_seal_of_the_whole() {
     let run = verify(&paths, &["--seal", &seal]);
     assert_eq!(run.code, 0, "{run:#?}");
     // 12 outcomes and 2 links
-    assert!(run.stdout.contains("valid: 14 entries (0 decisions, 12 outcomes)"), "{run:#?}");
+    assert!(
+        run.stdout
+            .contains("valid: 14 entries (0 decisions, 12 outcomes)"),
+        "{run:#?}"
+    );
     assert!(run.stdout.contains(&format!("seal: {seal}")), "{run:#?}");
     assert!(!run.stdout.contains("starts:"), "{run:#?}");
 }
@@ -66,14 +70,7 @@ fn a_file_left_out_is_named_with_the_file_before_it() {
     let dir = tempfile::tempdir().unwrap();
     let (mut paths, _) = rotated(dir.path(), 3, 4);
     paths.remove(1);
-    verify(&paths, &[]).fails_with(
-        65,
-        &[
-            arg(&paths[1]),
-            arg(&paths[0]),
-            "missing",
-        ],
-    );
+    verify(&paths, &[]).fails_with(65, &[arg(&paths[1]), arg(&paths[0]), "missing"]);
 }
 
 #[test]
