@@ -142,7 +142,7 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<(Snapshot, Option<u32>)
     // Below the current version, hence below `u32::MAX`.
     let from = u32::try_from(version).unwrap_or(0);
     let document: Value = serde_json::from_str(text).map_err(|e| classify(path, text, &e))?;
-    let migrated = migrate(from, document)
+    let migrated = migrate(from, document, text.as_bytes())
         .map_err(|why| schema(path, &format!("cannot migrate from version {from}: {why}")))?;
     let snapshot = serde_json::from_value::<Snapshot>(migrated)
         .map_err(|e| schema(path, &format!("after migration from version {from}: {e}")))?;

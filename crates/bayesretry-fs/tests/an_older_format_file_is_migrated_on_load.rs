@@ -27,8 +27,15 @@ fn copy_of_fixture(dir: &tempfile::TempDir) -> Result<PathBuf, Box<dyn core::err
     Ok(path)
 }
 
+/// The writer the fixture's evidence migrates to: the first 8 bytes of the
+/// SHA-256 of the file (`sha256sum tests/fixtures/v0.json` begins
+/// `a7bd7a92e684364b`), as the spec's section 10.5 says.
+fn fixture_writer() -> WriterId {
+    WriterId::new(0xa7bd_7a92_e684_364b)
+}
+
 #[test]
-fn version_0_contexts_load_as_entries_of_the_migrated_writer() -> TestResult {
+fn version_0_contexts_load_as_entries_of_the_writer_named_after_the_file() -> TestResult {
     let dir = tempfile::tempdir()?;
     let file = FileStore::open(copy_of_fixture(&dir)?)?;
     let snapshot = file.load()?;
@@ -57,7 +64,7 @@ fn version_0_contexts_load_as_entries_of_the_migrated_writer() -> TestResult {
                 "api.example.com",
                 1,
                 "http-429",
-                WriterId::MIGRATED,
+                fixture_writer(),
                 1,
                 18.0,
                 2.0,
@@ -67,7 +74,7 @@ fn version_0_contexts_load_as_entries_of_the_migrated_writer() -> TestResult {
                 "api.example.com",
                 2,
                 "timeout",
-                WriterId::MIGRATED,
+                fixture_writer(),
                 1,
                 0.5,
                 3.25,
@@ -77,7 +84,7 @@ fn version_0_contexts_load_as_entries_of_the_migrated_writer() -> TestResult {
                 "billing",
                 1,
                 "custom:quota",
-                WriterId::MIGRATED,
+                fixture_writer(),
                 1,
                 1.0,
                 0.0,

@@ -28,8 +28,11 @@ use core::fmt;
 pub struct WriterId(u64);
 
 impl WriterId {
-    /// The owner of evidence that was written without a writer id, such as the
-    /// contexts of a version 0 snapshot file, migrated: `u64::MAX`.
+    /// The owner of evidence that was written without a writer id: `u64::MAX`.
+    /// Snapshot files whose version 0 contexts were migrated by earlier
+    /// releases of `bayesretry-fs` hold them under it (that crate now names
+    /// each migrated file's writer after its content, so that two such files
+    /// merge additively).
     ///
     /// No store writes under it — [`StoreConfig::build`](crate::StoreConfig::build)
     /// refuses it and a drawn id is never it — so a merge never replaces such
