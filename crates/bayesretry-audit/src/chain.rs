@@ -20,6 +20,8 @@ pub(crate) struct Checker {
     /// No entry checked yet and nothing known before the first: a first
     /// entry that links to another file's log sets the start.
     fresh: bool,
+    /// The last `continues` entry met: its sequence number and `prev`.
+    link_seen: Option<Seal>,
 }
 
 impl Checker {
@@ -30,7 +32,14 @@ impl Checker {
             seal,
             start: Seal::new(0, Hash::GENESIS),
             fresh: true,
+            link_seen: None,
         }
+    }
+
+    /// The last `continues` entry met since the last call, and forgets it:
+    /// what a file's first entry linked to, when it broke the chain.
+    pub(crate) fn take_link(&mut self) -> Option<Seal> {
+        self.link_seen.take()
     }
 
     /// Where the chain checked starts: 0 entries and [`Hash::GENESIS`], or
@@ -80,6 +89,7 @@ impl Checker {
     ) -> Result<(), Broken> {
         if let Some(prev) = link {
             let stated = Seal::new(seq, prev);
+            self.link_seen = Some(stated);
             if self.fresh {
                 self.next = seq;
                 self.prev = prev;
@@ -104,12 +114,13 @@ impl Checker {
                         ));
                     }
                 }
-            } else if stated != self.end() {
+            } else if seq == self.next && prev != self.prev {
+                // a link at another position is a sequence break, below
                 return Err(Broken::new(
                     self.next,
                     Break::Link {
-                        expected: self.end(),
-                        found: stated,
+                        expected: self.prev,
+                        found: prev,
                     },
                 ));
             }

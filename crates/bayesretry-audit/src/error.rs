@@ -50,15 +50,15 @@ pub enum Break {
         /// The hash of the entry at the seal's position.
         found: Hash,
     },
-    /// A `continues` entry ([`Event::Continues`](crate::Event::Continues))
-    /// links to another end than that of the entries checked before it: in a
-    /// set of files, one is missing, out of order or from another log.
+    /// A `continues` entry ([`Event::Continues`](crate::Event::Continues)),
+    /// in its place, links to another hash than that of the entry before it:
+    /// in a set of files, the file is from another log. (One out of its
+    /// place is a [`Sequence`](Break::Sequence) break, as any entry.)
     Link {
-        /// The end of the entries before it: their count and the hash of the
-        /// last.
-        expected: Seal,
-        /// What the entry states: its sequence number and `prev`.
-        found: Seal,
+        /// The hash of the entry before it.
+        expected: Hash,
+        /// The hash it links to, its `prev`.
+        found: Hash,
     },
     /// The log starts after the entries the seal commits to (its first entry
     /// continues a log from files not given), so it cannot show that it
@@ -89,9 +89,11 @@ impl fmt::Display for Break {
             Break::Seal { sealed, found } => {
                 write!(f, "hash {found} where the seal has {sealed}")
             }
-            Break::Link { expected, found } => {
-                write!(f, "it continues from {found} where {expected} was due")
-            }
+            Break::Link { expected, found } => write!(
+                f,
+                "it continues a log whose last entry hashes to {found}, where the entry \
+                 before it hashes to {expected}"
+            ),
             Break::SealBeforeStart { sealed, start } => write!(
                 f,
                 "the log starts at entry {start}, after the {sealed} entries the seal \
@@ -136,6 +138,100 @@ impl fmt::Display for Broken {
 }
 
 impl core::error::Error for Broken {}
+
+/// Where a file of a log kept in several does not continue the file before
+/// it ([`Error::Discontinuous`]): the two files, where the first ends, and
+/// where the second's first entry links to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Discontinuity {
+    path: PathBuf,
+    previous: PathBuf,
+    ends: Seal,
+    link: Option<Seal>,
+}
+
+impl Discontinuity {
+    /// `path`, given after `previous`, which ends at `ends`, links to `link`
+    /// (`None`: its first entry is no link).
+    pub(crate) const fn new(
+        path: PathBuf,
+        previous: PathBuf,
+        ends: Seal,
+        link: Option<Seal>,
+    ) -> Discontinuity {
+        Discontinuity {
+            path,
+            previous,
+            ends,
+            link,
+        }
+    }
+
+    /// The file that does not continue the one before.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file before it, in the order given.
+    pub fn previous(&self) -> &Path {
+        &self.previous
+    }
+
+    /// Where [`previous`](Discontinuity::previous) ends: its entries, counted
+    /// from the log's beginning, and the hash of its last.
+    pub const fn ends(&self) -> Seal {
+        self.ends
+    }
+
+    /// Where the first entry of [`path`](Discontinuity::path) links to;
+    /// `None` if it is no link (a file that starts a log of its own, an
+    /// empty file, or one cut at its start). More entries than
+    /// [`ends`](Discontinuity::ends): files are missing between the two;
+    /// fewer: they are out of order; as many with another hash: the file is
+    /// from another log.
+    pub const fn link(&self) -> Option<Seal> {
+        self.link
+    }
+}
+
+impl fmt::Display for Discontinuity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (path, previous) = (self.path.display(), self.previous.display());
+        let ends = self.ends;
+        let entries = ends.entries();
+        match self.link {
+            None => write!(
+                f,
+                "{path} does not continue {previous}: its first entry is not a \
+                 `continues` link to the {entries} entries {previous} ends with \
+                 (the log's first file, out of order? a file of another log, or one \
+                 emptied or cut at its start?)"
+            ),
+            Some(link) if link.entries() > entries => write!(
+                f,
+                "{path} continues a log of {} entries, but {previous} ends after \
+                 {entries}: the {} entries between them are missing (a file left out \
+                 or deleted?)",
+                link.entries(),
+                link.entries() - entries
+            ),
+            Some(link) if link.entries() < entries => write!(
+                f,
+                "{path} continues a log of {} entries, but {previous} already ends \
+                 after {entries}: the files are out of order, or overlap",
+                link.entries()
+            ),
+            Some(link) => write!(
+                f,
+                "{path} continues a log of {entries} entries whose last hashes to \
+                 {}, but {previous}'s last hashes to {}: it continues another log \
+                 (a file swapped in from another set?)",
+                link.head(),
+                ends.head()
+            ),
+        }
+    }
+}
 
 /// A hash or a seal given as text that is not one.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -285,20 +381,10 @@ pub enum Error {
     /// where the file before it ends: its first entry is not the
     /// `continues` link to that end ([`Event::Continues`](crate::Event::Continues)).
     /// A file between them is missing, the files are out of order, or one is
-    /// from another log; the message says which the link points to.
-    Discontinuous {
-        /// The file that does not continue the one before.
-        path: PathBuf,
-        /// The file before it, in the order given.
-        previous: PathBuf,
-        /// Where `previous` ends: its entries (counted from the log's
-        /// beginning) and the hash of its last.
-        ends: Seal,
-        /// Where `path`'s first entry links to; `None` if it is no link (a
-        /// file that starts a log of its own, an empty file, or one cut at
-        /// its start).
-        link: Option<Seal>,
-    },
+    /// from another log; the message says which the link points to. (Boxed:
+    /// two paths and two seals would make every `Result` of this crate
+    /// carry them.)
+    Discontinuous(Box<Discontinuity>),
     /// The log file is shorter than what its writer has written to it: it
     /// was truncated under the writer, as logrotate's `copytruncate` does
     /// (copy the file, then empty it in place). The entries the writer goes
@@ -380,46 +466,7 @@ impl fmt::Display for Error {
                 lock.display()
             ),
             Error::InFile { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::Discontinuous {
-                path,
-                previous,
-                ends,
-                link,
-            } => {
-                let (path, previous) = (path.display(), previous.display());
-                let entries = ends.entries();
-                match link {
-                    None => write!(
-                        f,
-                        "{path} does not continue {previous}: its first entry is not a \
-                         `continues` link to the {entries} entries {previous} ends with \
-                         (the log's first file, out of order? a file of another log, or one \
-                         emptied or cut at its start?)"
-                    ),
-                    Some(link) if link.entries() > entries => write!(
-                        f,
-                        "{path} continues a log of {} entries, but {previous} ends after \
-                         {entries}: the {} entries between them are missing (a file left out \
-                         or deleted?)",
-                        link.entries(),
-                        link.entries() - entries
-                    ),
-                    Some(link) if link.entries() < entries => write!(
-                        f,
-                        "{path} continues a log of {} entries, but {previous} already ends \
-                         after {entries}: the files are out of order, or overlap",
-                        link.entries()
-                    ),
-                    Some(link) => write!(
-                        f,
-                        "{path} continues a log of {entries} entries whose last hashes to \
-                         {}, but {previous}'s last hashes to {}: it continues another log \
-                         (a file swapped in from another set?)",
-                        link.head(),
-                        ends.head()
-                    ),
-                }
-            }
+            Error::Discontinuous(gap) => write!(f, "{gap}"),
             Error::Shrunk { path, written, len } => write!(
                 f,
                 "audit log {} is {len} bytes, shorter than the {written} its writer wrote: \

@@ -325,7 +325,8 @@ impl JsonlWriter<File> {
     /// rotation a program does its own way, or one a crash interrupted after
     /// the old file was renamed. A file with entries that does not begin
     /// with the link to `from` is refused ([`Break::Link`](crate::Break::Link)
-    /// at line 1), and left as it is.
+    /// at line 1, or [`Break::Sequence`](crate::Break::Sequence) if it starts
+    /// elsewhere), and left as it is.
     pub fn open_continuing(
         path: impl AsRef<Path>,
         from: Seal,
@@ -339,15 +340,22 @@ impl JsonlWriter<File> {
             .map_err(|err| err.in_file(path))?;
         let empty = summary.seal() == Seal::new(0, Hash::GENESIS);
         if !empty && summary.start() != from {
+            // the link of the file's first entry, or entry 0 if it has none
+            let start = summary.start();
+            let why = if start.entries() == from.entries() {
+                crate::Break::Link {
+                    expected: from.head(),
+                    found: start.head(),
+                }
+            } else {
+                crate::Break::Sequence {
+                    expected: from.entries(),
+                    found: start.entries(),
+                }
+            };
             return Err(Error::Broken {
                 line: 1,
-                broken: crate::Broken::new(
-                    0,
-                    crate::Break::Link {
-                        expected: from,
-                        found: summary.start(),
-                    },
-                ),
+                broken: crate::Broken::new(from.entries(), why),
             });
         }
         let seal = if empty { from } else { summary.seal() };

@@ -17,7 +17,7 @@ mod summary;
 mod trail;
 mod verify;
 
-pub use error::{Break, Broken, Error, ParseError};
+pub use error::{Break, Broken, Discontinuity, Error, ParseError};
 pub use hash::Hash;
 pub use jsonl::{Durable, Fsync, JsonlWriter};
 pub use log::{AuditLog, Entry};

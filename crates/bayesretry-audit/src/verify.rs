@@ -10,7 +10,7 @@ use serde::de::IgnoredAny;
 
 use crate::canonical::{self, EventView, View};
 use crate::chain::Checker;
-use crate::error::{Break, Error};
+use crate::error::{Break, Discontinuity, Error};
 use crate::hash::{Hash, hex_digit};
 use crate::scan::{Kind, Scanned, scan};
 use crate::seal::Seal;
@@ -159,7 +159,8 @@ impl Verifier {
     /// links it to the end of the file before it
     /// ([`JsonlWriter::rotate`](crate::JsonlWriter::rotate) writes it): a
     /// file left out, deleted, given out of order or taken from another log
-    /// is [`Error::Discontinuous`], which names it and the file before it,
+    /// is [`Error::Discontinuous`] ([`Discontinuity`]), which names it and the
+    /// file before it,
     /// and says which of those it looks like. A damaged line is
     /// [`Error::InFile`], which names its file. A seal given with
     /// [`with_seal`](Verifier::with_seal) counts entries across the files,
@@ -207,25 +208,28 @@ impl Verifier {
             let file = File::open(path).map_err(|err| Error::io_at("open", path, err))?;
             let ends = checker.end();
             let started = checker.started();
+            let _ = checker.take_link();
             let checked = self.check_lines(
                 BufReader::with_capacity(256 * 1024, file),
                 &mut checker,
                 &mut tally,
             );
             if let Some(previous) = previous.as_ref().filter(|_| started) {
-                let discontinuous = |link| Error::Discontinuous {
-                    path: path.to_owned(),
-                    previous: previous.clone(),
-                    ends,
-                    link,
+                let discontinuous = |link| {
+                    Error::Discontinuous(Box::new(Discontinuity::new(
+                        path.to_owned(),
+                        previous.clone(),
+                        ends,
+                        link,
+                    )))
                 };
                 match &checked {
                     // the file's first line breaks the chain where it joins
-                    Err(Error::Broken { line: 1, broken }) => match broken.why() {
-                        Break::Link { found, .. } => return Err(discontinuous(Some(*found))),
-                        Break::Sequence { .. } => return Err(discontinuous(None)),
-                        _ => {}
-                    },
+                    Err(Error::Broken { line: 1, broken })
+                        if matches!(broken.why(), Break::Link { .. } | Break::Sequence { .. }) =>
+                    {
+                        return Err(discontinuous(checker.take_link()));
+                    }
                     // an empty file continues nothing
                     Ok(()) if checker.end() == ends => return Err(discontinuous(None)),
                     _ => {}

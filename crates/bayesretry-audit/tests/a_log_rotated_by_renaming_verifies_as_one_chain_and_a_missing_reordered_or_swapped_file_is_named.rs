@@ -91,16 +91,11 @@ fn a_file_missing_from_the_middle_is_named_with_the_entries_it_held() {
     let held = Verifier::new().summarize_file(&removed).unwrap();
     let err = Verifier::new().verify_files(&paths).unwrap_err();
     match &err {
-        Error::Discontinuous {
-            path,
-            previous,
-            ends,
-            link: Some(link),
-        } => {
-            assert_eq!(path, &paths[1]);
-            assert_eq!(previous, &paths[0]);
-            assert_eq!(*ends, held.start());
-            assert_eq!(*link, held.seal());
+        Error::Discontinuous(gap) => {
+            assert_eq!(gap.path(), paths[1]);
+            assert_eq!(gap.previous(), paths[0]);
+            assert_eq!(gap.ends(), held.start());
+            assert_eq!(gap.link(), Some(held.seal()));
         }
         other => panic!("a missing file not named: {other:?}"),
     }
@@ -116,8 +111,8 @@ fn files_given_out_of_order_are_named_as_such() {
     paths.swap(1, 2);
     let err = Verifier::new().verify_files(&paths).unwrap_err();
     assert!(
-        matches!(&err, Error::Discontinuous { path, link: Some(link), ends, .. }
-            if path == &paths[1] && link.entries() > ends.entries()),
+        matches!(&err, Error::Discontinuous(gap)
+            if gap.path() == paths[1] && gap.link().is_some_and(|l| l.entries() > gap.ends().entries())),
         "{err:?}"
     );
     // the newest first: the second file given already ends before the first
@@ -125,8 +120,8 @@ fn files_given_out_of_order_are_named_as_such() {
     paths.reverse();
     let err = Verifier::new().verify_files(&paths).unwrap_err();
     assert!(
-        matches!(&err, Error::Discontinuous { path, link: Some(link), ends, .. }
-            if path == &paths[1] && link.entries() < ends.entries()),
+        matches!(&err, Error::Discontinuous(gap)
+            if gap.path() == paths[1] && gap.link().is_some_and(|l| l.entries() < gap.ends().entries())),
         "{err:?}"
     );
     assert!(err.to_string().contains("out of order"), "{err}");
@@ -141,15 +136,11 @@ fn a_file_swapped_in_from_another_log_is_named_as_another_log() {
     ours[1].clone_from(&theirs[1]);
     let err = Verifier::new().verify_files(&ours).unwrap_err();
     match &err {
-        Error::Discontinuous {
-            path,
-            ends,
-            link: Some(link),
-            ..
-        } => {
-            assert_eq!(path, &theirs[1]);
-            assert_eq!(link.entries(), ends.entries());
-            assert_ne!(link.head(), ends.head());
+        Error::Discontinuous(gap) => {
+            assert_eq!(gap.path(), theirs[1]);
+            let link = gap.link().unwrap();
+            assert_eq!(link.entries(), gap.ends().entries());
+            assert_ne!(link.head(), gap.ends().head());
         }
         other => panic!("a swapped file not named: {other:?}"),
     }
@@ -167,7 +158,7 @@ fn a_log_of_its_own_or_an_empty_file_after_another_is_named() {
         paths.push(stranger.clone());
         let err = Verifier::new().verify_files(&paths).unwrap_err();
         assert!(
-            matches!(&err, Error::Discontinuous { path, link: None, .. } if path == stranger),
+            matches!(&err, Error::Discontinuous(gap) if gap.path() == stranger && gap.link().is_none()),
             "{err:?}"
         );
         paths.pop();
@@ -333,6 +324,12 @@ fn open_continuing_links_an_empty_file_and_resumes_only_a_file_with_that_link() 
         .unwrap_err();
     assert!(
         matches!(&err, Error::Broken { line: 1, broken } if matches!(broken.why(), Break::Link { .. })),
+        "{err:?}"
+    );
+    let err = JsonlWriter::open_continuing(&next, Seal::new(1, end.head()), Fsync::EveryEntry)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Broken { line: 1, broken } if matches!(broken.why(), Break::Sequence { expected: 1, found: 2 })),
         "{err:?}"
     );
     assert_eq!(fs::read(&next).unwrap(), before);

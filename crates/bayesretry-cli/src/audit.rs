@@ -158,7 +158,7 @@ pub(crate) fn exit_of(error: &bayesretry_audit::Error) -> crate::exit::Exit {
         | bayesretry_audit::Error::NotCanonical { .. }
         | bayesretry_audit::Error::UnsupportedVersion { .. }
         | bayesretry_audit::Error::Broken { .. }
-        | bayesretry_audit::Error::Discontinuous { .. }
+        | bayesretry_audit::Error::Discontinuous(_)
         | bayesretry_audit::Error::Shrunk { .. } => Exit::Data,
         bayesretry_audit::Error::InFile { source, .. } => exit_of(source),
         _ => Exit::Internal,

@@ -161,7 +161,7 @@ impl fmt::Display for Error {
             Error::Audit {
                 error:
                     error @ (bayesretry_audit::Error::InFile { .. }
-                    | bayesretry_audit::Error::Discontinuous { .. }),
+                    | bayesretry_audit::Error::Discontinuous(_)),
                 ..
             } => write!(f, "{error}"),
             Error::Audit { path, error } => write!(f, "{path}: {error}"),

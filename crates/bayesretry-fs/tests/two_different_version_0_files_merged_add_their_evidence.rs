@@ -7,7 +7,7 @@
 use std::fs;
 
 use bayesretry_fs::{FileStore, parse_snapshot};
-use bayesretry_store::{Context, ErrorClass, MemoryStore, PosteriorStore, Snapshot};
+use bayesretry_store::{Context, ErrorClass, MemoryStore, Snapshot};
 
 type TestResult = Result<(), Box<dyn core::error::Error>>;
 
