@@ -391,9 +391,8 @@ impl JsonlWriter<File> {
     /// ([`Error::Shrunk`]); [`open`](JsonlWriter::open) of such a file says
     /// its first lines were cut. With logrotate, rotate by calling this from
     /// the program (on a signal, a size, a time), or use `create` without
-    /// `copytruncate` and reopen the writer with
-    /// [`open_continuing`](JsonlWriter::open_continuing) from the seal of the
-    /// renamed file.
+    /// `copytruncate` and have `postrotate` get the program to call
+    /// [`reopen`](JsonlWriter::reopen).
     ///
     /// `to` must not exist: an old file is never overwritten. The file is
     /// renamed under the name the writer's path finally resolves to (after
@@ -424,15 +423,7 @@ impl JsonlWriter<File> {
     /// ```
     pub fn rotate(&mut self, to: impl AsRef<Path>) -> Result<Seal, Error> {
         let to = to.as_ref();
-        let Some(path) = self.path.clone() else {
-            return Err(Error::io(
-                "rotate",
-                io::Error::new(
-                    io::ErrorKind::Unsupported,
-                    "a writer not opened by path has no file to rename",
-                ),
-            ));
-        };
+        let path = self.own_path("rotate")?;
         self.sync()?;
         let seal = self.handed;
         let live = fs::canonicalize(&path).map_err(|err| Error::io_at("resolve", &path, err))?;
@@ -460,12 +451,108 @@ impl JsonlWriter<File> {
             .map_err(|err| Error::io_at("create", &path, err))?;
         sync_parent(&live)?;
         sync_parent(to)?;
+        self.switch_to(&path, file)?;
+        Ok(seal)
+    }
+
+    /// Goes on in a new file at the writer's path after another program
+    /// renamed the file away — logrotate without `copytruncate`, in its
+    /// `postrotate` step, or any tool that rotates by renaming — linking it
+    /// to the renamed one, as [`rotate`](JsonlWriter::rotate) does. Returns
+    /// the seal of the renamed file, which this writer wrote to until now:
+    /// the lines it still had buffered are written there first.
+    ///
+    /// The path must name an empty file (logrotate's `create` makes one) or
+    /// none, which is then created. If it still names the file being
+    /// written (nothing renamed it; on Unix, where a file's identity can be
+    /// read), or a file with entries, this fails and the writer goes on in
+    /// its file as before. The writer keeps its lock on the path's lock file.
+    ///
+    /// ```
+    /// use bayesretry_audit::{Event, Fsync, JsonlWriter, Record, Verifier};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let live = dir.path().join("decisions.jsonl");
+    /// let old = dir.path().join("decisions.jsonl.1");
+    /// let mut writer = JsonlWriter::open(&live, Fsync::default())?;
+    /// writer.append(&Record::new(1, Event::Dropped { count: 0 }))?;
+    /// // logrotate: `mv decisions.jsonl decisions.jsonl.1`, `create`
+    /// std::fs::rename(&live, &old)?;
+    /// std::fs::File::create(&live)?;
+    /// // ...then, told by its postrotate step
+    /// let seal = writer.reopen()?;
+    /// writer.append(&Record::new(2, Event::Dropped { count: 0 }))?;
+    /// drop(writer);
+    /// assert_eq!(Verifier::new().verify_file(&old)?, seal);
+    /// assert_eq!(Verifier::new().verify_files([&old, &live])?.entries(), 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn reopen(&mut self) -> Result<Seal, Error> {
+        let path = self.own_path("reopen")?;
+        self.sync()?;
+        let seal = self.handed;
+        let file = open_for_append(&path)?;
+        let meta = file
+            .metadata()
+            .map_err(|err| Error::io_at("read", &path, err))?;
+        let refuse = |why: &str| {
+            Err(Error::io_at(
+                "reopen",
+                &path,
+                io::Error::new(io::ErrorKind::AlreadyExists, why.to_owned()),
+            ))
+        };
+        if self.is_current(&meta) {
+            return refuse("the path still names the file being written: nothing renamed it");
+        }
+        if meta.len() > 0 {
+            return refuse("the path names another file, which holds entries");
+        }
+        self.poisoned = true;
+        self.switch_to(&path, file)?;
+        Ok(seal)
+    }
+
+    /// Whether `meta` is the file this writer writes (on Unix, by device and
+    /// inode; elsewhere, where std cannot tell, never).
+    fn is_current(&self, meta: &fs::Metadata) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            self.watch
+                .as_ref()
+                .and_then(|file| file.metadata().ok())
+                .is_some_and(|own| own.dev() == meta.dev() && own.ino() == meta.ino())
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            false
+        }
+    }
+
+    /// The path of a writer opened by path, or why `op` needs one.
+    fn own_path(&self, op: &'static str) -> Result<PathBuf, Error> {
+        self.path.clone().ok_or_else(|| {
+            Error::io(
+                op,
+                io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    "a writer not opened by path has no file to rotate",
+                ),
+            )
+        })
+    }
+
+    /// Goes on in `file`, new and empty at `path`, after the old file was
+    /// synced and renamed away: moves the lock to it and writes its link.
+    fn switch_to(&mut self, path: &Path, file: File) -> Result<(), Error> {
         if let Some(lock) = self.lock.as_mut() {
-            lock.move_to(&path, &file)?;
+            lock.move_to(path, &file)?;
         }
         let watch = file
             .try_clone()
-            .map_err(|err| Error::io_at("open", &path, err))?;
+            .map_err(|err| Error::io_at("open", path, err))?;
         // the old buffer is empty: the sync wrote it out
         drop(core::mem::replace(
             &mut self.out,
@@ -475,8 +562,7 @@ impl JsonlWriter<File> {
         self.written = 0;
         self.pending = 0;
         self.poisoned = false;
-        self.append_link()?;
-        Ok(seal)
+        self.append_link()
     }
 
     /// Appends the `continues` entry that links this file to the entries

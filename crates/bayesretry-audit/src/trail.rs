@@ -70,6 +70,21 @@ pub trait Sink: Send + 'static {
             ),
         ))
     }
+
+    /// Goes on in a new file at the sink's path, which another program
+    /// renamed away (see [`JsonlWriter::reopen`]); returns the seal of the
+    /// renamed file. [`AuditTrail::reopen`] calls it.
+    ///
+    /// By default an error of kind [`Unsupported`](std::io::ErrorKind::Unsupported).
+    fn reopen(&mut self) -> Result<Seal, Error> {
+        Err(Error::io(
+            "reopen",
+            std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this sink has no file to reopen",
+            ),
+        ))
+    }
 }
 
 impl Sink for AuditLog {
@@ -115,6 +130,22 @@ impl<W: Durable + Send + 'static> Sink for JsonlWriter<W> {
                 std::io::Error::new(
                     std::io::ErrorKind::Unsupported,
                     "a writer of something other than a file has no file to rotate",
+                ),
+            )),
+        }
+    }
+
+    /// [`JsonlWriter::reopen`] for a writer of a [`File`]; the default error
+    /// for any other destination.
+    fn reopen(&mut self) -> Result<Seal, Error> {
+        let any: &mut dyn Any = self;
+        match any.downcast_mut::<JsonlWriter<File>>() {
+            Some(writer) => writer.reopen(),
+            None => Err(Error::io(
+                "reopen",
+                std::io::Error::new(
+                    std::io::ErrorKind::Unsupported,
+                    "a writer of something other than a file has no file to reopen",
                 ),
             )),
         }
@@ -199,7 +230,10 @@ enum Message {
     Sync(SyncSender<Result<Seal, Error>>),
     /// Rotate the sink to the path, and answer with the seal of the rotated
     /// file, or an error (see [`AuditTrail::rotate`]).
-    Rotate(PathBuf, SyncSender<Result<Seal, Error>>),
+    /// With a path, rotate the sink to it; without, reopen the sink after
+    /// another program renamed its file. Answer with the seal of the old
+    /// file, or an error (see [`AuditTrail::rotate`], [`AuditTrail::reopen`]).
+    Rotate(Option<PathBuf>, SyncSender<Result<Seal, Error>>),
     /// Flush and stop.
     Stop,
 }
@@ -567,7 +601,22 @@ impl<S: Sink> AuditTrail<S> {
     pub fn rotate(&self, to: impl AsRef<Path>) -> Result<Seal, Error> {
         let (reply, answer) = mpsc::sync_channel(1);
         self.sender
-            .send(Message::Rotate(to.as_ref().to_owned(), reply))
+            .send(Message::Rotate(Some(to.as_ref().to_owned()), reply))
+            .map_err(|_| Error::WriterGone)?;
+        answer.recv().map_err(|_| Error::WriterGone)?
+    }
+
+    /// Goes on in a new file after another program renamed the log file
+    /// away — logrotate without `copytruncate`; call this from what its
+    /// `postrotate` step triggers (a signal, a control request). As
+    /// [`rotate`](AuditTrail::rotate), but the renaming is done already:
+    /// the records queued before this call go to the renamed file, those
+    /// after to a new file at the sink's path linked to it ([`Sink::reopen`],
+    /// [`JsonlWriter::reopen`]); returns the seal of the renamed file.
+    pub fn reopen(&self) -> Result<Seal, Error> {
+        let (reply, answer) = mpsc::sync_channel(1);
+        self.sender
+            .send(Message::Rotate(None, reply))
             .map_err(|_| Error::WriterGone)?;
         answer.recv().map_err(|_| Error::WriterGone)?
     }
@@ -766,7 +815,10 @@ impl<S: Sink> Writer<S> {
                 let answer = match &self.damage {
                     Some(err) => Err(Error::Writer(with_causes(err))),
                     None => {
-                        let rotated = self.sink.rotate(&to);
+                        let rotated = match &to {
+                            Some(to) => self.sink.rotate(to),
+                            None => self.sink.reopen(),
+                        };
                         if rotated.is_err() {
                             // a sink the failure damaged refuses a flush
                             let flushed = self.sink.flush();

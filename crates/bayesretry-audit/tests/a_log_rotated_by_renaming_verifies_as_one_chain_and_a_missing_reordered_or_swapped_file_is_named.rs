@@ -383,3 +383,81 @@ fn a_trail_rotates_between_records_and_the_set_verifies_against_its_last_seal() 
         assert_eq!(Verifier::new().verify_file(path).unwrap(), *sealed);
     }
 }
+
+/// What logrotate does without `copytruncate`: renames the log to `to`
+/// and, with `create`, leaves an empty file at its path.
+fn logrotate_create(path: &Path, to: &Path) {
+    fs::rename(path, to).unwrap();
+    fs::File::create(path).unwrap();
+}
+
+#[test]
+fn a_writer_reopened_after_logrotate_renamed_its_file_links_the_new_file_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("a.jsonl");
+    let old = dir.path().join("a.jsonl.1");
+    let mut writer = JsonlWriter::open(&live, Fsync::Never).unwrap();
+    for i in 0..5 {
+        writer.append(&record(i)).unwrap();
+    }
+    logrotate_create(&live, &old);
+    // until told, the writer goes on in the renamed file
+    writer.append(&record(5)).unwrap();
+    let seal = writer.reopen().unwrap();
+    assert_eq!(seal.entries(), 6);
+    writer.append(&record(6)).unwrap();
+    writer.sync().unwrap();
+    let end = writer.seal();
+    drop(writer);
+    assert_eq!(Verifier::new().verify_file(&old).unwrap(), seal);
+    assert_eq!(Verifier::new().summarize_file(&live).unwrap().start(), seal);
+    assert_eq!(
+        Verifier::new()
+            .with_seal(end)
+            .verify_files([&old, &live])
+            .unwrap(),
+        end
+    );
+}
+
+#[test]
+fn a_reopen_with_nothing_renamed_or_another_log_at_the_path_is_refused_and_the_writer_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("a.jsonl");
+    let mut writer = JsonlWriter::open(&live, Fsync::EveryEntry).unwrap();
+    writer.append(&record(0)).unwrap();
+    #[cfg(unix)]
+    {
+        let err = writer.reopen().unwrap_err();
+        assert!(err.to_string().contains("reopen"), "{err}");
+        writer.append(&record(1)).unwrap();
+    }
+    // renamed, but something else already wrote at the path
+    fs::rename(&live, dir.path().join("a.jsonl.1")).unwrap();
+    fs::write(&live, b"not ours\n").unwrap();
+    assert!(writer.reopen().is_err());
+    assert_eq!(fs::read(&live).unwrap(), b"not ours\n");
+    writer.append(&record(2)).unwrap();
+}
+
+#[test]
+fn a_trail_reopened_after_logrotate_writes_later_records_to_the_new_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("a.jsonl");
+    let old = dir.path().join("a.jsonl.1");
+    let trail = AuditTrail::spawn(JsonlWriter::open(&live, Fsync::Never).unwrap()).unwrap();
+    let first = trail.sync().unwrap();
+    logrotate_create(&live, &old);
+    let seal = trail.reopen().unwrap();
+    assert_eq!(seal, first);
+    let end = trail.sync().unwrap();
+    drop(trail.finish().unwrap());
+    assert_eq!(end.entries(), seal.entries() + 1);
+    assert_eq!(
+        Verifier::new()
+            .with_seal(end)
+            .verify_files([&old, &live])
+            .unwrap(),
+        end
+    );
+}
