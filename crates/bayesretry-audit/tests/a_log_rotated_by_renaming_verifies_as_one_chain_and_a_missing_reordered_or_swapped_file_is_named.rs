@@ -430,6 +430,11 @@ fn a_reopen_with_nothing_renamed_or_another_log_at_the_path_is_refused_and_the_w
     {
         let err = writer.reopen().unwrap_err();
         assert!(err.to_string().contains("reopen"), "{err}");
+        assert!(
+            core::error::Error::source(&err)
+                .is_some_and(|cause| cause.to_string().contains("nothing renamed it")),
+            "{err:?}"
+        );
         writer.append(&record(1)).unwrap();
     }
     // renamed, but something else already wrote at the path
