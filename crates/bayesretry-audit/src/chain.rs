@@ -78,7 +78,7 @@ impl Checker {
     ///
     /// `link` is the `prev` a `continues` entry states. As the first entry
     /// checked, it is taken on trust, since the file before is not at hand:
-    /// the chain starts there. Anywhere else it must be the end of what was
+    /// the chain starts there (at entry 0, only the genesis hash is a link). Anywhere else it must be the end of what was
     /// checked, or the entry is [`Break::Link`].
     pub(crate) fn step_with(
         &mut self,
@@ -91,6 +91,16 @@ impl Checker {
             let stated = Seal::new(seq, prev);
             self.link_seen = Some(stated);
             if self.fresh {
+                // before entry 0 there is nothing but the genesis hash
+                if seq == 0 && prev != Hash::GENESIS {
+                    return Err(Broken::new(
+                        0,
+                        Break::Link {
+                            expected: Hash::GENESIS,
+                            found: prev,
+                        },
+                    ));
+                }
                 self.next = seq;
                 self.prev = prev;
                 self.start = stated;

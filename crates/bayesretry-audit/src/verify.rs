@@ -147,7 +147,7 @@ impl Verifier {
     pub fn summarize_reader(&self, reader: impl BufRead) -> Result<Summary, Error> {
         let mut tally = Tally::default();
         let mut checker = Checker::new(self.seal);
-        self.check_lines(reader, &mut checker, &mut tally)?;
+        let _first = self.check_lines(reader, &mut checker, &mut tally)?;
         finish(&checker, tally, checker.start().entries())
     }
 
@@ -214,7 +214,9 @@ impl Verifier {
                 &mut checker,
                 &mut tally,
             );
-            if let Some(previous) = previous.as_ref().filter(|_| started) {
+            // every file after the first must begin with the link to where
+            // the one before ends, even after files that held no entry
+            if let Some(previous) = previous.as_ref() {
                 let discontinuous = |link| {
                     Error::Discontinuous(Box::new(Discontinuity::new(
                         path.to_owned(),
@@ -230,12 +232,20 @@ impl Verifier {
                     {
                         return Err(discontinuous(checker.take_link()));
                     }
-                    // an empty file continues nothing
-                    Ok(()) if checker.end() == ends => return Err(discontinuous(None)),
+                    // an empty file, or one whose first entry is no link,
+                    // continues nothing
+                    Ok(None | Some(Kind::Decision | Kind::Outcome | Kind::Dropped(_))) => {
+                        return Err(discontinuous(None));
+                    }
+                    // a link taken on trust, after files with no entry,
+                    // must still be to where they end
+                    Ok(Some(Kind::Continues(_))) if !started && checker.start() != ends => {
+                        return Err(discontinuous(Some(checker.start())));
+                    }
                     _ => {}
                 }
             }
-            checked.map_err(in_file)?;
+            let _first = checked.map_err(in_file)?;
             before_last = if started {
                 ends.entries()
             } else {
@@ -263,12 +273,13 @@ impl Verifier {
 
     /// Checks every line read from `reader`, continuing `checker`'s chain and
     /// counting into `tally`; line numbers count from 1 in this reader.
+    /// Returns the kind of the first entry, `None` if there is none.
     fn check_lines(
         &self,
         mut reader: impl BufRead,
         checker: &mut Checker,
         tally: &mut Tally,
-    ) -> Result<(), Error> {
+    ) -> Result<Option<Kind>, Error> {
         let mut line = Vec::with_capacity(1024);
         let mut canonical = Vec::with_capacity(1024);
         let limit = u64::try_from(self.max_line_len)
@@ -276,6 +287,7 @@ impl Verifier {
             .saturating_add(1);
         // the loop ends at the end of the reader; each turn consumes a line
         let mut number: u64 = 0;
+        let mut first = None;
         loop {
             line.clear();
             let read = (&mut reader)
@@ -305,9 +317,11 @@ impl Verifier {
                     .is_empty();
                 return Err(blank(&line, number, last));
             }
-            tally.add(check_line(&line, number, &mut canonical, checker)?);
+            let kind = check_line(&line, number, &mut canonical, checker)?;
+            first.get_or_insert(kind);
+            tally.add(kind);
         }
-        Ok(())
+        Ok(first)
     }
 }
 

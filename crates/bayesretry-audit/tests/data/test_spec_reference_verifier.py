@@ -65,6 +65,54 @@ seal = (int(entries), head)
 if ns["verify"](os.path.join(HERE, "vectors.jsonl"), seal) != seal:
     failures.append("the test vectors do not verify to their seal")
 
+# rotated files (§11.6): each file after the first begins with the link to
+# the end of the one before, and a link at entry 0 is to the genesis hash
+def chain_lines(events, n, prev):
+    # entries n, n+1, ... of `events` (dicts of the event fields), chained on prev
+    out = []
+    for fields in events:
+        e = {"v": 1, "seq": n, "time_ms": 5, **fields, "hash": ""}
+        c = ns["canonical"](e).encode("utf-8")
+        h = hashlib.sha256(prev + c).digest()
+        out.append(c[:-1] + b',"hash":"' + h.hex().encode() + b'"}\n')
+        prev, n = h, n + 1
+    return out, n, prev
+
+def write_files(contents):
+    paths = []
+    for k, lines in enumerate(contents):
+        with tempfile.NamedTemporaryFile("wb", delete=False, suffix=".%d.jsonl" % k) as f:
+            f.write(b"".join(lines))
+        paths.append(f.name)
+    return paths
+
+def rejects(contents):
+    paths = write_files(contents)
+    try:
+        ns["verify_files"](paths)
+        return False
+    except ValueError:
+        return True
+    finally:
+        for p in paths:
+            os.unlink(p)
+
+drop = {"event": "dropped", "count": 0}
+first, n, prev = chain_lines([drop] * 4, 0, bytes(32))
+second, n2, prev2 = chain_lines([{"event": "continues", "prev": prev.hex()}, drop], n, prev)
+if rejects([first, second]):
+    failures.append("a rotated pair does not verify")
+if not rejects([first[:2], first[2:], second]):
+    failures.append("accepts a file after the first with no link")
+if not rejects([[], second]):
+    failures.append("accepts a file linked elsewhere after an empty first file")
+forged, _, _ = chain_lines([{"event": "continues", "prev": "07" * 32}, drop], 0, bytes.fromhex("07" * 32))
+if not rejects([forged]):
+    failures.append("accepts a link at entry 0 to another hash than the genesis hash")
+rooted, _, _ = chain_lines([{"event": "continues", "prev": "00" * 32}, drop], 0, bytes(32))
+if rejects([rooted]):
+    failures.append("refuses a link at entry 0 to the genesis hash")
+
 if failures:
     sys.exit("reference verifier (docs/SPEC.md §11.4): " + "; ".join(failures))
 print("ok: the reference verifier accepts the vectors and rejects %d malformed entries" % len(bad))
