@@ -112,6 +112,13 @@ impl Verifier {
     /// Also checks the log against `seal`: it must still hold the entries the
     /// seal commits to, the last of them with the sealed hash. Entries after
     /// them are checked as part of the chain.
+    ///
+    /// A log whose first file continues files not given (its first entry is
+    /// [`Event::Continues`](crate::Event::Continues), [`Summary::start`] is
+    /// not 0 entries) holds only the entries from its start: a seal that
+    /// ends before the start is refused, and one that ends at it or after
+    /// confirms the link, but not that the entries before the start are kept
+    /// anywhere. Read [`Summary::start`] to know which entries were checked.
     pub const fn with_seal(mut self, seal: Seal) -> Verifier {
         self.seal = Some(seal);
         self

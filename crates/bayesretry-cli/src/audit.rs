@@ -47,7 +47,19 @@ pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Erro
             (name, summary)
         }
     };
+    let start = summary.start();
     let sealed = match args.seal {
+        // the first file continues files not given: of the entries the seal
+        // commits to, it holds those from its start on (the verifier refuses
+        // a seal that ends before), and the chain reaching the seal confirms
+        // the link, not that the entries before it are kept anywhere
+        Some(kept) if start.entries() > 0 => format!(
+            ", and holds the last {} of the {} entries of the seal given: the {} before \
+             them are in files not given",
+            kept.entries().saturating_sub(start.entries()),
+            kept.entries(),
+            start.entries()
+        ),
         Some(kept) => format!(
             ", and holds the {} entries of the seal given",
             kept.entries()
@@ -66,7 +78,7 @@ pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Erro
         seal.entries() - summary.start().entries(),
         summary.decisions(),
         summary.outcomes(),
-        starts(summary.start()),
+        starts(start, args.seal.is_some()),
         losses(summary.dropped_entries(), summary.lost()),
         unanchored(
             seal.entries() - summary.start().entries(),
@@ -107,15 +119,22 @@ fn unanchored(entries: u64, sealed: Option<u64>) -> String {
 /// The line that says where a log starts that does not start at its
 /// beginning, empty if it does: its first file begins with a link to files
 /// not given (older files of a rotated log, since deleted), which the chain
-/// takes on trust. Only those files, or a seal of that point kept elsewhere,
-/// confirm it (`docs/SPEC.md`, section 11.6).
-fn starts(start: Seal) -> String {
+/// takes on trust. Only those files, or a seal of that point or later kept
+/// elsewhere, confirm it (`docs/SPEC.md`, section 11.6); a seal given
+/// (`sealed`), which the verifier has checked the chain against, does, but
+/// does not show that those files are kept.
+fn starts(start: Seal, sealed: bool) -> String {
     if start.entries() == 0 {
         return String::new();
     }
+    let confirmed = if sealed {
+        "the seal given confirms the link, not that those files are kept"
+    } else {
+        "only those files, or that seal kept elsewhere (--seal), confirm the link"
+    };
     format!(
         "starts: at entry {}, linked to the end of files not given (their seal: {start}); \
-         only those files, or that seal kept elsewhere (--seal), confirm the link\n",
+         {confirmed}\n",
         start.entries(),
     )
 }

@@ -97,6 +97,29 @@ fn a_set_whose_oldest_file_was_deleted_says_where_it_starts() {
 }
 
 #[test]
+fn a_seal_of_the_whole_log_given_with_its_oldest_file_deleted_is_not_said_to_be_held_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let (paths, seal) = rotated(dir.path(), 3, 4);
+    let run = verify(&paths[1..], &["--seal", &seal]);
+    // the entries the files hold are the sealed ones: the chain reaches the
+    // seal through the link, so the link is confirmed
+    assert_eq!(run.code, 0, "{run:#?}");
+    // but entries 0 to 3, in the deleted file, are not held
+    assert!(!run.stdout.contains("holds the 14 entries"), "{run:#?}");
+    assert!(
+        run.stdout
+            .contains("holds the last 10 of the 14 entries of the seal given"),
+        "{run:#?}"
+    );
+    assert!(run.stdout.contains("the 4 before them"), "{run:#?}");
+    assert!(run.stdout.contains("starts: at entry 4"), "{run:#?}");
+    assert!(
+        run.stdout.contains("the seal given confirms the link"),
+        "{run:#?}"
+    );
+}
+
+#[test]
 fn standard_input_is_refused_among_several_files() {
     let dir = tempfile::tempdir().unwrap();
     let (mut paths, _) = rotated(dir.path(), 2, 2);
