@@ -467,6 +467,9 @@ impl JsonlWriter<File> {
     /// written (nothing renamed it; on Unix, where a file's identity can be
     /// read), or a file with entries, this fails and the writer goes on in
     /// its file as before. The writer keeps its lock on the path's lock file.
+    /// The path's directory is synced before the new file is written, since
+    /// the program that renamed the old file and made the new one (logrotate)
+    /// syncs neither: a seal handed out after this survives a power cut.
     ///
     /// ```
     /// use bayesretry_audit::{Event, Fsync, JsonlWriter, Record, Verifier};
@@ -508,6 +511,11 @@ impl JsonlWriter<File> {
         if meta.len() > 0 {
             return refuse("the path names another file, which holds entries");
         }
+        // The rename and the new file are another program's (logrotate syncs
+        // neither): without this, a power cut could take the new name back,
+        // and with it every entry written to the new file that a seal vouched
+        // for.
+        sync_parent(&path)?;
         self.poisoned = true;
         self.switch_to(&path, file)?;
         Ok(seal)
