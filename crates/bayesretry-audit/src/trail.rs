@@ -228,8 +228,6 @@ enum Message {
     /// Sync the sink, and answer with the seal, or an error (see
     /// [`AuditTrail::sync`]).
     Sync(SyncSender<Result<Seal, Error>>),
-    /// Rotate the sink to the path, and answer with the seal of the rotated
-    /// file, or an error (see [`AuditTrail::rotate`]).
     /// With a path, rotate the sink to it; without, reopen the sink after
     /// another program renamed its file. Answer with the seal of the old
     /// file, or an error (see [`AuditTrail::rotate`], [`AuditTrail::reopen`]).
