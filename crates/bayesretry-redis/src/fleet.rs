@@ -191,6 +191,7 @@ impl Fleet {
             stale_ms: ttl_ms,
             url: config.url.clone(),
             refusing: false,
+            started: false,
         };
         let task = runtime.spawn(task.run(receiver, config.interval));
         Ok(Fleet {
@@ -379,6 +380,10 @@ struct Task {
     /// Whether the last round had a part Redis refused (see [`refused`]):
     /// logged once, when it begins.
     refusing: bool,
+    /// Whether a round has ended yet: the first one that cannot reach Redis
+    /// is logged, as a connected fleet losing Redis is, so that a fleet
+    /// which never reaches it (Redis down at start, a wrong password) says so.
+    started: bool,
 }
 
 /// Whether `error` is Redis refusing one part of a round for what it found
@@ -503,7 +508,7 @@ impl Task {
             Err(e) => {
                 self.connection = None;
                 s.failed_rounds.fetch_add(1, Ordering::AcqRel);
-                if s.connected.swap(false, Ordering::AcqRel) {
+                if s.connected.swap(false, Ordering::AcqRel) || !self.started {
                     tracing::warn!(
                         url = %self.url,
                         error = e as &(dyn core::error::Error + 'static),
@@ -512,6 +517,7 @@ impl Task {
                 }
             }
         }
+        self.started = true;
         if let Some((sync, _)) = &self.evidence {
             s.buffered.store(sync.buffered() as u64, Ordering::Release);
         }
