@@ -202,6 +202,9 @@ impl FleetConfig {
             url: self.url.redacted(),
             why,
         };
+        if let Some(why) = self.url.scheme_problem() {
+            return Err(invalid(why));
+        }
         let mut info = redis::IntoConnectionInfo::into_connection_info(self.url.expose())
             // the parser's message names the part that failed, never the secret
             .map_err(|e| invalid(e.to_string()))?;

@@ -44,6 +44,40 @@ impl RedisUrl {
     pub fn redacted(&self) -> String {
         redact(&self.0)
     }
+
+    /// Why the URL is not a Redis URL at all, if it is not: no scheme (a
+    /// bare `host:port`), or a scheme the Redis client does not take. The
+    /// text names the schemes taken, and shows of the URL its scheme alone.
+    pub(crate) fn scheme_problem(&self) -> Option<String> {
+        /// The schemes the Redis client connects to (compared ignoring case,
+        /// as the URL parser lowercases them).
+        const TAKEN: [&str; 7] = [
+            "redis",
+            "rediss",
+            "redis+unix",
+            "unix",
+            "valkey",
+            "valkeys",
+            "valkey+unix",
+        ];
+        const EXPECTED: &str = "a redis url begins redis://, rediss:// (tls), redis+unix:// or unix:// \
+             (or valkey://, valkeys://, valkey+unix://)";
+        let scheme = self.0.split_once("://").map(|(scheme, _)| scheme);
+        match scheme {
+            Some(scheme) if TAKEN.iter().any(|t| t.eq_ignore_ascii_case(scheme)) => None,
+            Some(scheme)
+                if !scheme.is_empty()
+                    && scheme.len() <= 16
+                    && scheme
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) =>
+            {
+                Some(format!("{EXPECTED}, got scheme {scheme:?}"))
+            }
+            // what comes before `://` is no scheme: it may be anything
+            _ => Some(format!("{EXPECTED}, got no scheme")),
+        }
+    }
 }
 
 /// `url` with the password of its authority and its query replaced by `***`. A URL that
