@@ -101,7 +101,16 @@ pub mod fs {
 }
 
 /// Fleet-wide evidence, retry budget and breaker on Redis (`bayesretry-redis`;
-/// feature `redis`).
+/// feature `redis`, and `redis-tls` for `rediss://` URLs).
+///
+/// One [`Fleet`](bayesretry_redis::Fleet) per process syncs a policy's store
+/// with every other process's through Redis, in the background; a
+/// [`FleetBudget`](bayesretry_redis::FleetBudget) and a
+/// [`FleetBreaker`](bayesretry_redis::FleetBreaker) share one retry budget
+/// and one breaker per endpoint. A decision never waits on Redis: while it is
+/// away each process runs on its local state. Its consistency model, and what
+/// happens when Redis goes away or comes back empty, are in the
+/// [crate's documentation](bayesretry_redis).
 #[cfg(feature = "redis")]
 pub mod redis {
     pub use bayesretry_redis::*;
