@@ -98,6 +98,11 @@ struct Registry {
 /// the last clone of a fleet stops its task; its budgets and breakers then
 /// run on local state alone, as while Redis is away.
 ///
+/// Dropping it does not flush: the outcomes recorded since the last round
+/// are not pushed. A process that is shutting down calls
+/// [`sync_now`](Fleet::sync_now) first (see
+/// [shutting down](crate#shutting-down)).
+///
 /// See the [crate documentation](crate) for the consistency model.
 #[derive(Clone)]
 pub struct Fleet {
@@ -279,7 +284,9 @@ impl Fleet {
 
     /// Runs one full round now (push, pull, leases, breakers) and says
     /// whether it went through. Rounds run on their own every interval; this
-    /// is for a clean shutdown (flush before exit) and for tests.
+    /// is for a clean shutdown — the one way to hand the fleet the outcomes
+    /// recorded since the last round before the process ends (see
+    /// [shutting down](crate#shutting-down)) — and for tests.
     ///
     /// # Errors
     ///

@@ -108,8 +108,10 @@ pub mod fs {
 /// [`FleetBudget`](bayesretry_redis::FleetBudget) and a
 /// [`FleetBreaker`](bayesretry_redis::FleetBreaker) share one retry budget
 /// and one breaker per endpoint. A decision never waits on Redis: while it is
-/// away each process runs on its local state. Its consistency model, and what
-/// happens when Redis goes away or comes back empty, are in the
+/// away each process runs on its local state. Its consistency model, what
+/// happens when Redis goes away or comes back empty, and how a process shuts
+/// down without losing its last outcomes (`Fleet::sync_now` before it exits:
+/// dropping a fleet does not flush) are in the
 /// [crate's documentation](bayesretry_redis).
 #[cfg(feature = "redis")]
 pub mod redis {
