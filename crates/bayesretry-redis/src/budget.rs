@@ -63,6 +63,14 @@ impl fmt::Debug for FleetBudgetConfig {
 impl FleetBudgetConfig {
     /// At most `max_cost` of retry cost per `window`, for the whole fleet.
     /// `name` tells budgets apart within a namespace.
+    ///
+    /// Budgets of one name in one namespace are one budget: every process
+    /// that makes one, of whatever service, draws on the same window's
+    /// grants, each checking them against its own allowance. Processes
+    /// sharing a name must agree on its rule, allowance and window; two
+    /// services with settings of their own give their budgets names (or
+    /// namespaces) of their own, or the one allowed more spends what the
+    /// other was allowed.
     pub fn fixed_window(name: impl Into<String>, max_cost: u32, window: Duration) -> Self {
         FleetBudgetConfig {
             name: name.into(),
@@ -77,6 +85,9 @@ impl FleetBudgetConfig {
     /// first attempts counted fleet-wide (each process's
     /// [`deposit`](Budget::deposit)s reach Redis with its next lease), each
     /// in the window it was made in.
+    /// As for [`fixed_window`](FleetBudgetConfig::fixed_window), budgets of
+    /// one name in one namespace are one budget, whose processes must agree
+    /// on its settings.
     pub fn ratio(name: impl Into<String>, ratio: f64, floor: u32, window: Duration) -> Self {
         FleetBudgetConfig {
             name: name.into(),
