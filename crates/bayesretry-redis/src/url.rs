@@ -155,6 +155,10 @@ mod tests {
             ("redis://u:a@b@h/3", "redis://u:***@h/3"),
             ("redis://h:1/0?password=p", "redis://h:1/0?***"),
             ("nonsense", "<unparsable redis url>"),
+            ("app:p@redis://h:1/0", "<unparsable redis url>"),
+            (":p@rediss://h", "<unparsable redis url>"),
+            ("h:1/0?password=p&x=redis://h2", "<unparsable redis url>"),
+            (" redis://u:p@h", "redis://u:***@h"),
         ] {
             assert_eq!(redact(url), want, "{url}");
         }

@@ -62,3 +62,31 @@ async fn a_redis_url_that_does_not_parse_keeps_the_client_s_reason() {
     assert!(message.contains("database"), "{message}");
     assert!(!message.contains("no scheme"), "{message}");
 }
+
+#[tokio::test]
+async fn a_password_before_what_looks_like_a_scheme_is_never_shown() {
+    // credentials put before the scheme, or a `://` further on: what comes
+    // before the first `://` is then no scheme, and is not shown
+    for url in [
+        "app:s3cret@redis://cache:6379/0",
+        ":s3cret@rediss://cache:6380",
+        "cache:6379/0?password=s3cret&next=redis://other",
+    ] {
+        let message = refusal(url);
+        assert!(message.contains("no scheme"), "{url}: {message}");
+        assert!(!message.contains("s3cret"), "{url}: {message}");
+        let config = FleetConfig::new(url);
+        assert!(
+            !format!("{config:?}").contains("s3cret"),
+            "{url}: {config:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_redis_url_after_blanks_is_taken_as_the_client_takes_it() {
+    // the client's URL parser drops leading blanks, as a value read from a
+    // file or a variable may carry: the URL is not refused for them
+    let fleet = Fleet::without_evidence(FleetConfig::new(" redis://127.0.0.1:1/0"));
+    assert!(fleet.is_ok(), "{:?}", fleet.err());
+}
