@@ -62,26 +62,33 @@ impl RedisUrl {
         ];
         const EXPECTED: &str = "a redis url begins redis://, rediss:// (tls), redis+unix:// or unix:// \
              (or valkey://, valkeys://, valkey+unix://)";
-        let scheme = self.0.split_once("://").map(|(scheme, _)| scheme);
-        match scheme {
-            Some(scheme) if TAKEN.iter().any(|t| t.eq_ignore_ascii_case(scheme)) => None,
-            Some(scheme)
-                if !scheme.is_empty()
-                    && scheme.len() <= 16
-                    && scheme
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) =>
-            {
-                Some(format!("{EXPECTED}, got scheme {scheme:?}"))
-            }
-            // what comes before `://` is no scheme: it may be anything
-            _ => Some(format!("{EXPECTED}, got no scheme")),
+        match split_scheme(&self.0) {
+            Some((scheme, _)) if TAKEN.iter().any(|t| t.eq_ignore_ascii_case(scheme)) => None,
+            Some((scheme, _)) => Some(format!("{EXPECTED}, got scheme {scheme:?}")),
+            None => Some(format!("{EXPECTED}, got no scheme")),
         }
     }
 }
 
+/// The scheme of `url` and what follows its `://`, if what comes before the
+/// first `://` looks like a scheme (letters, digits, `+`, `-`, `.`, at most 16
+/// of them). Anything else there may hold a secret (`app:pw@redis://h`,
+/// `h?password=pw&x=redis://h2`): such a URL has no scheme to show. Leading
+/// blanks and control characters are skipped, as the client's URL parser
+/// skips them.
+fn split_scheme(url: &str) -> Option<(&str, &str)> {
+    let (scheme, rest) = url.trim_start_matches(|c| c <= ' ').split_once("://")?;
+    let scheme_like = !scheme.is_empty()
+        && scheme.len() <= 16
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    scheme_like.then_some((scheme, rest))
+}
+
 /// `url` with the password of its authority and its query replaced by `***`. A URL that
-/// cannot be split is replaced whole by its scheme, so nothing unparsed leaks.
+/// cannot be split is replaced whole by its scheme, so nothing unparsed leaks; one
+/// without a scheme (see [`split_scheme`]) is shown as unparsable.
 ///
 /// Everything between `://` and the last `@` is taken for the user info, even
 /// a `/`, `?` or `#`: a password is often a token with such characters left
@@ -92,7 +99,7 @@ impl RedisUrl {
 /// there (`?password=pass@word`): what follows the `@` would be printed as
 /// the host. Such a URL is shown as its scheme only.
 fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
+    let Some((scheme, rest)) = split_scheme(url) else {
         return String::from("<unparsable redis url>");
     };
     let (userinfo, rest) = match rest.rsplit_once('@') {
