@@ -160,16 +160,21 @@ pub fn window_clear_of_its_end(url: &str, at_least: Duration) -> Duration {
     let (secs, micros): (u64, u64) = redis::cmd("TIME").query(&mut admin(url)).unwrap();
     let now = secs * 1_000 + micros / 1_000;
     let want = u64::try_from(at_least.as_millis()).unwrap().max(1);
+    let Some(window) = window_clear_of(now, want) else {
+        panic!("no window has {want} ms left at {now}");
+    };
+    Duration::from_millis(window)
+}
+
+/// A window length of at least 2 · `want` ms whose current window, at server
+/// time `now` (ms since the Unix epoch), has at least `want` ms left.
+pub fn window_clear_of(now: u64, want: u64) -> Option<u64> {
     // Windows of length w begin at multiples of w: the current one has
     // w - now % w left. From 2 · want on, lengths one apart move the
     // remainder by about now / w, as good as at random: half of them leave
     // more than want, and the first such is taken.
     let shortest = want.saturating_mul(2);
-    let Some(window) = (shortest..shortest.saturating_add(1_000)).find(|w| w - now % w >= want)
-    else {
-        panic!("no window of {shortest} ms to 1000 ms more has {want} ms left at {now}");
-    };
-    Duration::from_millis(window)
+    (shortest..shortest.saturating_add(1_000)).find(|w| w - now % w >= want)
 }
 
 /// A store under writer `writer`, shared as a fleet takes it.
