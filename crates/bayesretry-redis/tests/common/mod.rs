@@ -169,12 +169,16 @@ pub fn window_clear_of_its_end(url: &str, at_least: Duration) -> Duration {
 /// A window length of at least 2 · `want` ms whose current window, at server
 /// time `now` (ms since the Unix epoch), has at least `want` ms left.
 pub fn window_clear_of(now: u64, want: u64) -> Option<u64> {
-    // Windows of length w begin at multiples of w: the current one has
-    // w - now % w left. From 2 · want on, lengths one apart move the
-    // remainder by about now / w, as good as at random: half of them leave
-    // more than want, and the first such is taken.
-    let shortest = want.saturating_mul(2);
-    (shortest..shortest.saturating_add(1_000)).find(|w| w - now % w >= want)
+    // Windows of length w begin at multiples of w. With w = now / n, window n
+    // begins at n · w, less than n ms before now, so it has more than w - n
+    // left. n is the smaller of now / (2 · want), which makes w at least
+    // 2 · want, and √now / 2, which makes w at least 4 · n: w then has at
+    // least want + 2 · n, and less than n of it is gone. Searching lengths
+    // near 2 · want for a remainder instead fails for long windows, whose
+    // remainder moves by only now / w per length.
+    let n = (now / want.saturating_mul(2)).min(now.isqrt() / 2).max(1);
+    let window = now / n;
+    (window >= want.saturating_mul(2) && window - now % window >= want).then_some(window)
 }
 
 /// A store under writer `writer`, shared as a fleet takes it.
