@@ -176,13 +176,16 @@ fn render(snapshot: &Snapshot, rows: &[Row], args: &InspectArgs) -> String {
         .map(|date| format!(" ({date})"))
         .unwrap_or_default();
     let mut text = format!(
-        "{}: {} entries, taken at {} ms{date}; prior Beta({}, {})\n",
+        "{}: {}, taken at {} ms{date}; prior Beta({}, {})\n",
         if args.store.as_os_str() == "-" {
             String::from(input::STDIN)
         } else {
             args.store.display().to_string()
         },
-        snapshot.len(),
+        match snapshot.len() {
+            1 => String::from("1 entry"),
+            n => format!("{n} entries"),
+        },
         snapshot.taken_at_ms(),
         num(args.prior.alpha()),
         num(args.prior.beta()),
