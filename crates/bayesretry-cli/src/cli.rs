@@ -83,11 +83,17 @@ pub(crate) enum Command {
                       letter case), separated by spaces or newlines. A '#' at the start of a\n\
                       line or after a space or tab starts a comment that runs to the end of\n\
                       the line ('1#' is a bad token, '1 #' an outcome and a comment). The\n\
-                      input is streamed: its length does not matter.",
+                      input is streamed: its length does not matter.\n\n\
+                      An audit log (JSON Lines, from bayesretry-audit) records outcomes of\n\
+                      many contexts: select the 'outcome' entries of one context (endpoint,\n\
+                      attempt, class) and replay their 'success' fields, as the last example\n\
+                      does with jq.",
         after_help = "Examples:\n  \
                       echo \"1 1 0 1 0 0 0\" | bayesretry replay\n  \
                       bayesretry replay outcomes.txt --value 50 --cost 1\n  \
-                      printf 'ok\\nfail\\nfail\\n' | bayesretry replay --prior 2,2 --json"
+                      printf 'ok\\nfail\\nfail\\n' | bayesretry replay --prior 2,2 --json\n  \
+                      jq -r 'select(.event == \"outcome\" and .endpoint == \"api\" and .attempt == 1 \
+                      and .class == \"http-503\") | .success' decisions.jsonl | bayesretry replay"
     )]
     Replay(ReplayArgs),
     /// Show the contexts of a saved store snapshot with their posteriors.

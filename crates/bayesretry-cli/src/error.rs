@@ -148,11 +148,22 @@ impl fmt::Display for Error {
                 line,
                 column,
                 token,
-            } => write!(
-                f,
-                "{source}:{line}:{column}: bad outcome token {token:?}: \
-                 expected 1, 0, ok, fail, true or false"
-            ),
+            } => {
+                write!(
+                    f,
+                    "{source}:{line}:{column}: bad outcome token {token:?}: \
+                     expected 1, 0, ok, fail, true or false"
+                )?;
+                // A JSON line: most likely an audit log, whose outcomes a
+                // person would want to replay.
+                if token.starts_with('{') {
+                    f.write_str(
+                        " (a JSON line is no outcome: for an audit log, \
+                         `bayesretry replay --help` shows how to replay the outcomes it records)",
+                    )?;
+                }
+                Ok(())
+            }
             Error::NoInput { path, why } => write!(f, "{path}: cannot open: {why}"),
             Error::Read { path, .. } => write!(f, "{path}: read failed"),
             Error::Write { path, .. } => write!(f, "{path}: write failed"),
