@@ -38,6 +38,15 @@ const HALF_WINDOW: usize = 2;
 /// asked.
 pub(crate) fn run_simulate(args: &SimulateArgs, out: &mut Output<'_>) -> Result<(), Error> {
     if let Some(path) = &args.plot {
+        // A directory is a wrong command line, as a file is for `bench
+        // --plot`, not a write that failed.
+        if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            return Err(Error::Usage(format!(
+                "--plot {}: is a directory: simulate writes one SVG file at the path \
+                 --plot names",
+                path.display()
+            )));
+        }
         check_writable(path)?;
     }
     let world = World::new(args.scenario, args.seed, args.n);
