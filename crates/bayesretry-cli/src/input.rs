@@ -1,7 +1,7 @@
 //! Opening inputs: a named file, or standard input.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
 use crate::error::Error;
@@ -16,6 +16,32 @@ pub(crate) struct Input {
     /// Whether it is a regular file (links followed), not standard input, a
     /// pipe or a device.
     pub(crate) regular: bool,
+    /// Whether it is standard input and that is a terminal: a person typed
+    /// the command and nothing was piped in.
+    pub(crate) terminal: bool,
+}
+
+/// The keys that end a terminal's input.
+#[cfg(windows)]
+const END_OF_INPUT: &str = "Ctrl-Z and Enter";
+#[cfg(not(windows))]
+const END_OF_INPUT: &str = "Ctrl-D";
+
+impl Input {
+    /// When this input is a terminal, says on standard error what `command`
+    /// is waiting for (`what`) and how to end it, or which argument (`instead`)
+    /// names a file: a command that waits without a word looks hung. Nothing
+    /// is said for a file or a pipe.
+    pub(crate) fn prompt(&self, command: &str, what: &str, instead: &str) {
+        if self.terminal {
+            // A hint nobody can see is no reason to fail the command.
+            let _ = writeln!(
+                io::stderr(),
+                "{command}: reading {what} from the terminal: end with {END_OF_INPUT}, \
+                 or give {instead}"
+            );
+        }
+    }
 }
 
 /// Opens `path`, or standard input when it is `None` or `-`.
@@ -29,6 +55,7 @@ pub(crate) fn open(path: Option<&Path>) -> Result<Input, Error> {
                 name: path.display().to_string(),
                 reader: Box::new(file),
                 regular,
+                terminal: false,
             })
         }
     }
@@ -53,9 +80,11 @@ fn open_file(path: &Path) -> Result<(File, bool), Error> {
 }
 
 fn stdin() -> Input {
+    let stdin = io::stdin();
     Input {
         name: String::from(STDIN),
-        reader: Box::new(io::stdin().lock()),
+        terminal: stdin.is_terminal(),
+        reader: Box::new(stdin.lock()),
         regular: false,
     }
 }

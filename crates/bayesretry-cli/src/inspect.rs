@@ -55,6 +55,7 @@ pub(crate) fn run(args: &InspectArgs, out: &mut Output<'_>) -> Result<(), Error>
 /// bounded whatever the input.
 fn load(path: &Path, limit: u64) -> Result<Snapshot, Error> {
     let input = input::open(Some(path))?;
+    input.prompt("inspect", "a snapshot", "STORE.json");
     let too_large = || Error::TooLarge {
         path: input.name.clone(),
         limit,

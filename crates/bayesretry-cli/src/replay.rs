@@ -19,6 +19,11 @@ const MASS: f64 = 0.95;
 /// Runs `replay` and writes its report to `out`.
 pub(crate) fn run(args: &ReplayArgs, out: &mut Output<'_>) -> Result<(), Error> {
     let input = input::open(args.file.as_deref())?;
+    input.prompt(
+        "replay",
+        "outcomes (1, ok or true for a success; 0, fail or false for a failure)",
+        "a FILE",
+    );
     let tally = read_outcomes(input.reader, &input.name)?;
     let model = CostModel::new(args.costs.value, args.costs.cost)
         .map_err(|e| Error::Usage(e.to_string()))?;
