@@ -76,14 +76,16 @@ impl Kind {
                 "healthy, then down (every attempt fails with 503) for the second \
                  quarter of the run, then recovered"
             }
-            Kind::Flaky => "transient-flaky: 55% of attempts succeed, 5% of calls never do",
+            Kind::Flaky => {
+                "55% of attempts succeed, the rest fail with 5xx or time out; \
+                 5% of calls never do"
+            }
             Kind::RateLimited => {
-                "rate-limited to 1 call/s (burst 5) while 10 arrive: 429 with Retry-After"
+                "a server token bucket lets 1 call/s through (burst 5) while 10 arrive: \
+                 429 with Retry-After"
             }
-            Kind::HardDown => "hard down: every attempt is refused",
-            Kind::Degrading => {
-                "degrading: attempts succeed 95% of the time at the start, 30% at the end"
-            }
+            Kind::HardDown => "every attempt is refused, the whole run",
+            Kind::Degrading => "attempts succeed 95% of the time at the start, 30% at the end",
         }
     }
 }
