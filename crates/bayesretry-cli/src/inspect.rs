@@ -83,7 +83,35 @@ fn load(path: &Path, limit: u64) -> Result<Snapshot, Error> {
     if bytes.len() as u64 > limit {
         return Err(too_large());
     }
-    bayesretry_fs::parse_snapshot(&input.name, &bytes).map_err(Error::Store)
+    bayesretry_fs::parse_snapshot(&input.name, &bytes).map_err(|error| match error {
+        bayesretry_fs::Error::NotJson { .. } | bayesretry_fs::Error::Schema { .. }
+            if is_audit_log(&bytes) =>
+        {
+            Error::Store(bayesretry_fs::Error::Schema {
+                path: input.name.clone().into(),
+                why: format!(
+                    "it is an audit log (JSON Lines of hash-chained entries): check it \
+                     with `bayesretry audit verify {}`",
+                    path.display()
+                ),
+            })
+        }
+        error => Error::Store(error),
+    })
+}
+
+/// Whether `bytes` open with a line that is an audit log's entry (an object
+/// with the entry's `v`, `seq`, `event` and `hash`): a file given to
+/// `inspect` by mistake, which its parse error alone ("trailing characters at
+/// line 2") would not make plain.
+fn is_audit_log(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(first).is_ok_and(|entry| {
+        ["v", "seq", "event", "hash"]
+            .iter()
+            .all(|key| entry.contains_key(*key))
+    })
 }
 
 /// One context of the snapshot, its writers' evidence summed.
