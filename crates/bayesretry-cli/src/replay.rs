@@ -148,6 +148,7 @@ impl Report {
             decision: DecisionJson {
                 retry: self.decision.retry(),
                 reason: self.decision.reason().to_string(),
+                reason_name: bayesretry_audit::reason_name(self.decision.reason()),
                 probability: self.decision.probability(),
                 expected_value: self.decision.expected_value(),
                 value: self.model.success_value(),
@@ -195,7 +196,11 @@ struct PosteriorJson {
 #[derive(Serialize)]
 struct DecisionJson {
     retry: bool,
+    /// The reason in words, for people: it may be reworded.
     reason: String,
+    /// The reason's name in the audit log (`positive_expected_value`), which
+    /// never changes: the field a script matches.
+    reason_name: &'static str,
     probability: f64,
     expected_value: f64,
     value: f64,
