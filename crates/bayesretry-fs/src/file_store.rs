@@ -152,7 +152,8 @@ impl FileStore {
     /// # Errors
     ///
     /// [`Error::Io`] if `path` has no file name (`/`, `..`), names a
-    /// directory (ends in a separator or in `.`), has a file name too long for
+    /// directory (ends in a separator or in `.`, or is a directory, or a
+    /// symbolic link to one, already there), has a file name too long for
     /// the files a save puts beside it (on Unix, more than 247 bytes: 255 with
     /// `.bak.tmp` added; for a symbolic link, the name of the file it names,
     /// beside which a save writes), or its directory cannot be read.
@@ -170,7 +171,22 @@ impl FileStore {
         // the link: that file's name must leave room for their suffixes (a
         // link that cannot be followed is reported by the save)
         match Target::resolve(&path) {
-            Ok(target) => check_name_length(&target.file)?,
+            Ok(target) => {
+                check_name_length(&target.file)?;
+                // a directory already there (a state directory configured in
+                // place of the file): every save would fail on it, after
+                // making a lock file beside it
+                if fs::metadata(&target.file).is_ok_and(|m| m.is_dir()) {
+                    return Err(Error::Io {
+                        op: "use as a snapshot file",
+                        path,
+                        source: io::Error::new(
+                            io::ErrorKind::InvalidInput,
+                            "it is a directory; name a file in it",
+                        ),
+                    });
+                }
+            }
             Err(_) => check_name_length(&path)?,
         }
         let dir = match path.parent() {

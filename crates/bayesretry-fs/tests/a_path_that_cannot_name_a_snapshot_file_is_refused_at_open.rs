@@ -52,6 +52,37 @@ fn a_path_ending_in_a_separator_or_a_dot_is_refused() -> TestResult {
     Ok(())
 }
 
+#[test]
+fn an_existing_directory_is_refused_whatever_its_path_ends_in() -> TestResult {
+    // A state directory configured where the snapshot file was meant: before,
+    // it opened, and every save failed reading it, leaving a lock file beside.
+    let dir = tempfile::tempdir()?;
+    let state = dir.path().join("state");
+    fs::create_dir(&state)?;
+    let why = invalid_input(FileStore::open(&state)).unwrap_or_default();
+    assert!(why.contains("is a directory"), "{why:?}");
+    #[cfg(unix)]
+    {
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink("state", &link)?;
+        let why = invalid_input(FileStore::open(&link)).unwrap_or_default();
+        assert!(why.contains("is a directory"), "{why:?}");
+    }
+    // nothing was created beside it, and it is as it was
+    let mut names: Vec<_> = fs::read_dir(dir.path())?
+        .map(|entry| entry.map(|e| e.file_name()))
+        .collect::<Result<_, _>>()?;
+    names.sort();
+    let expected: Vec<std::ffi::OsString> = if cfg!(unix) {
+        vec!["link".into(), "state".into()]
+    } else {
+        vec!["state".into()]
+    };
+    assert_eq!(names, expected);
+    assert_eq!(fs::read_dir(&state)?.count(), 0);
+    Ok(())
+}
+
 #[cfg(unix)]
 #[test]
 fn a_name_too_long_for_the_backups_temporary_file_is_refused_before_any_save() -> TestResult {

@@ -40,11 +40,10 @@ fn is_a_directory() -> Result<String, Box<dyn core::error::Error>> {
 fn a_failed_read_names_the_file_and_gives_the_cause_as_its_source() -> TestResult {
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("evidence.json");
+    let file = FileStore::open(&path)?;
+    // made after the open, which refuses a directory already there
     fs::create_dir(&path)?;
-    let error = FileStore::open(&path)?
-        .load()
-        .err()
-        .ok_or("loaded a directory")?;
+    let error = file.load().err().ok_or("loaded a directory")?;
     assert!(matches!(error, Error::Io { .. }), "{error:?}");
     assert_eq!(error.to_string(), format!("cannot read {}", path.display()));
     let source = error
