@@ -14,7 +14,9 @@ use crate::identity::FileId;
 use crate::lock::{DEFAULT_LOCK_TIMEOUT, SaveLock};
 use crate::read::read_file;
 use crate::recovery::{Merged, Origin, Recovery, Source};
-use crate::target::{Target, check_file_name, check_name_length, check_not_a_directory};
+use crate::target::{
+    Target, check_file_name, check_name_length, check_not_a_directory, check_regular,
+};
 
 /// A snapshot file on disk, with its backup: atomic saves, typed errors for
 /// bad files, recovery from the backup, and merge-on-save across processes.
@@ -153,7 +155,8 @@ impl FileStore {
     ///
     /// [`Error::Io`] if `path` has no file name (`/`, `..`), names a
     /// directory (ends in a separator or in `.`, or is a directory, or a
-    /// symbolic link to one, already there), has a file name too long for
+    /// symbolic link to one, already there), names a device, a FIFO or a
+    /// socket (`/dev/null`), has a file name too long for
     /// the files a save puts beside it (on Unix, more than 247 bytes: 255 with
     /// `.bak.tmp` added; for a symbolic link, the name of the file it names,
     /// beside which a save writes), or its directory cannot be read.
@@ -186,6 +189,7 @@ impl FileStore {
                         ),
                     });
                 }
+                check_regular(&target.file, "use as a snapshot file")?;
             }
             Err(_) => check_name_length(&path)?,
         }
@@ -354,6 +358,8 @@ impl FileStore {
         let json = snapshot.to_json();
         let target = Target::resolve(&self.path)?;
         check_file_name(&target.file)?;
+        // before the lock, whose file would go beside a device (`/dev`)
+        check_regular(&target.file, "use as a snapshot file")?;
         let _lock = SaveLock::acquire(&target.lock, self.lock_timeout)?;
         let rotate = self.primary_is_good(&target)?;
         self.commit(&target, &json, rotate)
@@ -393,6 +399,8 @@ impl FileStore {
     pub fn save_merged(&self, snapshot: &Snapshot) -> Result<Merged, Error> {
         let target = Target::resolve(&self.path)?;
         check_file_name(&target.file)?;
+        // before the lock, whose file would go beside a device (`/dev`)
+        check_regular(&target.file, "use as a snapshot file")?;
         let _lock = SaveLock::acquire(&target.lock, self.lock_timeout)?;
         let (mut on_disk, mut origin) = self.read_with_fallback(&target)?;
         // A newer format must not be destroyed, and a file that could not be

@@ -13,6 +13,7 @@ use serde_json::error::Category;
 use crate::error::Error;
 use crate::identity::FileId;
 use crate::migrate::migrate;
+use crate::target::check_regular;
 
 /// A snapshot read from a file.
 #[derive(Debug)]
@@ -27,6 +28,8 @@ pub(crate) struct Loaded {
 
 /// Reads and checks the snapshot at `path`.
 pub(crate) fn read_file(path: &Path) -> Result<Loaded, Error> {
+    // before opening: a FIFO's open would block until a writer came
+    check_regular(path, "read")?;
     let mut file = File::open(path).map_err(|e| Error::io("read", path, e))?;
     let metadata = file.metadata().map_err(|e| Error::io("read", path, e))?;
     // The length is only a hint, and a file's to claim: a sparse file of

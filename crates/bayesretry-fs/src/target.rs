@@ -79,6 +79,26 @@ pub(crate) fn check_name_length(path: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+/// Refuses a path that names something other than a regular file, a
+/// directory or nothing: a device, a FIFO or a socket. Reading one would
+/// block (a FIFO) or read a device's stream as a snapshot (`/dev/null` as an
+/// empty one), and a save's rename would replace the node itself (`/dev/null`
+/// made a regular file, for a save run as root). Links are followed.
+pub(crate) fn check_regular(path: &Path, op: &'static str) -> Result<(), Error> {
+    match fs::metadata(path) {
+        Ok(metadata) if !(metadata.is_file() || metadata.is_dir()) => Err(Error::Io {
+            op,
+            path: path.into(),
+            source: io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file: a device, a FIFO or a socket is never read or \
+                 replaced as a snapshot file",
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// The snapshot file a path names once its symbolic links are followed, and
 /// its neighbours: every file a save creates, replaces or locks is in the
 /// directory of that file, so a link survives a save and the atomic rename
