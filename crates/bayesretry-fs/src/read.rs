@@ -1,8 +1,10 @@
 //! Reading a snapshot file: every way it can be bad, told apart.
 
 use core::fmt;
-use std::fs::File;
+use std::fs::{File, Metadata, OpenOptions};
 use std::io::{self, Read};
+#[cfg(unix)]
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use bayesretry_store::Snapshot;
@@ -13,7 +15,7 @@ use serde_json::error::Category;
 use crate::error::Error;
 use crate::identity::FileId;
 use crate::migrate::migrate;
-use crate::target::check_regular;
+use crate::target::not_regular;
 
 /// A snapshot read from a file.
 #[derive(Debug)]
@@ -28,10 +30,7 @@ pub(crate) struct Loaded {
 
 /// Reads and checks the snapshot at `path`.
 pub(crate) fn read_file(path: &Path) -> Result<Loaded, Error> {
-    // before opening: a FIFO's open would block until a writer came
-    check_regular(path, "read")?;
-    let mut file = File::open(path).map_err(|e| Error::io("read", path, e))?;
-    let metadata = file.metadata().map_err(|e| Error::io("read", path, e))?;
+    let (mut file, metadata) = open_regular(path)?;
     // The length is only a hint, and a file's to claim: a sparse file of
     // terabytes would make `Vec::with_capacity` abort the process. A failed
     // reservation is an error like any failed read.
@@ -52,6 +51,29 @@ pub(crate) fn read_file(path: &Path) -> Result<Loaded, Error> {
         migrated_from,
         id: FileId::of(&metadata),
     })
+}
+
+/// Opens the file at `path` to read it, with its metadata, refusing a
+/// device, a FIFO or a socket (see
+/// [`check_regular`](crate::target::check_regular)).
+///
+/// The check is made on the file opened, not on the path before opening it:
+/// a FIFO or a device put at the path between such a check and the open
+/// would pass it, and the open then wait for a writer, or a device's endless
+/// stream (`/dev/zero`) be read as a snapshot. So on Unix the open never
+/// waits (`O_NONBLOCK`, which changes nothing for a regular file) and never
+/// makes a terminal the process's controlling one (`O_NOCTTY`).
+fn open_regular(path: &Path) -> Result<(File, Metadata), Error> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    let file = options.open(path).map_err(|e| Error::io("read", path, e))?;
+    let metadata = file.metadata().map_err(|e| Error::io("read", path, e))?;
+    if !(metadata.is_file() || metadata.is_dir()) {
+        return Err(not_regular(path, "read"));
+    }
+    Ok((file, metadata))
 }
 
 /// The snapshot in `bytes`, checked and migrated as
@@ -287,5 +309,61 @@ impl Visitor<'_> for KeyVisitor {
         } else {
             KeyName::Other
         })
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use core::time::Duration;
+    use std::fs::OpenOptions;
+    use std::path::PathBuf;
+    use std::sync::mpsc;
+    use std::thread;
+
+    use super::*;
+
+    /// Whether `opened` is the refusal of a file that is no regular one.
+    fn refused(opened: &Result<(File, Metadata), Error>) -> bool {
+        matches!(
+            opened,
+            Err(Error::Io { source, .. })
+                if source.kind() == io::ErrorKind::InvalidInput
+                    && source.to_string().contains("not a regular file")
+        )
+    }
+
+    /// [`open_regular`] of the FIFO at `fifo`, on another thread; if it has
+    /// not returned within 20 seconds (it waits for a writer), the FIFO is
+    /// opened for writing and closed so that it returns, and `None` is
+    /// returned.
+    fn open_fifo(fifo: PathBuf) -> Option<bool> {
+        let (done, returned) = mpsc::channel();
+        let path = fifo.clone();
+        let worker = thread::spawn(move || {
+            let _ = done.send(refused(&open_regular(&path)));
+        });
+        let refused = returned.recv_timeout(Duration::from_secs(20)).ok();
+        if refused.is_none() {
+            drop(OpenOptions::new().read(true).write(true).open(&fifo));
+        }
+        let _ = worker.join();
+        refused
+    }
+
+    // The path check before the open is not what refuses: a FIFO or a
+    // device put at the path between a check of the path and the open would
+    // pass it. The open itself must not wait, and the opened file be checked.
+    #[test]
+    fn the_opened_file_is_checked_and_opening_a_fifo_does_not_wait() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let fifo = dir.path().join("evidence.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap_or_else(|e| panic!("mkfifo: {e}"));
+        assert!(made.success(), "mkfifo failed: {made}");
+        assert_eq!(open_fifo(fifo), Some(true), "waited on the FIFO");
+        // read only: opening /dev/null cannot change it
+        assert!(refused(&open_regular(Path::new("/dev/null"))));
     }
 }

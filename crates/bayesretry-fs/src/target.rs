@@ -86,16 +86,21 @@ pub(crate) fn check_name_length(path: &Path) -> Result<(), Error> {
 /// made a regular file, for a save run as root). Links are followed.
 pub(crate) fn check_regular(path: &Path, op: &'static str) -> Result<(), Error> {
     match fs::metadata(path) {
-        Ok(metadata) if !(metadata.is_file() || metadata.is_dir()) => Err(Error::Io {
-            op,
-            path: path.into(),
-            source: io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file: a device, a FIFO or a socket is never read or \
-                 replaced as a snapshot file",
-            ),
-        }),
+        Ok(metadata) if !(metadata.is_file() || metadata.is_dir()) => Err(not_regular(path, op)),
         _ => Ok(()),
+    }
+}
+
+/// The error refusing `path`, a device, a FIFO or a socket, for `op`.
+pub(crate) fn not_regular(path: &Path, op: &'static str) -> Error {
+    Error::Io {
+        op,
+        path: path.into(),
+        source: io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file: a device, a FIFO or a socket is never read or \
+             replaced as a snapshot file",
+        ),
     }
 }
 
