@@ -11,6 +11,7 @@
 #![cfg(target_os = "linux")]
 #![allow(
     clippy::unwrap_used,
+    clippy::panic,
     reason = "test code: a failed step must fail the test"
 )]
 
@@ -20,21 +21,31 @@ use std::process::{Command, Stdio};
 
 use common::bayesretry;
 
-/// Everything the terminal showed while `bayesretry args` ran on it.
-fn on_a_terminal(args: &str) -> String {
+/// Everything the terminal showed while `bayesretry args` ran on it, which
+/// must end with status `code`.
+fn on_a_terminal(args: &str, code: i32) -> String {
     let output = Command::new("script")
         .args(["-q", "-e", "-c"])
         .arg(format!("{} {args}", env!("CARGO_BIN_EXE_bayesretry")))
         .arg("/dev/null")
         .stdin(Stdio::null())
         .output()
-        .unwrap();
+        .unwrap_or_else(|e| {
+            panic!("cannot run `script` (util-linux; Debian's bsdutils) for a pseudo-terminal: {e}")
+        });
+    // `-e`: the command's status, or `script`'s own failure (no
+    // pseudo-terminal to be had), which fails the test saying so
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "bayesretry {args} on a terminal: {output:?}"
+    );
     String::from_utf8_lossy(&output.stdout).replace('\r', "")
 }
 
 #[test]
 fn replay_on_a_terminal_says_what_to_type_and_how_to_end() {
-    let shown = on_a_terminal("replay");
+    let shown = on_a_terminal("replay", 0);
     assert!(
         shown.contains(
             "replay: reading outcomes (1, ok or true for a success; 0, fail or false \
@@ -50,7 +61,7 @@ fn replay_on_a_terminal_says_what_to_type_and_how_to_end() {
 
 #[test]
 fn inspect_on_a_terminal_says_what_to_paste_and_how_to_end() {
-    let shown = on_a_terminal("inspect -");
+    let shown = on_a_terminal("inspect -", 65);
     assert!(
         shown.contains(
             "inspect: reading a snapshot from the terminal: end with Ctrl-D, or give STORE.json\n"
