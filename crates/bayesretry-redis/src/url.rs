@@ -35,9 +35,12 @@ impl RedisUrl {
         &self.0
     }
 
-    /// Whether the URL asks for TLS.
+    /// Whether the URL asks for TLS: its scheme, in any case, is `rediss` or
+    /// `valkeys`, as the client reads it.
     pub(crate) fn is_tls(&self) -> bool {
-        self.0.starts_with("rediss://")
+        split_scheme(&self.0).is_some_and(|(scheme, _)| {
+            scheme.eq_ignore_ascii_case("rediss") || scheme.eq_ignore_ascii_case("valkeys")
+        })
     }
 
     /// The URL with the password, if any, replaced by `***`.
@@ -151,7 +154,24 @@ impl fmt::Debug for Secret {
 
 #[cfg(test)]
 mod tests {
-    use super::redact;
+    use super::{RedisUrl, redact};
+
+    #[test]
+    fn a_url_asks_for_tls_by_its_scheme_in_any_case() {
+        for (url, tls) in [
+            ("rediss://h:6380", true),
+            ("REDISS://h:6380", true),
+            ("valkeys://h", true),
+            ("  Valkeys://u:p@h", true),
+            ("redis://h", false),
+            ("valkey://h", false),
+            ("redis+unix:///run/redis.sock", false),
+            ("app:p@rediss://h", false),
+            ("h:6380", false),
+        ] {
+            assert_eq!(RedisUrl::new(url).is_tls(), tls, "{url}");
+        }
+    }
 
     #[test]
     fn passwords_never_survive_redaction() {
