@@ -100,6 +100,45 @@ struct Line<'a> {
     _hash: IgnoredAny,
 }
 
+/// A line's optional fields, one bit each: what [`Line::holds_other_than`]
+/// reads, so that each kind of event names the fields it may have once.
+mod field {
+    pub(super) const ENDPOINT: u16 = 1 << 0;
+    pub(super) const ATTEMPT: u16 = 1 << 1;
+    pub(super) const CLASS: u16 = 1 << 2;
+    pub(super) const RETRY: u16 = 1 << 3;
+    pub(super) const P: u16 = 1 << 4;
+    pub(super) const EV: u16 = 1 << 5;
+    pub(super) const REASON: u16 = 1 << 6;
+    pub(super) const SUCCESS: u16 = 1 << 7;
+    pub(super) const COUNT: u16 = 1 << 8;
+    pub(super) const PREV: u16 = 1 << 9;
+    /// The call an entry is about: a decision's and an outcome's.
+    pub(super) const CALL: u16 = ENDPOINT | ATTEMPT | CLASS;
+}
+
+impl Line<'_> {
+    /// Whether the line holds an optional field outside `allowed` (a set of
+    /// [`field`] bits): a field of another kind of event.
+    fn holds_other_than(&self, allowed: u16) -> bool {
+        let present = [
+            (self.endpoint.is_some(), field::ENDPOINT),
+            (self.attempt.is_some(), field::ATTEMPT),
+            (self.class.is_some(), field::CLASS),
+            (self.retry.is_some(), field::RETRY),
+            (self.p.is_some(), field::P),
+            (self.ev.is_some(), field::EV),
+            (self.reason.is_some(), field::REASON),
+            (self.success.is_some(), field::SUCCESS),
+            (self.count.is_some(), field::COUNT),
+            (self.prev.is_some(), field::PREV),
+        ];
+        present
+            .iter()
+            .any(|&(held, bit)| held && allowed & bit == 0)
+    }
+}
+
 impl Verifier {
     /// A verifier with no seal and the default line bound.
     pub const fn new() -> Verifier {
@@ -520,7 +559,8 @@ fn event_view<'a>(line: &'a Line<'a>) -> Result<EventView<'a>, &'static str> {
     };
     match line.event.as_ref() {
         "decision" => {
-            if line.success.is_some() || line.count.is_some() || line.prev.is_some() {
+            let allowed = field::CALL | field::RETRY | field::P | field::EV | field::REASON;
+            if line.holds_other_than(allowed) {
                 return Err("a decision has no success, count or prev");
             }
             let (endpoint, attempt, class) = call()?;
@@ -538,13 +578,7 @@ fn event_view<'a>(line: &'a Line<'a>) -> Result<EventView<'a>, &'static str> {
             }
         }
         "outcome" => {
-            if line.retry.is_some()
-                || line.p.is_some()
-                || line.ev.is_some()
-                || line.reason.is_some()
-                || line.count.is_some()
-                || line.prev.is_some()
-            {
+            if line.holds_other_than(field::CALL | field::SUCCESS) {
                 return Err("an outcome has no retry, p, ev, reason, count or prev");
             }
             let (endpoint, attempt, class) = call()?;
@@ -557,32 +591,14 @@ fn event_view<'a>(line: &'a Line<'a>) -> Result<EventView<'a>, &'static str> {
             })
         }
         "dropped" => {
-            if line.endpoint.is_some()
-                || line.attempt.is_some()
-                || line.class.is_some()
-                || line.retry.is_some()
-                || line.p.is_some()
-                || line.ev.is_some()
-                || line.reason.is_some()
-                || line.success.is_some()
-                || line.prev.is_some()
-            {
+            if line.holds_other_than(field::COUNT) {
                 return Err("a dropped entry has only count");
             }
             let count = line.count.ok_or("a dropped entry needs count")?;
             Ok(EventView::Dropped { count })
         }
         "continues" => {
-            if line.endpoint.is_some()
-                || line.attempt.is_some()
-                || line.class.is_some()
-                || line.retry.is_some()
-                || line.p.is_some()
-                || line.ev.is_some()
-                || line.reason.is_some()
-                || line.success.is_some()
-                || line.count.is_some()
-            {
+            if line.holds_other_than(field::PREV) {
                 return Err("a continues entry has only prev");
             }
             let prev = line.prev.as_ref().ok_or("a continues entry needs prev")?;

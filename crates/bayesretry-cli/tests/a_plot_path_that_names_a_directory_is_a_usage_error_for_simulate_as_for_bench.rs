@@ -1,6 +1,8 @@
 //! `simulate --plot` names one SVG file, `bench --plot` a directory: given
 //! the other kind, each refuses it before the run as a wrong command line
-//! (status 64), naming the flag and the path, and writes nothing.
+//! (status 64), naming the flag and the path, and writes nothing. The bench's
+//! side is `bench_runs_the_decision_quality_suite.rs`'s
+//! `a_plot_directory_that_is_a_file_is_refused_before_the_run`.
 
 #![allow(
     clippy::unwrap_used,
@@ -26,30 +28,4 @@ fn simulate_refuses_a_plot_path_that_is_a_directory() {
     );
     assert!(run.stdout.is_empty(), "{run:#?}");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
-}
-
-#[test]
-fn bench_refuses_a_plot_path_that_is_a_file() {
-    let file = scratch("bench-plot-into-a-file.svg");
-    std::fs::write(&file, "a file").unwrap();
-    let run = bayesretry(
-        &[
-            "bench",
-            "--scenario",
-            "S4",
-            "--seeds",
-            "1",
-            "--plot",
-            arg(&file),
-        ],
-        b"",
-    );
-    run.fails_with(
-        64,
-        &[&format!(
-            "error: --plot {}: not a directory",
-            file.display()
-        )],
-    );
-    assert!(run.stdout.is_empty(), "{run:#?}");
 }

@@ -136,62 +136,51 @@ async fn a_reset_on_another_status_than_429_is_not_read() {
 /// 2024-12-02T00:40:00Z, the wall clock of the tests of absolute resets.
 const NOW_UNIX: u64 = 1_733_100_000;
 
-/// A client that reads resets, on virtual time, its wall clock at [`NOW_UNIX`].
-fn reading_resets_at_now() -> (RetryClient, bayesretry_policy::VirtualSleeper) {
+/// The waits slept by a client that reads resets, on virtual time, its wall
+/// clock at [`NOW_UNIX`], for a request the server first refuses with a 429
+/// carrying `headers`; the retry must succeed.
+async fn waits_read_at_now(headers: &'static [(&'static str, &'static str)]) -> Vec<Duration> {
+    let server = limited_once(headers).await;
     let (policy, sleeper) = virtual_policy();
     let config = Config::new()
         .with_rate_limit_reset(true)
         .with_wall_clock(|| SystemTime::UNIX_EPOCH + Duration::from_secs(NOW_UNIX));
-    (
-        RetryClient::new(reqwest::Client::new(), policy).with_config(config),
-        sleeper,
-    )
+    let client = RetryClient::new(reqwest::Client::new(), policy).with_config(config);
+
+    let response = client.get(server.url("/v1/models")).send().await.unwrap();
+
+    assert_eq!(response.status(), 200);
+    sleeper.delays()
 }
 
 #[tokio::test]
 async fn a_reset_written_as_a_unix_time_waits_until_that_time() {
     // thirty seconds after the wall clock's now, in Unix seconds
-    let server = limited_once(&[
+    let delays = waits_read_at_now(&[
         ("x-ratelimit-remaining-requests", "0"),
         ("x-ratelimit-reset-requests", "1733100030"),
     ])
     .await;
-    let (client, sleeper) = reading_resets_at_now();
-
-    let response = client.get(server.url("/v1/models")).send().await.unwrap();
-
-    assert_eq!(response.status(), 200);
-    assert_eq!(sleeper.delays(), [Duration::from_secs(30)]);
+    assert_eq!(delays, [Duration::from_secs(30)]);
 }
 
 #[tokio::test]
 async fn a_reset_written_as_a_unix_time_in_milliseconds_waits_until_that_time() {
-    let server = limited_once(&[
+    let delays = waits_read_at_now(&[
         ("x-ratelimit-remaining-tokens", "0"),
         ("x-ratelimit-reset-tokens", "1733100012500"),
     ])
     .await;
-    let (client, sleeper) = reading_resets_at_now();
-
-    let response = client.get(server.url("/v1/models")).send().await.unwrap();
-
-    assert_eq!(response.status(), 200);
-    assert_eq!(sleeper.delays(), [Duration::from_millis(12_500)]);
+    assert_eq!(delays, [Duration::from_millis(12_500)]);
 }
 
 #[tokio::test]
 async fn a_unix_time_already_past_is_no_wait_beyond_the_backoff() {
-    let server = limited_once(&[
+    let delays = waits_read_at_now(&[
         ("x-ratelimit-remaining-requests", "0"),
         ("x-ratelimit-reset-requests", "1733099000"),
     ])
     .await;
-    let (client, sleeper) = reading_resets_at_now();
-
-    let response = client.get(server.url("/v1/models")).send().await.unwrap();
-
-    assert_eq!(response.status(), 200);
-    let delays = sleeper.delays();
     assert_eq!(delays.len(), 1);
     assert!(delays[0] <= FIRST_BACKOFF_CAP, "{delays:?}");
 }
@@ -219,18 +208,13 @@ const ANTHROPIC_INPUT_TOKENS_OUT: &[(&str, &str)] = &[
 
 #[tokio::test]
 async fn an_anthropic_reset_timestamp_waits_until_the_limit_that_ran_out_refills() {
-    let server = limited_once(ANTHROPIC_INPUT_TOKENS_OUT).await;
-    let (client, sleeper) = reading_resets_at_now();
-
-    let response = client.get(server.url("/v1/messages")).send().await.unwrap();
-
-    assert_eq!(response.status(), 200);
-    assert_eq!(sleeper.delays(), [Duration::from_secs(20)]);
+    let delays = waits_read_at_now(ANTHROPIC_INPUT_TOKENS_OUT).await;
+    assert_eq!(delays, [Duration::from_secs(20)]);
 }
 
 #[tokio::test]
 async fn an_anthropic_reset_with_an_offset_and_a_fraction_is_the_same_instant() {
-    let server = limited_once(&[
+    let delays = waits_read_at_now(&[
         ("anthropic-ratelimit-tokens-remaining", "0"),
         (
             "anthropic-ratelimit-tokens-reset",
@@ -238,12 +222,7 @@ async fn an_anthropic_reset_with_an_offset_and_a_fraction_is_the_same_instant() 
         ),
     ])
     .await;
-    let (client, sleeper) = reading_resets_at_now();
-
-    let response = client.get(server.url("/v1/messages")).send().await.unwrap();
-
-    assert_eq!(response.status(), 200);
-    assert_eq!(sleeper.delays(), [Duration::from_millis(7_250)]);
+    assert_eq!(delays, [Duration::from_millis(7_250)]);
 }
 
 #[tokio::test]

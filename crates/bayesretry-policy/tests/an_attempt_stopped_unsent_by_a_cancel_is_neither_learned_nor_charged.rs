@@ -71,6 +71,16 @@ impl Told {
     }
 }
 
+/// A policy of one retry in its budget, and what its observer is told.
+fn one_retry_told() -> (RetryPolicy, Told) {
+    let told = Told::default();
+    let policy = one_retry_of_budget()
+        .with_observer(told.clone())
+        .build()
+        .unwrap();
+    (policy, told)
+}
+
 /// A call at `api` whose first attempt fails with a 503 and whose second
 /// sees `token` cancelled before it sends, and stops, marked or not.
 fn unsent_retry(
@@ -94,11 +104,7 @@ fn unsent_retry(
 
 #[test]
 fn the_call_ends_cancelled_with_the_unsent_attempt_s_error() {
-    let told = Told::default();
-    let policy = one_retry_of_budget()
-        .with_observer(told.clone())
-        .build()
-        .unwrap();
+    let (policy, told) = one_retry_told();
     let token = CancelToken::new();
 
     let out = unsent_retry(&policy, &token, true);
@@ -154,11 +160,7 @@ fn a_learning_policy_does_not_learn_the_retry_that_never_went_out() {
 fn unmarked_the_unsent_attempt_is_learned_as_the_retry_failing() {
     // what the mark is for: without it the attempt's error is classified
     // (permanent here), and the retry that never went out is learned as failed
-    let told = Told::default();
-    let policy = one_retry_of_budget()
-        .with_observer(told.clone())
-        .build()
-        .unwrap();
+    let (policy, told) = one_retry_told();
 
     let out = unsent_retry(&policy, &CancelToken::new(), false);
 
@@ -174,11 +176,7 @@ fn unmarked_the_unsent_attempt_is_learned_as_the_retry_failing() {
 
 #[test]
 fn a_marked_error_while_the_token_is_not_cancelled_is_an_ordinary_failure() {
-    let told = Told::default();
-    let policy = one_retry_of_budget()
-        .with_observer(told.clone())
-        .build()
-        .unwrap();
+    let (policy, told) = one_retry_told();
     let token = CancelToken::new();
 
     let out = policy
@@ -202,11 +200,7 @@ fn a_marked_error_while_the_token_is_not_cancelled_is_an_ordinary_failure() {
 
 #[test]
 fn the_async_loop_ends_an_unsent_attempt_as_the_blocking_one_does() {
-    let told = Told::default();
-    let policy = one_retry_of_budget()
-        .with_observer(told.clone())
-        .build()
-        .unwrap();
+    let (policy, told) = one_retry_told();
     let token = CancelToken::new();
     let pressed = token.clone();
 
