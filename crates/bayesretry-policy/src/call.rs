@@ -722,10 +722,19 @@ impl<'a> Attempts<'a> {
             .state
             .as_ref()
             .and_then(|state| state.breaker.open_until());
+        // A policy that waits for its breaker waits for it on a retry as on a
+        // first attempt: the open breaker is no stop here (the next attempt's
+        // admission waits it out, or ends the call when it cannot come in
+        // time), and the run of failures it opened on is the breaker's to act
+        // on, by the probe it admits, not counted a second time against the
+        // retry. Stopped here, the call whose probe failed (the 1 attempt in
+        // 20 that fails on an endpoint back at 95 %) failed fast while every
+        // call behind it waited for the next probe and went through.
+        let waits_for_breaker = breaker_until.is_some() && inner.wait_while_open.is_some();
         let mut situation = Situation::new()
             .with_delay_ms(millis(backoff))
             .with_max_retry_after_ms(millis(inner.max_retry_after))
-            .with_breaker_open(breaker_until.is_some());
+            .with_breaker_open(breaker_until.is_some() && !waits_for_breaker);
         if let Some(hint) = hint {
             situation = situation.with_retry_after_ms(millis(hint));
         }
@@ -737,9 +746,13 @@ impl<'a> Attempts<'a> {
         // set in the learning branch below, the situation was copied out and
         // back in whole (some 30 instructions of every learning failure).
         if let Some(run) = &reading {
-            situation = situation
-                .with_failure_run(run.failures, run.usual_success_rate)
-                .with_change_hazard(run.hazard);
+            situation = if waits_for_breaker {
+                situation.with_failure_run(0, run.usual_success_rate)
+            } else {
+                situation
+                    .with_failure_run(run.failures, run.usual_success_rate)
+                    .with_change_hazard(run.hazard)
+            };
         }
         let hard_cap = inner.max_attempts.saturating_add(MAX_UNCOUNTED_FAILURES);
         // The observer is told below, once, of the decision the call acts on.
@@ -804,9 +817,10 @@ impl<'a> Attempts<'a> {
                 .map_or(FailureCount::default(), |state| {
                     state.breaker.failures_recorded()
                 });
+            // a retry that waits for the breaker is judged again by its probe
             self.pending = situation
                 .failure_run()
-                .filter(|_| !delay.is_zero())
+                .filter(|_| !delay.is_zero() && !waits_for_breaker)
                 .map(|(run, _)| Pending {
                     run,
                     failures_seen,

@@ -772,6 +772,15 @@ impl Builder {
     /// waits for an admission it cannot get in time. Cancellation ends the wait
     /// at once.
     ///
+    /// A retry waits the same way. A failure that finds the breaker open — it
+    /// opened on this failure, or the call's probe failed and opened it again —
+    /// does not stop the call: the retry is judged as if the endpoint were back
+    /// (on the context's own posterior, without the run of failures the breaker
+    /// opened on, which the breaker acts on by its probes), then waits for
+    /// the breaker like a first attempt. Otherwise the one call in twenty whose
+    /// probe meets an ordinary failure on an endpoint back at 95 % would fail
+    /// while every call behind it waited for the next probe and went through.
+    ///
     /// A call waits only for an attempt worth making: one whose expected value
     /// `p · V − c` is positive at the rate the endpoint succeeds outside its
     /// current run of failures (the rate a call can expect once a probe finds

@@ -213,3 +213,44 @@ fn the_wait_is_judged_at_the_rate_the_endpoint_had_before_its_outage() {
     open_it(&mostly_down, &sleeper);
     assert!(!waits(&mostly_down, &sleeper));
 }
+
+#[test]
+fn a_waiting_call_whose_probe_fails_waits_for_the_next_probe() {
+    let (policy, sleeper) = policy(Some(Duration::from_secs(10)));
+    // an endpoint whose 503s pass on a retry, a call a second, until it goes down
+    for _ in 0..40 {
+        let mut attempts = 0;
+        let result = policy.run_blocking("api", |_| {
+            attempts += 1;
+            if attempts == 1 {
+                Err(HttpStatus(503))
+            } else {
+                Ok(())
+            }
+        });
+        assert!(result.is_ok(), "{result:?}");
+        sleeper.clock().advance(Duration::from_secs(1));
+    }
+    let left = open_it(&policy, &sleeper);
+    let slept = sleeper.delays().len();
+    // it is back, but the waiting call's probe meets the odd failure, and
+    // the probe's failure opens the breaker again
+    let mut attempts = 0;
+    let result = policy.run_blocking("api", |_| {
+        attempts += 1;
+        if attempts == 1 {
+            Err(HttpStatus(503))
+        } else {
+            Ok(())
+        }
+    });
+    assert!(result.is_ok(), "{result:?}");
+    assert_eq!(
+        attempts, 2,
+        "the call waited for the next probe and made it"
+    );
+    let waits = &sleeper.delays()[slept..];
+    assert_eq!(waits.first(), Some(&Duration::from_millis(left)));
+    assert!(waits.len() >= 2, "{waits:?}");
+    assert_eq!(policy.breaker_state("api"), Some(State::Closed));
+}
