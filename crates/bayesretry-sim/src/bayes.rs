@@ -320,6 +320,15 @@ pub(crate) async fn drive(run: &Run<'_>, task: usize, call: CallSpec) {
     } else {
         env.endpoint_name(call.endpoint)
     };
+    // A call that arrives while the breaker is open sees it open: one that
+    // fails fast ends there and then, but one that waits for the breaker
+    // (`wait_while_open`) ends only once it is admitted or gives up, seconds
+    // later, and read only at the call's end the opening was dated by it.
+    if matches!(policy.breaker_state(name), Some(BreakerState::Open { .. })) {
+        log.borrow_mut()
+            .breaker_opens
+            .push((timeline.now_us(), call.endpoint));
+    }
     // the call's own state lives in its future, borrowed by its attempts: no
     // allocation per call for it
     let track = &RefCell::new(Track::default());

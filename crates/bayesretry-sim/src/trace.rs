@@ -35,7 +35,8 @@ pub struct RunLog {
     /// Start time and endpoint of every retry made.
     pub retries: Vec<(u64, u8)>,
     /// Times a client-side breaker was seen open for an endpoint, at the end of
-    /// an attempt (baselines) or a call (BayesRetry), with the endpoint.
+    /// an attempt (baselines) or at the arrival or end of a call (BayesRetry),
+    /// with the endpoint.
     pub breaker_opens: Vec<(u64, u8)>,
     /// Start time and endpoint of every local refusal (breaker or throttle).
     pub refusals: Vec<(u64, u8)>,
