@@ -15,7 +15,10 @@
 //!    was refused, not processed, so it is sent again;
 //! 3. a POST without an idempotency key that meets a 503, which may come after
 //!    the request was processed: it is not sent again, and says why;
-//! 4. the same POST with an `Idempotency-Key`, which is retried;
+//! 4. the same POST with an `Idempotency-Key`, sent at once: the 503's 300 ms
+//!    hold the whole origin, so the client refuses it without sending anything,
+//!    with a typed error naming what is left of the wait; sent again once the
+//!    wait has run out, it is retried after its own 503;
 //! 5. a server asking for an hour, beyond the policy's one-minute limit: the call
 //!    stops at once with a typed error naming the wait.
 //!
@@ -25,6 +28,7 @@ extern crate alloc;
 
 use alloc::sync::Arc;
 use core::convert::Infallible;
+use core::future::Future;
 use core::sync::atomic::{AtomicUsize, Ordering};
 use core::time::Duration;
 use std::collections::HashSet;
@@ -121,15 +125,24 @@ pub(crate) struct Tour {
     pub(crate) refused_post: (u16, usize),
     /// 3: the POST without a key that meets a 503, and why it was not sent again.
     pub(crate) unkeyed_post: (u16, usize, Option<NotRetried>),
-    /// 4: the same POST with a key.
+    /// 4: the same POST with a key: what was left of the server's wait when
+    /// it was first sent (and refused in the client, no request made), then its
+    /// status and requests once sent after the wait.
+    pub(crate) held_for: Option<Duration>,
     pub(crate) keyed_post: (u16, usize),
     /// 5: the call whose server asks for an hour.
     pub(crate) batch: Result<u16, Error>,
 }
 
 /// Makes the five calls through `client` to the provider at `base`, printing
-/// each; `answered` counts the server's answers.
-pub(crate) async fn tour(client: &RetryClient, base: &str, answered: &AtomicUsize) -> Tour {
+/// each; `answered` counts the server's answers, and `wait` waits as long as
+/// the client says to (on the policy's clock).
+pub(crate) async fn tour<W: Future<Output = ()>>(
+    client: &RetryClient,
+    base: &str,
+    answered: &AtomicUsize,
+    wait: impl Fn(Duration) -> W,
+) -> Tour {
     let requests = || answered.swap(0, Ordering::SeqCst);
     let status = |reply: &Result<reqwest::Response, Error>| {
         reply.as_ref().map_or(0, |reply| reply.status().as_u16())
@@ -179,13 +192,27 @@ pub(crate) async fn tour(client: &RetryClient, base: &str, answered: &AtomicUsiz
             .map_or_else(|| "retried".to_owned(), ToString::to_string)
     );
 
-    // 4. the same POST with an idempotency key: retried, and the server answers
-    let reply = client
-        .post(format!("{base}/v1/chat/completions"))
-        .header("Idempotency-Key", "chat-0001")
-        .body("{\"messages\":[]}")
-        .send()
-        .await;
+    // 4. the same POST with an idempotency key, at once: the server's 300 ms
+    // hold the origin, and the client sends nothing until they run out
+    let keyed = || {
+        client
+            .post(format!("{base}/v1/chat/completions"))
+            .header("Idempotency-Key", "chat-0001")
+            .body("{\"messages\":[]}")
+            .send()
+    };
+    let mut reply = keyed().await;
+    let mut held_for = None;
+    if let Err(err @ Error::ServerHold { retry_after, .. }) = &reply {
+        println!(
+            "POST /v1/chat (with key)  -> not sent, {} requests: {err}",
+            requests()
+        );
+        held_for = Some(*retry_after);
+        wait(*retry_after).await;
+        // then retried after its own 503, and the server answers
+        reply = keyed().await;
+    }
     let keyed_post = (status(&reply), requests());
     println!(
         "POST /v1/chat (with key)  -> {}, {} requests",
@@ -210,6 +237,7 @@ pub(crate) async fn tour(client: &RetryClient, base: &str, answered: &AtomicUsiz
         get,
         refused_post,
         unkeyed_post,
+        held_for,
         keyed_post,
         batch,
     }
@@ -223,11 +251,15 @@ async fn main() -> Result<(), Box<dyn core::error::Error>> {
     let client = RetryClient::new(reqwest::Client::new(), RetryPolicy::new());
 
     let started = Instant::now();
-    let tour = tour(&client, &base, &answered).await;
+    let tour = tour(&client, &base, &answered, tokio::time::sleep).await;
     assert_eq!(tour.get, (200, 2));
     assert_eq!(tour.refused_post, (200, 2));
     assert_eq!((tour.unkeyed_post.0, tour.unkeyed_post.1), (503, 1));
     assert!(tour.unkeyed_post.2.is_some());
+    assert!(
+        tour.held_for
+            .is_some_and(|left| left <= Duration::from_millis(300))
+    );
     assert_eq!(tour.keyed_post, (200, 2));
     match tour.batch {
         Err(err @ Error::RetryAfterBeyondLimit { .. }) => {

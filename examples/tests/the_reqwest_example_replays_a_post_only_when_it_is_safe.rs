@@ -1,8 +1,9 @@
 //! The `reqwest_retry_after` example's calls, on virtual time: a GET and a
 //! POST refused with a 429 are sent again after the wait the server asked for,
 //! a POST without an idempotency key that meets a 503 is sent once and says
-//! why, the same POST with a key is retried, and an hour's Retry-After stops
-//! the call.
+//! why, the same POST with a key is refused in the client while the 503's
+//! wait holds the origin and retried once it has run out, and an hour's
+//! Retry-After stops the call.
 
 #![allow(
     clippy::unwrap_used,
@@ -32,7 +33,12 @@ async fn each_call_of_the_example_ends_as_it_says() {
         .build()
         .unwrap();
     let client = RetryClient::new(reqwest::Client::new(), policy);
-    let tour = example::tour(&client, &base, &answered).await;
+    let clock = time.clock().clone();
+    let tour = example::tour(&client, &base, &answered, |wait| {
+        clock.advance(wait);
+        core::future::ready(())
+    })
+    .await;
     assert_eq!(tour.get, (200, 2), "{tour:?}");
     assert_eq!(tour.refused_post, (200, 2), "{tour:?}");
     assert_eq!(
@@ -42,6 +48,8 @@ async fn each_call_of_the_example_ends_as_it_says() {
     );
     let why = tour.unkeyed_post.2.as_ref().unwrap().to_string();
     assert!(why.contains("no idempotency key"), "{why}");
+    // sent at once after the 503, the keyed POST met the whole of its wait
+    assert_eq!(tour.held_for, Some(Duration::from_millis(300)), "{tour:?}");
     assert_eq!(tour.keyed_post, (200, 2), "{tour:?}");
     match &tour.batch {
         Err(err @ Error::RetryAfterBeyondLimit { .. }) => {

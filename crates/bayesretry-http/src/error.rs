@@ -17,6 +17,10 @@ pub enum Stop {
     Policy(Reason),
     /// The failure is permanent: a retry would fail the same way.
     Permanent,
+    /// A server's Retry-After on another call holds the endpoint past the
+    /// policy's limit or the deadline
+    /// (`bayesretry_policy::Builder::without_server_hold`).
+    ServerHold,
     /// The request was never going to be sent twice.
     NotRetried(NotRetried),
     /// The policy stopped for a reason this version of the crate does not name.
@@ -28,6 +32,7 @@ impl fmt::Display for Stop {
         match self {
             Stop::Policy(reason) => write!(f, "{reason}"),
             Stop::Permanent => f.write_str("permanent error"),
+            Stop::ServerHold => f.write_str("endpoint held by the server's Retry-After"),
             Stop::NotRetried(why) => write!(f, "{why}"),
             Stop::Other => f.write_str("stopped by the policy"),
         }
@@ -101,6 +106,18 @@ pub enum Error<E = reqwest::Error, R = reqwest::Response> {
         /// Attempts made before the refusal: 0 when none was.
         attempts: u32,
     },
+    /// A server's `Retry-After` to another call holds the endpoint, and
+    /// refused the call's first attempt (or the one after an attempt the
+    /// per-attempt timeout cut off): no request was sent
+    /// (`bayesretry_policy::Builder::without_server_hold`).
+    ServerHold {
+        /// The endpoint key.
+        endpoint: String,
+        /// How long the hold has still to run.
+        retry_after: Duration,
+        /// Attempts made before the refusal: 0 when none was.
+        attempts: u32,
+    },
     /// The last attempt ran past the policy's per-attempt timeout
     /// (`Builder::with_attempt_timeout`) and no retry followed.
     AttemptTimedOut {
@@ -130,12 +147,14 @@ impl<E, R> Error<E, R> {
     /// ([`RetryAfterBeyondLimit`](Error::RetryAfterBeyondLimit),
     /// [`RetryAfterPastDeadline`](Error::RetryAfterPastDeadline)), or the time
     /// until the open breaker may admit a call
-    /// ([`CircuitOpen`](Error::CircuitOpen), when known).
+    /// ([`CircuitOpen`](Error::CircuitOpen), when known), or until a
+    /// server's hold on the endpoint ends ([`ServerHold`](Error::ServerHold)).
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
             Error::RetryAfterBeyondLimit { retry_after, .. }
             | Error::RetryAfterPastDeadline { retry_after, .. } => Some(*retry_after),
             Error::CircuitOpen { retry_after, .. } => *retry_after,
+            Error::ServerHold { retry_after, .. } => Some(*retry_after),
             _ => None,
         }
     }
@@ -172,6 +191,7 @@ impl<E, R> Error<E, R> {
         match self {
             Error::Build(_) => 0,
             Error::CircuitOpen { attempts, .. }
+            | Error::ServerHold { attempts, .. }
             | Error::Transport { attempts, .. }
             | Error::RetryAfterBeyondLimit { attempts, .. }
             | Error::RetryAfterPastDeadline { attempts, .. }
@@ -226,6 +246,18 @@ impl<E, R> fmt::Display for Error<E, R> {
                     Some(wait) => write!(f, " (may admit a call in {})", ReadableDuration(*wait)),
                     None => Ok(()),
                 }
+            }
+            Error::ServerHold {
+                endpoint,
+                retry_after,
+                attempts,
+            } => {
+                write!(f, "endpoint `{endpoint}` held by the server's Retry-After")?;
+                match attempts {
+                    0 => write!(f, ", no attempt made")?,
+                    n => write!(f, " after {n} attempt(s)")?,
+                }
+                write!(f, " (for {} more)", ReadableDuration(*retry_after))
             }
             Error::AttemptTimedOut { timeout, attempts } => write!(
                 f,

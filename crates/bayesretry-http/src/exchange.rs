@@ -585,6 +585,22 @@ where
                 attempts,
             });
         }
+        RetryErrorKind::ServerHold {
+            last_error: Some(last_error),
+            ..
+        } => (last_error, Stop::ServerHold),
+        RetryErrorKind::ServerHold {
+            endpoint,
+            retry_after,
+            last_error: None,
+            attempts,
+        } => {
+            return Err(Error::ServerHold {
+                endpoint,
+                retry_after,
+                attempts,
+            });
+        }
         RetryErrorKind::AttemptTimedOut {
             timeout, attempts, ..
         } => return Err(Error::AttemptTimedOut { timeout, attempts }),

@@ -106,7 +106,7 @@ async fn a_plain_reqwest_request_is_executed_with_the_defaults() {
     // a POST without a key is not replayed after a 503; a GET is, under the
     // origin's key
     let server = busy_then_ok().await;
-    let (client, _) = virtual_client();
+    let (client, sleeper) = virtual_client();
     let post = reqwest::Client::new()
         .post(server.url("/v1/chat"))
         .body("{}")
@@ -117,6 +117,10 @@ async fn a_plain_reqwest_request_is_executed_with_the_defaults() {
 
     assert_eq!(response.status(), 503);
     assert_eq!(server.requests(), 1);
+    // the 503's wait holds the origin for every request until it runs out
+    sleeper
+        .clock()
+        .advance(core::time::Duration::from_millis(5));
 
     let get = reqwest::Client::new()
         .get(server.url("/v1/models"))

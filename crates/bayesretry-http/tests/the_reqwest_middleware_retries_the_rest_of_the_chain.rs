@@ -49,7 +49,7 @@ async fn a_post_is_replayed_only_with_the_idempotent_extension() {
         _ => answer(200, &[]),
     })
     .await;
-    let (policy, _) = virtual_policy();
+    let (policy, sleeper) = virtual_policy();
     let client = retried(policy);
 
     let once = client
@@ -60,6 +60,8 @@ async fn a_post_is_replayed_only_with_the_idempotent_extension() {
         .unwrap();
     assert_eq!(once.status(), 503);
     assert_eq!(server.requests(), 1);
+    // the 503's wait holds the origin for every request until it runs out
+    sleeper.clock().advance(Duration::from_secs(1));
 
     let marked = client
         .post(server.url("/"))

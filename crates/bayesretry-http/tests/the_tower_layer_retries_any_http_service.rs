@@ -62,7 +62,7 @@ async fn a_post_is_sent_once_unless_marked_or_keyed() {
         _ => answer(200, &[]),
     })
     .await;
-    let (policy, _) = virtual_policy();
+    let (policy, sleeper) = virtual_policy();
     let mut service = RetryLayer::new(policy).layer(hyper_client());
 
     let plain = Request::post(server.url("/v1/jobs"))
@@ -71,6 +71,8 @@ async fn a_post_is_sent_once_unless_marked_or_keyed() {
     let response = call(&mut service, plain).await.unwrap();
     assert_eq!(response.status(), 503);
     assert_eq!(server.requests(), 1);
+    // each 503's wait holds the origin for every request until it runs out
+    sleeper.clock().advance(Duration::from_secs(1));
 
     let mut marked = Request::post(server.url("/v1/jobs"))
         .body(Body::from("{}"))
@@ -79,6 +81,7 @@ async fn a_post_is_sent_once_unless_marked_or_keyed() {
     let response = call(&mut service, marked).await.unwrap();
     assert_eq!(response.status(), 200);
     assert_eq!(server.requests(), 3);
+    sleeper.clock().advance(Duration::from_secs(1));
 
     let keyed = Request::post(server.url("/v1/jobs"))
         .header("idempotency-key", "job-9")

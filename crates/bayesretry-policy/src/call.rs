@@ -185,6 +185,14 @@ pub(crate) enum Refusal<E> {
     Stop(RetryError<E>),
 }
 
+/// Why the next attempt may not start now.
+pub(crate) enum Refused {
+    /// The breaker refused it: how long until it may admit one, if known.
+    Breaker(Option<Duration>),
+    /// A server's Retry-After holds the endpoint for this long still.
+    Held(Duration),
+}
+
 /// The most waits for an open breaker one call makes: with the 100 ms poll,
 /// more than a day of waiting, far beyond any sensible `max_wait`.
 const MAX_WAITS: u32 = 1_000_000;
@@ -543,21 +551,28 @@ impl<'a> Attempts<'a> {
         attempts
     }
 
-    /// Asks the breaker; on admission, starts the next attempt and returns its
-    /// number, otherwise how long until it may admit one. A closed breaker
-    /// admits without the clock being read.
+    /// Asks a server's hold on the endpoint, then the breaker; on admission,
+    /// starts the next attempt and returns its number, otherwise what refused
+    /// it. A closed breaker on an endpoint no server holds admits without the
+    /// clock being read.
     #[inline(always)]
-    fn start(&mut self) -> Result<u32, Option<Duration>> {
+    fn start(&mut self) -> Result<u32, Refused> {
         let inner = self.inner;
         if let Some(state) = &self.state {
             let mut now = None;
+            // asked first: a probe the breaker handed out would be held back
+            if let Some(left) = state.held(|| *now.get_or_insert_with(|| inner.now_ms())) {
+                return Err(Refused::Held(left));
+            }
             match state
                 .breaker
                 .check_with(|| *now.get_or_insert_with(|| inner.now_ms()))
             {
                 bayesretry_breaker::Admission::Rejected { until_ms } => {
                     let now_ms = now.unwrap_or_else(|| inner.now_ms());
-                    return Err(Some(Duration::from_millis(until_ms.saturating_sub(now_ms))));
+                    return Err(Refused::Breaker(Some(Duration::from_millis(
+                        until_ms.saturating_sub(now_ms),
+                    ))));
                 }
                 bayesretry_breaker::Admission::Probe { round, .. } => self.probe = round,
                 _ => self.probe = ProbeRound::NONE,
@@ -718,6 +733,13 @@ impl<'a> Attempts<'a> {
             .backoff
             .delay(self.counted.max(1), inner.rng.next_u64());
         let delay = hint.map_or(backoff, |hint| hint.max(backoff));
+        // the server's wait holds the endpoint for every call, when the
+        // policy honours it (a longer one stops this call, and holds nothing)
+        if let (Some(state), Some(hint), true) = (&self.state, hint, inner.server_hold) {
+            if hint <= inner.max_retry_after {
+                state.hold(now_ms.saturating_add(millis(hint)));
+            }
+        }
         let breaker_until = self
             .state
             .as_ref()
@@ -1072,6 +1094,38 @@ impl<'a> Attempts<'a> {
         stop
     }
 
+    /// After a server's hold refused the next attempt, `left` before it ends:
+    /// how long to wait before asking again, if the call waits for it. A retry
+    /// already decided waits, within the policy's Retry-After limit and the
+    /// deadline: it was to wait for a server anyway, and this is the server's
+    /// wait too. A first attempt waits only under
+    /// [`Builder::with_wait_while_open`](crate::Builder::with_wait_while_open),
+    /// within its `max_wait` and the deadline; otherwise the call fails fast.
+    /// Counts the wait.
+    fn hold_step(&mut self, left: Duration) -> Option<Duration> {
+        let inner = self.inner;
+        if self.waits >= MAX_WAITS {
+            return None;
+        }
+        let step_ms = millis(left).max(1);
+        let limit_ms = if self.attempt == 0 {
+            millis(inner.wait_while_open?)
+        } else {
+            millis(inner.max_retry_after)
+        };
+        if self.waited_ms.saturating_add(step_ms) > limit_ms {
+            return None;
+        }
+        if let Some(deadline_ms) = self.deadline_ms {
+            if inner.now_ms().saturating_add(step_ms) > deadline_ms {
+                return None;
+            }
+        }
+        self.waited_ms = self.waited_ms.saturating_add(step_ms);
+        self.waits = self.waits.saturating_add(1);
+        Some(Duration::from_millis(step_ms))
+    }
+
     /// After the breaker refused the next attempt, `retry_after` before it may
     /// admit one: how long to wait before asking again, if the policy waits
     /// for the breaker ([`Builder::with_wait_while_open`](crate::Builder::with_wait_while_open))
@@ -1417,7 +1471,11 @@ impl<'a, E> Call<'a, E> {
         // (shared ownership) takes the general loop
         let state = match state {
             None => None,
-            Some(Resolved::Borrowed(state)) if state.breaker.is_closed() => Some(state),
+            Some(Resolved::Borrowed(state))
+                if state.breaker.is_closed() && !state.may_be_held() =>
+            {
+                Some(state)
+            }
             Some(_) => return None,
         };
         let max_elapsed = self.max_elapsed();
@@ -1480,17 +1538,30 @@ impl<'a, E> Call<'a, E> {
         }
         match attempts.start() {
             Ok(attempt) => Ok(attempt),
-            Err(retry_after) => match attempts.wait_step(retry_after, self.endpoint) {
+            Err(Refused::Held(left)) => match attempts.hold_step(left) {
                 Some(wait) => Err(Refusal::Wait(wait)),
                 None => {
                     attempts.give_back_retry();
-                    Err(Refusal::Stop(self.circuit_open(
-                        retry_after,
+                    Err(Refusal::Stop(self.server_hold(
+                        left,
                         last.take(),
                         attempts.attempt,
                     )))
                 }
             },
+            Err(Refused::Breaker(retry_after)) => {
+                match attempts.wait_step(retry_after, self.endpoint) {
+                    Some(wait) => Err(Refusal::Wait(wait)),
+                    None => {
+                        attempts.give_back_retry();
+                        Err(Refusal::Stop(self.circuit_open(
+                            retry_after,
+                            last.take(),
+                            attempts.attempt,
+                        )))
+                    }
+                }
+            }
         }
     }
 
@@ -1766,6 +1837,22 @@ impl<'a, E> Call<'a, E> {
     /// The breaker refused an attempt, after `attempts` were made:
     /// `on_exhausted` sees it if one was (the last may have been cut off by
     /// its timeout, and left no error).
+    fn server_hold(&mut self, left: Duration, last: Option<E>, attempts: u32) -> RetryError<E> {
+        let stop: RetryError<E> = RetryErrorKind::ServerHold {
+            endpoint: self.endpoint.to_owned(),
+            retry_after: left,
+            last_error: last,
+            attempts,
+        }
+        .into();
+        if attempts > 0 {
+            if let Some(hook) = self.hooks.as_mut().and_then(|h| h.on_exhausted.as_mut()) {
+                hook(&stop);
+            }
+        }
+        stop
+    }
+
     fn circuit_open(
         &mut self,
         retry_after: Option<Duration>,

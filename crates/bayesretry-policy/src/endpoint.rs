@@ -6,7 +6,8 @@ use core::fmt;
 use core::future::Future;
 use core::hash::BuildHasher;
 use core::ops::Deref;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::time::Duration;
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
@@ -30,6 +31,9 @@ pub(crate) struct EndpointState {
     /// Set when the overflow map let go of this state: a handle holding it
     /// looks its endpoint up again.
     retired: AtomicBool,
+    /// Until when (policy clock, ms) a server's Retry-After holds the
+    /// endpoint; 0: no hold. See [`Builder::without_server_hold`](crate::Builder::without_server_hold).
+    hold_until: AtomicU64,
 }
 
 impl EndpointState {
@@ -38,7 +42,42 @@ impl EndpointState {
             name: name.into(),
             breaker: SharedBreaker::new(template),
             retired: AtomicBool::new(false),
+            hold_until: AtomicU64::new(0),
         }
+    }
+
+    /// Whether a server's wait may hold the endpoint now: one relaxed load,
+    /// for the fast path, which leaves a held endpoint to the general loop.
+    #[inline(always)]
+    pub(crate) fn may_be_held(&self) -> bool {
+        self.hold_until.load(Ordering::Relaxed) != 0
+    }
+
+    /// The server asked its callers to wait until `until_ms`: no attempt at
+    /// the endpoint starts before then. A later end than the one held wins.
+    #[inline]
+    pub(crate) fn hold(&self, until_ms: u64) {
+        self.hold_until.fetch_max(until_ms, Ordering::Relaxed);
+    }
+
+    /// How long the endpoint stays held, if it is; `now_ms` is asked only
+    /// when a hold was set. A hold that has run out is cleared, so that the
+    /// fast path takes the endpoint again.
+    #[inline(always)]
+    pub(crate) fn held(&self, now_ms: impl FnOnce() -> u64) -> Option<Duration> {
+        let until_ms = self.hold_until.load(Ordering::Relaxed);
+        if until_ms == 0 {
+            return None;
+        }
+        let now_ms = now_ms();
+        if now_ms < until_ms {
+            return Some(Duration::from_millis(until_ms - now_ms));
+        }
+        // a later hold set meanwhile stays
+        let _ = self
+            .hold_until
+            .compare_exchange(until_ms, 0, Ordering::Relaxed, Ordering::Relaxed);
+        None
     }
 }
 

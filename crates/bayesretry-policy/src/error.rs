@@ -79,6 +79,20 @@ pub enum RetryErrorKind<E> {
         /// refused the call's first.
         attempts: u32,
     },
+    /// A server's Retry-After holds the endpoint: it asked a call of the
+    /// policy to wait, and the wait has not run out, so no attempt was made
+    /// ([`Builder::without_server_hold`](crate::Builder::without_server_hold)).
+    ServerHold {
+        /// The endpoint.
+        endpoint: String,
+        /// How long the hold has still to run.
+        retry_after: Duration,
+        /// The error of the attempt before, if one was made in this call.
+        last_error: Option<E>,
+        /// Attempts made before the hold refused the next one: 0 when it
+        /// refused the call's first.
+        attempts: u32,
+    },
     /// The retry budget denied the retry.
     BudgetExhausted {
         /// The error of the last attempt, if one was made.
@@ -193,6 +207,7 @@ impl<E> RetryErrorKind<E> {
             | RetryErrorKind::Stopped { last_error, .. }
             | RetryErrorKind::Permanent(last_error) => Some(last_error),
             RetryErrorKind::CircuitOpen { last_error, .. }
+            | RetryErrorKind::ServerHold { last_error, .. }
             | RetryErrorKind::BudgetExhausted { last_error, .. }
             | RetryErrorKind::Cancelled { last_error, .. } => last_error.as_ref(),
             RetryErrorKind::AttemptTimedOut { .. } => None,
@@ -207,6 +222,7 @@ impl<E> RetryErrorKind<E> {
             | RetryErrorKind::Stopped { last_error, .. }
             | RetryErrorKind::Permanent(last_error) => Some(last_error),
             RetryErrorKind::CircuitOpen { last_error, .. }
+            | RetryErrorKind::ServerHold { last_error, .. }
             | RetryErrorKind::BudgetExhausted { last_error, .. }
             | RetryErrorKind::Cancelled { last_error, .. } => last_error,
             RetryErrorKind::AttemptTimedOut { .. } => None,
@@ -218,8 +234,9 @@ impl<E> RetryErrorKind<E> {
     /// the call gave up after ([`Exhausted`](RetryErrorKind::Exhausted),
     /// [`DeadlineExceeded`](RetryErrorKind::DeadlineExceeded)), or how long
     /// until the open breaker may admit a call
-    /// ([`CircuitOpen`](RetryErrorKind::CircuitOpen)). `None` when neither
-    /// said.
+    /// ([`CircuitOpen`](RetryErrorKind::CircuitOpen)), or until a server's
+    /// hold on the endpoint runs out ([`ServerHold`](RetryErrorKind::ServerHold)).
+    /// `None` when none of them said.
     ///
     /// ```
     /// use bayesretry_policy::{Classification, ErrorClass, RetryPolicy};
@@ -240,6 +257,7 @@ impl<E> RetryErrorKind<E> {
             RetryErrorKind::Exhausted { retry_after, .. }
             | RetryErrorKind::DeadlineExceeded { retry_after, .. }
             | RetryErrorKind::CircuitOpen { retry_after, .. } => *retry_after,
+            RetryErrorKind::ServerHold { retry_after, .. } => Some(*retry_after),
             _ => None,
         }
     }
@@ -296,6 +314,19 @@ impl<E> fmt::Display for RetryErrorKind<E> {
                     Some(wait) => write!(f, " (may admit a call in {})", ReadableDuration(*wait)),
                     None => Ok(()),
                 }
+            }
+            RetryErrorKind::ServerHold {
+                endpoint,
+                retry_after,
+                attempts,
+                ..
+            } => {
+                write!(f, "endpoint `{endpoint}` held by the server's Retry-After")?;
+                match attempts {
+                    0 => write!(f, ", no attempt made")?,
+                    n => write!(f, " after {n} attempt(s)")?,
+                }
+                write!(f, " (for {} more)", ReadableDuration(*retry_after))
             }
             RetryErrorKind::BudgetExhausted { attempts, .. } => {
                 write!(f, "retry budget exhausted after {attempts} attempt(s)")
@@ -423,6 +454,18 @@ mod tests {
             open.to_string(),
             "circuit open for endpoint `api`, no attempt made (may admit a call in 1 min 30 s)"
         );
+        let held: Plain = RetryErrorKind::ServerHold {
+            endpoint: "api".to_owned(),
+            retry_after: Duration::from_millis(1_500),
+            last_error: Some("429"),
+            attempts: 1,
+        };
+        assert_eq!(
+            held.to_string(),
+            "endpoint `api` held by the server's Retry-After after 1 attempt(s) (for 1.5 s more)"
+        );
+        assert_eq!(held.retry_after(), Some(Duration::from_millis(1_500)));
+        assert_eq!(held.last_error(), Some(&"429"));
         let timed_out: Plain = RetryErrorKind::AttemptTimedOut {
             timeout: Duration::from_millis(120),
             attempts: 3,

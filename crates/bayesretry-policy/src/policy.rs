@@ -193,6 +193,9 @@ pub(crate) struct Inner {
     pub(crate) max_retry_after: Duration,
     /// How long a call may wait for an open breaker, if it waits at all.
     pub(crate) wait_while_open: Option<Duration>,
+    /// Whether a server's Retry-After holds the whole endpoint
+    /// ([`Builder::without_server_hold`]).
+    pub(crate) server_hold: bool,
     /// The per-endpoint state (the breakers), if the breaker is on.
     pub(crate) endpoints: Option<Endpoints>,
     pub(crate) budget: Option<Arc<dyn Budget + Send + Sync>>,
@@ -585,6 +588,8 @@ impl RetryPolicy {
 ///   (docs/BENCHMARKS.md, `bayesretry-sim`) has the figures. A breaker set with
 ///   [`with_breaker`](Builder::with_breaker) is used as given, and
 ///   [`without_breaker`](Builder::without_breaker) turns it off;
+/// - a server's Retry-After holds its endpoint, for every call, until it runs
+///   out ([`without_server_hold`](Builder::without_server_hold));
 /// - no budget;
 /// - [`SystemClock`]; an async sleeper that uses tokio's timer when the call
 ///   is polled inside a tokio runtime (with the `tokio` feature) and a helper
@@ -601,6 +606,7 @@ pub struct Builder {
     attempt_timeout: Option<Duration>,
     max_retry_after: Duration,
     wait_while_open: Option<Duration>,
+    server_hold: bool,
     breaker: BreakerChoice,
     budget: Option<Arc<dyn Budget + Send + Sync>>,
     store: StoreConfig,
@@ -622,6 +628,7 @@ impl fmt::Debug for Builder {
             .field("max_elapsed", &self.max_elapsed)
             .field("attempt_timeout", &self.attempt_timeout)
             .field("wait_while_open", &self.wait_while_open)
+            .field("server_hold", &self.server_hold)
             .field("breaker", &self.breaker_debug())
             .field("budget", &self.budget.is_some())
             .field("store", &self.store)
@@ -649,6 +656,7 @@ impl Builder {
             attempt_timeout: None,
             max_retry_after: DEFAULT_MAX_RETRY_AFTER,
             wait_while_open: None,
+            server_hold: true,
             breaker: BreakerChoice::Default,
             budget: None,
             store: default_store(),
@@ -817,6 +825,48 @@ impl Builder {
         self
     }
 
+    /// A server's Retry-After holds only the call it answered, not the whole
+    /// endpoint.
+    ///
+    /// By default (with the breaker on), a failure that carries a server's
+    /// wait — a 429's or a 503's `Retry-After`, as the classifier reports it
+    /// ([`Classification::RetryAfter`](crate::Classification::RetryAfter)) —
+    /// holds its endpoint until the wait runs out: no attempt at the endpoint
+    /// starts before then, from any call of the policy (or of its clones). A
+    /// wait longer than the policy honours
+    /// ([`with_max_retry_after`](Builder::with_max_retry_after)) stops the call
+    /// it came with and holds nothing. A call that would start its first attempt fails at once with
+    /// [`RetryErrorKind::ServerHold`](crate::RetryErrorKind::ServerHold), which
+    /// says how long is left (under
+    /// [`with_wait_while_open`](Builder::with_wait_while_open) it waits instead,
+    /// within its `max_wait` and the deadline); a retry already decided waits
+    /// for the hold to end, within the Retry-After limit and the deadline, and
+    /// otherwise ends the call the same way.
+    ///
+    /// # Why
+    ///
+    /// A server that answers one caller "retry after 2 s" is, nearly always,
+    /// out of capacity or quota for every caller with the same key: a rate
+    /// limiter's bucket is empty, an overloaded backend is shedding. Every
+    /// attempt sent before the wait ends meets the same answer and costs what
+    /// any attempt costs (and, on many providers, counts against the limit),
+    /// while the successes the server can give in that time are the same
+    /// whoever asks. Refusing those attempts in the client is free. In the
+    /// decision benchmark's rate-limited scenario (a token bucket of 1 call a
+    /// second against 10 arriving) the hold raises the net value of the
+    /// default policy at every value of a success, from below sending no
+    /// retries at all to level with the SRE client-side throttle.
+    ///
+    /// Turn it off where a server's wait is about one request rather than the
+    /// endpoint: a limit on the size of one request, a per-user quota behind
+    /// one shared endpoint name (or give each user an endpoint name of its
+    /// own). A policy without a breaker keeps no per-endpoint state, and holds
+    /// nothing.
+    pub fn without_server_hold(mut self) -> Builder {
+        self.server_hold = false;
+        self
+    }
+
     /// A breaker per endpoint with these settings, in place of
     /// [`default_breaker`]'s (the cost model no longer sets `open_below`).
     pub fn with_breaker(mut self, breaker: bayesretry_breaker::Config) -> Builder {
@@ -982,6 +1032,7 @@ impl Builder {
                 attempt_timeout: self.attempt_timeout,
                 max_retry_after: self.max_retry_after,
                 wait_while_open: self.wait_while_open,
+                server_hold: self.server_hold,
                 endpoints,
                 budget: self.budget,
                 clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock::new())),

@@ -374,7 +374,7 @@ pub(crate) async fn drive(run: &Run<'_>, task: usize, call: CallSpec) {
         .await;
     let refused = matches!(
         result.as_ref().map_err(RetryError::kind),
-        Err(RetryErrorKind::CircuitOpen { .. })
+        Err(RetryErrorKind::CircuitOpen { .. } | RetryErrorKind::ServerHold { .. })
     );
     let end = timeline.now_us();
     let t = track.borrow();

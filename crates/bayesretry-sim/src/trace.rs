@@ -21,7 +21,7 @@ pub struct CallRecord {
     /// Retries started before the server's Retry-After had expired.
     pub early_retries: u32,
     /// Whether the call ended because a breaker, throttle or budget of the
-    /// client refused an attempt.
+    /// client, or a server's hold on the endpoint, refused an attempt.
     pub refused: bool,
     /// Whether the call has finished.
     pub done: bool,
