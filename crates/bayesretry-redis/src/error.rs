@@ -92,3 +92,48 @@ impl From<bayesretry_breaker::Error> for Error {
         Error::InvalidBreaker(error)
     }
 }
+
+/// Why a sync round failed, as a kind a dashboard or an alert can match on:
+/// [`Stats::last_error`](crate::Stats::last_error).
+///
+/// A round never returns its error to anyone but a caller of
+/// [`Fleet::sync_now`](crate::Fleet::sync_now): the rounds the fleet runs on
+/// its own log it (a warning when Redis becomes unreachable or starts
+/// refusing part of a round) and go on. What an operator needs, beside the
+/// log, is what to do: start Redis or fix the network
+/// ([`Unreachable`](SyncError::Unreachable),
+/// [`Timeout`](SyncError::Timeout)), fix the credentials or the ACL
+/// ([`Auth`](SyncError::Auth)), wait out or fix a server that is up but
+/// serves no writes ([`Unavailable`](SyncError::Unavailable)), or clean the
+/// namespace's keys ([`Refused`](SyncError::Refused)). The kind is a `Copy`
+/// value, so that [`Stats`](crate::Stats) stays one; the message, which may
+/// name hosts and keys, stays in the log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SyncError {
+    /// No connection to Redis: refused, reset, cut, a host that does not
+    /// resolve, a failed TLS handshake. The fleet runs on local state.
+    Unreachable,
+    /// Redis did not answer in time: the connect or the response timeout
+    /// ([`FleetConfig`](crate::FleetConfig)) passed. The fleet runs on local
+    /// state.
+    Timeout,
+    /// Redis refused the fleet's credentials (`WRONGPASS`, `NOAUTH`), or its
+    /// ACL refused the fleet a command or a key (`NOPERM`). The fleet runs on
+    /// local state until they are fixed.
+    Auth,
+    /// Redis is up but serves no writes for now: a read-only replica
+    /// (`READONLY`, as after a failover), out of memory (`OOM`), loading its
+    /// data (`LOADING`), a replica cut from its primary (`MASTERDOWN`), a
+    /// disk it cannot persist to (`MISCONF`), busy running a script (`BUSY`).
+    /// The fleet runs on local state.
+    Unavailable,
+    /// Redis refused a part of the round for what it found in the
+    /// namespace's data: a key of the wrong type, a value a script cannot
+    /// read. The other parts went through and the fleet stays connected:
+    /// something else writes into the namespace.
+    Refused,
+    /// Anything else: a command the server does not know or will not run
+    /// (scripting disabled or renamed), a reply the crate does not expect.
+    Other,
+}

@@ -19,7 +19,7 @@ use tokio::time::MissedTickBehavior;
 use crate::breaker::FleetBreaker;
 use crate::budget::{FleetBudget, FleetBudgetConfig};
 use crate::config::FleetConfig;
-use crate::error::Error;
+use crate::error::{Error, SyncError};
 use crate::evidence::EvidenceSync;
 use crate::replica::Replica;
 use crate::scripts::Scripts;
@@ -40,6 +40,20 @@ pub(crate) struct Shared {
     buffered: AtomicU64,
     deferred: AtomicU64,
     resyncs: AtomicU64,
+    /// How the rounds have gone, for [`Stats`]: under one lock, so that a
+    /// reading never pairs one round's error with another's time.
+    health: Mutex<Health>,
+}
+
+/// What [`Stats`] says of the fleet's link to Redis beyond its counters.
+#[derive(Debug, Clone, Copy, Default)]
+struct Health {
+    /// When (fleet clock) the fleet started.
+    started_ms: u64,
+    last_error: Option<SyncError>,
+    last_error_ms: Option<u64>,
+    last_reached_ms: Option<u64>,
+    failed_in_a_row: u64,
 }
 
 /// What a fleet's sync has done so far: for metrics, and for tests that wait
@@ -71,6 +85,61 @@ pub struct Stats {
     /// evidence expired while it was cut off) and what was lost was pushed,
     /// or read, again.
     pub resyncs: u64,
+    /// The kind of error the last failed round met, whatever rounds came
+    /// after it; `None` if no round has failed yet. Whether the fleet is
+    /// failing *now* is [`connected`](Stats::connected) (Redis away) or
+    /// [`failed_in_a_row`](Stats::failed_in_a_row) (any failure, Redis
+    /// refusing part of a round too); compare
+    /// [`last_error_ms`](Stats::last_error_ms) with
+    /// [`last_reached_ms`](Stats::last_reached_ms) to tell an old error from
+    /// the current one. The error's message is in the log.
+    pub last_error: Option<SyncError>,
+    /// When (on the fleet's clock, [`FleetConfig::with_clock`]) the last
+    /// failed round ended: the time of [`last_error`](Stats::last_error).
+    ///
+    /// [`FleetConfig::with_clock`]: crate::FleetConfig::with_clock
+    pub last_error_ms: Option<u64>,
+    /// When (on the fleet's clock) the last round that reached Redis ended:
+    /// one that Redis answered, in whole or, refusing part of it for what it
+    /// found in its data, in part. `None` if none has yet. (A round with
+    /// nothing to ask — no evidence to sync, no budget or breaker — counts
+    /// as reaching Redis while the fleet holds a connection.)
+    pub last_reached_ms: Option<u64>,
+    /// Since when (on the fleet's clock) the fleet has been without Redis:
+    /// the end of the last round that reached it, or, if none has, the time
+    /// the fleet started. `None` while the last round reached Redis
+    /// ([`connected`](Stats::connected)). What an alert on "Redis
+    /// unreachable for N s" reads, through
+    /// [`unreachable_for`](Stats::unreachable_for): the spell is counted
+    /// from the last time Redis was known to answer, so it is never shorter
+    /// than the outage, and is at most an interval longer.
+    pub unreachable_since_ms: Option<u64>,
+    /// Rounds that failed since the last that went through whole: 0 while
+    /// the fleet syncs. Counts rounds that could not reach Redis and rounds
+    /// that Redis refused in part alike.
+    pub failed_in_a_row: u64,
+    /// The fleet's clock when these stats were read: what
+    /// [`unreachable_for`](Stats::unreachable_for) counts to, so that a
+    /// reader needs no clock of its own.
+    pub now_ms: u64,
+}
+
+impl Stats {
+    /// How long the fleet has been without Redis when these stats were read
+    /// (from [`unreachable_since_ms`](Stats::unreachable_since_ms) to
+    /// [`now_ms`](Stats::now_ms)); `None` while it is connected.
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// # fn alert(stats: bayesretry_redis::Stats) -> bool {
+    /// // page when the fleet has synced with no one for two minutes
+    /// stats.unreachable_for() >= Some(Duration::from_secs(120))
+    /// # }
+    /// ```
+    pub fn unreachable_for(&self) -> Option<Duration> {
+        self.unreachable_since_ms
+            .map(|since| Duration::from_millis(self.now_ms.saturating_sub(since)))
+    }
 }
 
 /// Things only the sync task may do (it owns the connection).
@@ -171,6 +240,10 @@ impl Fleet {
             buffered: AtomicU64::new(0),
             deferred: AtomicU64::new(0),
             resyncs: AtomicU64::new(0),
+            health: Mutex::new(Health {
+                started_ms: config.clock.now_ms(),
+                ..Health::default()
+            }),
         });
         let registry = Arc::new(Registry::default());
         let prefix = config.prefix();
@@ -265,8 +338,10 @@ impl Fleet {
     pub fn stats(&self) -> Stats {
         let s = &self.inner.shared;
         let get = |c: &AtomicU64| c.load(Ordering::Acquire);
+        let health = *s.health.lock().unwrap_or_else(PoisonError::into_inner);
+        let connected = s.connected.load(Ordering::Acquire);
         Stats {
-            connected: s.connected.load(Ordering::Acquire),
+            connected,
             rounds: get(&s.rounds),
             failed_rounds: get(&s.failed_rounds),
             pushed: get(&s.pushed),
@@ -274,6 +349,13 @@ impl Fleet {
             buffered: get(&s.buffered),
             deferred: get(&s.deferred),
             resyncs: get(&s.resyncs),
+            last_error: health.last_error,
+            last_error_ms: health.last_error_ms,
+            last_reached_ms: health.last_reached_ms,
+            unreachable_since_ms: (!connected)
+                .then(|| health.last_reached_ms.unwrap_or(health.started_ms)),
+            failed_in_a_row: health.failed_in_a_row,
+            now_ms: self.inner.config.clock.now_ms(),
         }
     }
 
@@ -452,6 +534,61 @@ fn refused(error: &Error) -> bool {
     }
 }
 
+/// The kind of a round's `error`, for [`Stats::last_error`]; `refusing`
+/// when Redis refused a part of the round for its data (see [`refused`]).
+fn kind_of(error: &Error, refusing: bool) -> SyncError {
+    /// Codes of a refused login or command (`WRONGPASS` is the client's
+    /// `AuthenticationFailed`).
+    const AUTH: [&str; 3] = ["NOPERM", "NOAUTH", "WRONGPASS"];
+    /// Codes of a server that serves no writes for now.
+    const AWAY: [&str; 9] = [
+        "READONLY",
+        "OOM",
+        "MASTERDOWN",
+        "LOADING",
+        "MISCONF",
+        "NOREPLICAS",
+        "BUSY",
+        "TRYAGAIN",
+        "CLUSTERDOWN",
+    ];
+    if refusing {
+        return SyncError::Refused;
+    }
+    let Error::Redis(e) = error else {
+        return SyncError::Other;
+    };
+    // a code of its own, or one a script's error carries in its text
+    // (`-ERR Error running script ...: -NOPERM ...` before Redis 7)
+    let has = |codes: &[&str]| {
+        codes.iter().any(|code| {
+            e.code() == Some(*code)
+                || e.detail()
+                    .is_some_and(|detail| detail.contains(&format!("-{code} ")))
+        })
+    };
+    use redis::ErrorKind as Kind;
+    if e.is_timeout() {
+        SyncError::Timeout
+    } else if e.kind() == Kind::AuthenticationFailed || has(&AUTH) {
+        SyncError::Auth
+    } else if matches!(
+        e.kind(),
+        Kind::ReadOnly
+            | Kind::BusyLoadingError
+            | Kind::MasterDown
+            | Kind::TryAgain
+            | Kind::ClusterDown
+    ) || has(&AWAY)
+    {
+        SyncError::Unavailable
+    } else if e.is_io_error() {
+        SyncError::Unreachable
+    } else {
+        SyncError::Other
+    }
+}
+
 impl Task {
     async fn run(mut self, mut commands: mpsc::Receiver<Command>, interval: Duration) {
         let mut ticks = tokio::time::interval(interval);
@@ -497,6 +634,21 @@ impl Task {
             }
         }
         self.refusing = refusing;
+        let now_ms = self.clock.now_ms();
+        {
+            let mut health = s.health.lock().unwrap_or_else(PoisonError::into_inner);
+            if result.is_ok() || refusing {
+                health.last_reached_ms = Some(now_ms);
+            }
+            match &result {
+                Ok(()) => health.failed_in_a_row = 0,
+                Err(e) => {
+                    health.failed_in_a_row = health.failed_in_a_row.saturating_add(1);
+                    health.last_error = Some(kind_of(e, refusing));
+                    health.last_error_ms = Some(now_ms);
+                }
+            }
+        }
         match &result {
             Ok(()) => {
                 if !s.connected.swap(true, Ordering::AcqRel) {
@@ -714,5 +866,60 @@ mod tests {
         ] {
             assert!(!refused(&server_error(reply)), "{reply}");
         }
+    }
+
+    #[test]
+    fn a_round_s_error_is_told_by_what_an_operator_does_about_it() {
+        let cases = [
+            (
+                "-NOPERM User fleet has no permissions to run the 'evalsha' command",
+                SyncError::Auth,
+            ),
+            ("-NOAUTH Authentication required.", SyncError::Auth),
+            (
+                "-ERR Error running script (call to f_1f): @user_script:1: @user_script: 1: -NOPERM this user has no permissions to access one of the keys used as arguments ",
+                SyncError::Auth,
+            ),
+            (
+                "-READONLY You can't write against a read only replica.",
+                SyncError::Unavailable,
+            ),
+            (
+                "-LOADING Redis is loading the dataset in memory",
+                SyncError::Unavailable,
+            ),
+            (
+                "-ERR Error running script (call to f_1f): @user_script:1: @user_script: 1: -OOM command not allowed when used memory > 'maxmemory'. ",
+                SyncError::Unavailable,
+            ),
+            (
+                "-BUSY Redis is busy running a script.",
+                SyncError::Unavailable,
+            ),
+            (
+                "-ERR unknown command 'EVALSHA', with args beginning with: ",
+                SyncError::Other,
+            ),
+        ];
+        for (reply, kind) in cases {
+            assert_eq!(kind_of(&server_error(reply), false), kind, "{reply}");
+        }
+        let io = |kind| Error::Redis(redis::RedisError::from(std::io::Error::from(kind)));
+        assert_eq!(
+            kind_of(&io(std::io::ErrorKind::ConnectionRefused), false),
+            SyncError::Unreachable
+        );
+        assert_eq!(
+            kind_of(&io(std::io::ErrorKind::ConnectionReset), false),
+            SyncError::Unreachable
+        );
+        assert_eq!(
+            kind_of(&io(std::io::ErrorKind::TimedOut), false),
+            SyncError::Timeout
+        );
+        let wrong_type =
+            server_error("-WRONGTYPE Operation against a key holding the wrong kind of value");
+        assert_eq!(kind_of(&wrong_type, true), SyncError::Refused);
+        assert_eq!(kind_of(&Error::Stopped, false), SyncError::Other);
     }
 }

@@ -20,7 +20,7 @@ mod url;
 pub use breaker::FleetBreaker;
 pub use budget::{FleetBudget, FleetBudgetConfig};
 pub use config::FleetConfig;
-pub use error::Error;
+pub use error::{Error, SyncError};
 pub use fleet::{Fleet, Stats};
 pub use replica::Replica;
 pub use url::RedisUrl;
