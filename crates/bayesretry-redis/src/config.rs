@@ -20,6 +20,8 @@ use crate::url::{RedisUrl, Secret};
 /// - `max_buffered`: 100 000 context updates held while Redis is away
 /// - `batch`: 2 000 entries per script call
 /// - `connect_timeout` and `response_timeout`: 1 s each
+/// - `reconnect_backoff`: from 2 s up to 30 s (the first retry comes at the
+///   next round; see [`with_reconnect_backoff`](FleetConfig::with_reconnect_backoff))
 /// - `clock`: a [`SystemClock`] made when the config is
 ///
 /// The credentials are the URL's (`redis://user:password@host`) unless
@@ -48,6 +50,8 @@ pub struct FleetConfig {
     pub(crate) batch: usize,
     pub(crate) connect_timeout: Duration,
     pub(crate) response_timeout: Duration,
+    pub(crate) reconnect_initial: Duration,
+    pub(crate) reconnect_max: Duration,
     pub(crate) clock: Arc<dyn Clock>,
 }
 
@@ -70,6 +74,8 @@ impl FleetConfig {
             batch: 2_000,
             connect_timeout: Duration::from_secs(1),
             response_timeout: Duration::from_secs(1),
+            reconnect_initial: Duration::from_secs(2),
+            reconnect_max: Duration::from_secs(30),
             clock: Arc::new(SystemClock::new()),
         }
     }
@@ -138,6 +144,38 @@ impl FleetConfig {
         self
     }
 
+    /// How long the fleet waits before trying Redis again, after failing to
+    /// reach it twice in a row: `initial`, doubling at each failure up to
+    /// `max`, each wait drawn at random between half of that and all of it.
+    ///
+    /// While Redis is away, every process of a fleet that tried again at
+    /// every interval would connect once an interval for the whole outage,
+    /// and when Redis came back (a restart, a failover) all of them would
+    /// reconnect, load their scripts and push what they buffered in the
+    /// same interval. With the backoff they try less and less often, and
+    /// drift apart: the jitter is drawn from a seed of each process's own.
+    /// The price is time: a process may go on without Redis for up to `max`
+    /// after it is back.
+    ///
+    /// The first retry is not delayed: it comes at the next round, so that a
+    /// blip (a connection cut, a failover of a second) heals in one
+    /// interval. A round that reaches Redis ends the backoff;
+    /// [`Fleet::sync_now`](crate::Fleet::sync_now) tries at once, whatever
+    /// the backoff says (and a failure there counts as one). Rounds come at
+    /// the interval, so waits shorter than it change nothing; waits are
+    /// timed on the fleet's clock ([`with_clock`](FleetConfig::with_clock)).
+    /// [`Stats::reconnect_at_ms`](crate::Stats::reconnect_at_ms) says when
+    /// the next attempt is due, and
+    /// [`Stats::skipped_rounds`](crate::Stats::skipped_rounds) counts the
+    /// rounds that waited. `Duration::ZERO` for both tries at every round.
+    /// `initial` must be at most `max`, and `max` at most
+    /// [`MAX_TTL`](FleetConfig::MAX_TTL).
+    pub fn with_reconnect_backoff(mut self, initial: Duration, max: Duration) -> FleetConfig {
+        self.reconnect_initial = initial;
+        self.reconnect_max = max;
+        self
+    }
+
     /// The clock the fleet's budgets and breakers read (and its sync rounds
     /// stamp merges with); give it the policy's clock when that is not the
     /// system's.
@@ -171,6 +209,11 @@ impl FleetConfig {
         self.max_buffered
     }
 
+    /// The reconnect backoff's first wait and its cap.
+    pub const fn reconnect_backoff(&self) -> (Duration, Duration) {
+        (self.reconnect_initial, self.reconnect_max)
+    }
+
     /// Checks every setting and builds the Redis client.
     pub(crate) fn client(&self) -> Result<redis::Client, Error> {
         let ns = &self.namespace;
@@ -185,6 +228,13 @@ impl FleetConfig {
             return Err(Error::InvalidTtl {
                 ttl: self.ttl,
                 interval: self.interval,
+            });
+        }
+        if self.reconnect_initial > self.reconnect_max || self.reconnect_max > FleetConfig::MAX_TTL
+        {
+            return Err(Error::InvalidReconnectBackoff {
+                initial: self.reconnect_initial,
+                max: self.reconnect_max,
             });
         }
         if self.max_buffered == 0 {
@@ -236,6 +286,8 @@ impl fmt::Debug for FleetConfig {
             .field("batch", &self.batch)
             .field("connect_timeout", &self.connect_timeout)
             .field("response_timeout", &self.response_timeout)
+            .field("reconnect_initial", &self.reconnect_initial)
+            .field("reconnect_max", &self.reconnect_max)
             .finish_non_exhaustive()
     }
 }

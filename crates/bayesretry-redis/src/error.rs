@@ -53,6 +53,17 @@ pub enum Error {
         /// The sync interval.
         interval: core::time::Duration,
     },
+    /// The reconnect backoff's first wait was longer than its cap, or its
+    /// cap longer than [`FleetConfig::MAX_TTL`](crate::FleetConfig::MAX_TTL).
+    #[error(
+        "reconnect backoff must start at most at its cap ({max:?}), itself at most 2^40 ms, got {initial:?}"
+    )]
+    InvalidReconnectBackoff {
+        /// The first wait asked for.
+        initial: core::time::Duration,
+        /// The cap asked for.
+        max: core::time::Duration,
+    },
     /// A count that must be at least 1 (the buffer bound, the batch size) was 0.
     #[error("{what} must be at least 1, got 0")]
     ZeroLimit {

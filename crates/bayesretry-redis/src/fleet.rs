@@ -21,6 +21,7 @@ use crate::budget::{FleetBudget, FleetBudgetConfig};
 use crate::config::FleetConfig;
 use crate::error::{Error, SyncError};
 use crate::evidence::EvidenceSync;
+use crate::reconnect::Reconnect;
 use crate::replica::Replica;
 use crate::scripts::Scripts;
 use crate::url::RedisUrl;
@@ -40,6 +41,7 @@ pub(crate) struct Shared {
     buffered: AtomicU64,
     deferred: AtomicU64,
     resyncs: AtomicU64,
+    skipped_rounds: AtomicU64,
     /// How the rounds have gone, for [`Stats`]: under one lock, so that a
     /// reading never pairs one round's error with another's time.
     health: Mutex<Health>,
@@ -54,6 +56,7 @@ struct Health {
     last_error_ms: Option<u64>,
     last_reached_ms: Option<u64>,
     failed_in_a_row: u64,
+    reconnect_at_ms: Option<u64>,
 }
 
 /// What a fleet's sync has done so far: for metrics, and for tests that wait
@@ -118,6 +121,18 @@ pub struct Stats {
     /// the fleet syncs. Counts rounds that could not reach Redis and rounds
     /// that Redis refused in part alike.
     pub failed_in_a_row: u64,
+    /// Rounds that did not try Redis, waiting out the reconnect backoff
+    /// ([`FleetConfig::with_reconnect_backoff`]) after failing to reach it:
+    /// neither rounds nor failed rounds. Their budgets and breakers ran on
+    /// local state, and their evidence stayed buffered.
+    ///
+    /// [`FleetConfig::with_reconnect_backoff`]: crate::FleetConfig::with_reconnect_backoff
+    pub skipped_rounds: u64,
+    /// When (on the fleet's clock) the reconnect backoff lets the next round
+    /// try Redis again; `None` when the next round tries it (connected, or
+    /// the first retry after a failure, which is not delayed).
+    /// [`Fleet::sync_now`] tries at once whatever it says.
+    pub reconnect_at_ms: Option<u64>,
     /// The fleet's clock when these stats were read: what
     /// [`unreachable_for`](Stats::unreachable_for) counts to, so that a
     /// reader needs no clock of its own.
@@ -240,6 +255,7 @@ impl Fleet {
             buffered: AtomicU64::new(0),
             deferred: AtomicU64::new(0),
             resyncs: AtomicU64::new(0),
+            skipped_rounds: AtomicU64::new(0),
             health: Mutex::new(Health {
                 started_ms: config.clock.now_ms(),
                 ..Health::default()
@@ -270,6 +286,16 @@ impl Fleet {
             url: config.url.clone(),
             refusing: false,
             started: false,
+            reconnect: Reconnect::new(
+                config.reconnect_initial,
+                config.reconnect_max,
+                // a seed of this process's own, so that processes that lost
+                // Redis together draw different waits
+                {
+                    use core::hash::BuildHasher;
+                    std::hash::RandomState::new().hash_one(std::process::id())
+                },
+            ),
         };
         let task = runtime.spawn(task.run(receiver, config.interval));
         Ok(Fleet {
@@ -355,6 +381,8 @@ impl Fleet {
             unreachable_since_ms: (!connected)
                 .then(|| health.last_reached_ms.unwrap_or(health.started_ms)),
             failed_in_a_row: health.failed_in_a_row,
+            skipped_rounds: get(&s.skipped_rounds),
+            reconnect_at_ms: health.reconnect_at_ms,
             now_ms: self.inner.config.clock.now_ms(),
         }
     }
@@ -473,6 +501,8 @@ struct Task {
     /// is logged, as a connected fleet losing Redis is, so that a fleet
     /// which never reaches it (Redis down at start, a wrong password) says so.
     started: bool,
+    /// When the next round may try Redis, after failing to reach it.
+    reconnect: Reconnect,
 }
 
 /// Whether `error` is Redis refusing one part of a round for what it found
@@ -599,7 +629,7 @@ impl Task {
                 () = self.shared.wake.notified() => false,
                 command = commands.recv() => match command {
                     Some(Command::Sync(reply)) => {
-                        let result = self.round(true).await;
+                        let result = self.round(true, true).await;
                         let _ = reply.send(result);
                         continue;
                     }
@@ -607,15 +637,25 @@ impl Task {
                 },
             };
             // the outcome is in the stats and the log; the next round retries
-            let _ = self.round(tick).await;
+            let _ = self.round(tick, false).await;
         }
     }
 
     /// One round; on an interval tick (or an explicit sync) everything, on a
-    /// wake-up only leases and breaker changes.
-    async fn round(&mut self, tick: bool) -> Result<(), Error> {
+    /// wake-up only leases and breaker changes. Without a connection, a
+    /// round that is not `forced` (an explicit sync) tries Redis only once
+    /// the reconnect backoff says so: else it is skipped.
+    async fn round(&mut self, tick: bool, forced: bool) -> Result<(), Error> {
         if tick {
             self.collect();
+        }
+        if self.connection.is_none() && !forced && !self.reconnect.due(self.clock.now_ms()) {
+            let s = &self.shared;
+            s.skipped_rounds.fetch_add(1, Ordering::AcqRel);
+            if let Some((sync, _)) = &self.evidence {
+                s.buffered.store(sync.buffered() as u64, Ordering::Release);
+            }
+            return Ok(());
         }
         let result = self.exchange(tick).await;
         let s = &self.shared;
@@ -635,8 +675,14 @@ impl Task {
         }
         self.refusing = refusing;
         let now_ms = self.clock.now_ms();
+        if result.is_ok() || refusing {
+            self.reconnect.reached();
+        } else {
+            self.reconnect.failed(now_ms);
+        }
         {
             let mut health = s.health.lock().unwrap_or_else(PoisonError::into_inner);
+            health.reconnect_at_ms = self.reconnect.next_ms();
             if result.is_ok() || refusing {
                 health.last_reached_ms = Some(now_ms);
             }

@@ -10,6 +10,7 @@ mod config;
 mod error;
 mod evidence;
 mod fleet;
+mod reconnect;
 mod replica;
 mod scripts;
 mod spends;
