@@ -6,13 +6,14 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use core::time::Duration;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use bayesretry_budget::{Budget, Denied, FixedWindowBudget, FixedWindowConfig};
+use bayesretry_budget::{Budget, Denied, FixedWindowConfig};
 use bayesretry_policy::Clock;
 use redis::aio::MultiplexedConnection;
 
 use crate::error::Error;
 use crate::fleet::Shared;
 use crate::scripts::Scripts;
+use crate::share::FairShare;
 use crate::spends::{Refund, Spends};
 
 /// The largest window, in milliseconds: about 31 years.
@@ -34,11 +35,37 @@ enum Rule {
 ///
 /// - `lease`: a tenth of the allowance (at least 1) for a fixed window, the
 ///   floor's tenth (at least 1) for a ratio
-/// - `fallback`: for a fixed window, a local [`FixedWindowBudget`] with the
-///   fleet's rule — so a fleet of `n` processes cut off from Redis may spend
-///   up to `n` times the allowance; set
-///   [`with_fallback`](FleetBudgetConfig::with_fallback) to the share one
-///   process may spend alone. For a ratio, a local fixed window of the floor.
+/// - `fallback`: a local fixed window of the process's *fair share* of the
+///   allowance (for a ratio, of its floor): the allowance divided by the
+///   number of processes the fleet last saw sharing this budget
+///   ([`FleetBudget::processes`]), at least 1 — and the whole allowance
+///   until this process has reached Redis once, since it cannot know how
+///   many share it before.
+///
+/// # The fair share
+///
+/// While Redis is away, a process cannot ask the fleet what is left, and
+/// spends from its fallback alone. A fallback of the whole allowance (the
+/// default before) let a fleet of `n` processes cut off from Redis together
+/// spend up to `n` times it: twenty replicas, twenty allowances, just when
+/// the provider they retry against may be the reason Redis went away. The
+/// share brings that back to about one allowance. Each round a process
+/// adds its budget's id to a sorted set in Redis, `{ns}:bp:<name>`, scored
+/// with the server's time; ids not renewed for the fleet's
+/// [`ttl`](crate::FleetConfig::with_ttl) (10 min by default) are dropped,
+/// so processes that stopped count for a while after, and make the shares
+/// smaller, the strict side: after a rolling deploy the old and new
+/// replicas both count, until the old ones age out.
+///
+/// It is a bound on each process, not a fleet-wide count: the processes'
+/// fallback windows are aligned on their own clocks (not the server's),
+/// and what the fleet leased in the window before Redis went away is not
+/// taken off. A fleet cut off mid-window may then spend what was leased,
+/// plus up to an allowance from the fallbacks; with more processes than
+/// the allowance, each may still spend 1 per window. A process that never
+/// reached Redis, not knowing its fleet, spends the whole allowance.
+/// [`with_fallback`](FleetBudgetConfig::with_fallback) replaces the share
+/// with a budget of the caller's own.
 #[derive(Clone)]
 pub struct FleetBudgetConfig {
     name: String,
@@ -106,13 +133,15 @@ impl FleetBudgetConfig {
         self
     }
 
-    /// The budget a process spends from alone while it cannot reach Redis.
+    /// The budget a process spends from alone while it cannot reach Redis,
+    /// in place of its fair share of the allowance (see the type's
+    /// documentation).
     pub fn with_fallback(mut self, fallback: impl Budget + Send + Sync + 'static) -> Self {
         self.fallback = Some(Arc::new(fallback));
         self
     }
 
-    fn check(&self) -> Result<(u32, Arc<dyn Budget + Send + Sync>), Error> {
+    fn check(&self) -> Result<(u32, Fallback), Error> {
         let bad = |why: String| Err(Error::InvalidBudget(why));
         if self.name.is_empty()
             || self
@@ -147,18 +176,30 @@ impl FleetBudgetConfig {
             None => (base / 10).max(1),
         };
         let fallback = match &self.fallback {
-            Some(fallback) => fallback.clone(),
+            Some(fallback) => Fallback {
+                budget: fallback.clone(),
+                share: None,
+            },
             None => {
-                let rules = FixedWindowConfig::new()
-                    .with_max_cost_per_window(base.clamp(1, FixedWindowConfig::MAX_COST))
-                    .with_window_ms(self.window_ms)
-                    .build()
-                    .map_err(|e| Error::InvalidBudget(e.to_string()))?;
-                Arc::new(FixedWindowBudget::new(rules))
+                let share = Arc::new(FairShare::new(
+                    base.clamp(1, FixedWindowConfig::MAX_COST),
+                    self.window_ms,
+                ));
+                Fallback {
+                    budget: share.clone(),
+                    share: Some(share),
+                }
             }
         };
         Ok((lease, fallback))
     }
+}
+
+/// The budget a fleet budget spends from while Redis is away, and its fair
+/// share when it is the default one.
+struct Fallback {
+    budget: Arc<dyn Budget + Send + Sync>,
+    share: Option<Arc<FairShare>>,
 }
 
 /// A batch of deposits sent to Redis with a lease request.
@@ -333,6 +374,11 @@ pub struct FleetBudget {
     need: AtomicU64,
     spent: AtomicU64,
     fallback: Arc<dyn Budget + Send + Sync>,
+    /// The default fallback, to set its share as the fleet is counted.
+    share: Option<Arc<FairShare>>,
+    /// The processes sharing this budget, as the fleet last counted them: 0
+    /// before it has.
+    processes: AtomicU64,
     shared: Arc<Shared>,
     clock: Arc<dyn Clock>,
 }
@@ -375,7 +421,9 @@ impl FleetBudget {
             want: AtomicBool::new(true),
             need: AtomicU64::new(0),
             spent: AtomicU64::new(0),
-            fallback,
+            fallback: fallback.budget,
+            share: fallback.share,
+            processes: AtomicU64::new(0),
             shared,
             clock,
         })
@@ -405,6 +453,59 @@ impl FleetBudget {
     /// refunds gave back to them (fallback spends not included).
     pub fn spent(&self) -> u64 {
         self.spent.load(Ordering::Relaxed)
+    }
+
+    /// How many processes the fleet last saw sharing this budget (its
+    /// budgets of this name in this namespace, one per process as a rule):
+    /// those whose rounds reached Redis within the fleet's `ttl`, this one
+    /// among them, as of this process's last round that reached Redis.
+    /// `None` until one has. The default fallback's share divides the
+    /// allowance by it (see [`FleetBudgetConfig`]).
+    pub fn processes(&self) -> Option<u64> {
+        match self.processes.load(Ordering::Acquire) {
+            0 => None,
+            n => Some(n),
+        }
+    }
+
+    /// What the default fallback lets this process spend per window while
+    /// Redis is away: its fair share of the allowance; `None` for a
+    /// fallback of the caller's own
+    /// ([`with_fallback`](FleetBudgetConfig::with_fallback)).
+    pub fn fallback_share(&self) -> Option<u32> {
+        self.share.as_ref().map(|share| share.share())
+    }
+
+    /// Whether the fleet has counted this budget's processes yet.
+    pub(crate) fn counted(&self) -> bool {
+        self.processes.load(Ordering::Acquire) > 0
+    }
+
+    /// Renews this process in the set of the budget's processes at `key`
+    /// (see the members script), for `ttl_ms`, and sets
+    /// the fallback's share from the count.
+    pub(crate) async fn count(
+        &self,
+        conn: &mut MultiplexedConnection,
+        scripts: &Scripts,
+        key: &str,
+        ttl_ms: u64,
+    ) -> Result<(), Error> {
+        let processes: u64 = scripts
+            .members
+            .prepare_invoke()
+            .arg(key)
+            .arg(&self.id)
+            .arg(ttl_ms)
+            .invoke_async(conn)
+            .await?;
+        // this process is one of them, whatever the reply says
+        let processes = processes.max(1);
+        self.processes.store(processes, Ordering::Release);
+        if let Some(share) = &self.share {
+            share.set_processes(processes);
+        }
+        Ok(())
     }
 
     /// Whether the sync task should ask for a lease (or flush deposits).

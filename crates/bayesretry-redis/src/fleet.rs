@@ -761,6 +761,15 @@ impl Task {
         }
         let budgets: Vec<Arc<FleetBudget>> = upgrade(&self.registry.budgets);
         for budget in budgets {
+            // every round counts the budget's processes, for the fallback's
+            // fair share; a budget made since the last one, at once
+            if tick || !budget.counted() {
+                let key = format!("{}:bp:{}", self.prefix, budget.name);
+                let result = budget
+                    .count(&mut conn, &self.scripts, &key, self.stale_ms)
+                    .await;
+                Self::settle(result, &mut failure)?;
+            }
             if budget.needs_lease(tick) {
                 let key = format!("{}:budget:{}", self.prefix, budget.name);
                 let result = budget.refill(&mut conn, &self.scripts, &key).await;

@@ -13,6 +13,7 @@ mod fleet;
 mod reconnect;
 mod replica;
 mod scripts;
+mod share;
 mod spends;
 #[cfg(feature = "tls")]
 mod tls;

@@ -15,6 +15,7 @@ pub(crate) struct Scripts {
     pub(crate) push: Script,
     pub(crate) pull: Script,
     pub(crate) lease: Script,
+    pub(crate) members: Script,
     pub(crate) breaker_open: Script,
     pub(crate) breaker_result: Script,
     pub(crate) breaker_claim: Script,
@@ -27,6 +28,7 @@ impl Scripts {
             push: Script::new(&[NUMBERS, PUSH].concat()),
             pull: Script::new(&[NUMBERS, PULL].concat()),
             lease: Script::new(&[NUMBERS, LEASE].concat()),
+            members: Script::new(MEMBERS),
             breaker_open: Script::new(&[NUMBERS, BREAKER_OPEN].concat()),
             breaker_result: Script::new(&[NUMBERS, BREAKER_RESULT].concat()),
             breaker_claim: Script::new(&[NUMBERS, CUT_OPENING, BREAKER_CLAIM].concat()),
@@ -608,6 +610,32 @@ if grant < 0 then grant = 0 end
 if grant > 0 then redis.call('HINCRBY', key, 's', grant) end
 redis.call('PEXPIRE', key, string.format('%.0f', window * 2))
 return {string.format('%.0f', grant), string.format('%.0f', (index + 1) * window - now), string.format('%.0f', index)}
+";
+
+/// Counts the processes sharing a fleet budget: the fallback's fair share
+/// (see `FleetBudgetConfig`) divides the allowance by it.
+///
+/// ARGV: the key `{ns}:bp:<budget name>`, the process's budget id, the
+/// fleet's `ttl` in ms.
+///
+/// The key is a sorted set of budget ids, each scored with the server's time
+/// (ms) of its process's last round: every round of a process that holds
+/// the budget adds it, or moves it on. Ids not moved on for `ttl` (a process
+/// that stopped, or was cut off from Redis that long) are dropped, and so
+/// are ids scored further than `ttl` ahead of the server's clock (written
+/// by hand, or before the clock was set back), which would never be; the
+/// key itself lives `ttl` past the last round of any process. Returns how
+/// many ids are left, this process's among them.
+const MEMBERS: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[3])
+local key = ARGV[1]
+redis.call('ZADD', key, string.format('%.0f', now), ARGV[2])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. string.format('%.0f', now - ttl))
+redis.call('ZREMRANGEBYSCORE', key, '(' .. string.format('%.0f', now + ttl), '+inf')
+redis.call('PEXPIRE', key, string.format('%.0f', ttl))
+return redis.call('ZCARD', key)
 ";
 
 /// Opens an endpoint's breaker for the whole fleet.
