@@ -137,6 +137,18 @@ impl ProbeRound {
         }
     }
 
+    /// The round numbered `round`, for a [`FleetView`](crate::FleetView)
+    /// that numbers the probes it hands out: numbers count in
+    /// 1 ..= 2³² − 1 and then from 1 again, as a breaker's own rounds do, and
+    /// 0 is [`NONE`](ProbeRound::NONE).
+    ///
+    /// A view hands its probes out as [`Admission::Probe`] and is given their
+    /// round back with the outcome, or to take the probe back; a number of its
+    /// own tells it which of its probes came back, where several are out.
+    pub const fn numbered(round: u64) -> ProbeRound {
+        ProbeRound::of(round)
+    }
+
     /// The round's number: rounds are numbered from 1, in the order they
     /// began, up to 2³² − 1 and then from 1 again (0 is
     /// [`NONE`](ProbeRound::NONE), never a round's).

@@ -10,6 +10,7 @@ mod breaker;
 mod config;
 mod error;
 mod evidence;
+mod fleet;
 #[cfg(feature = "std")]
 mod keyed;
 mod math;
@@ -21,6 +22,7 @@ pub use bayesretry_beta::{Beta, CHANGE_HAZARD};
 pub use breaker::{Admission, Breaker, ProbeRound, RunReading, State, Transition};
 pub use config::Config;
 pub use error::Error;
+pub use fleet::FleetView;
 #[cfg(feature = "std")]
 pub use keyed::KeyedBreaker;
 #[cfg(feature = "std")]
