@@ -7,7 +7,7 @@ use core::pin::Pin;
 use core::task::Poll;
 use core::time::Duration;
 
-use bayesretry_breaker::{FailureCount, ProbeRound};
+use bayesretry_breaker::{Admission, FailureCount, ProbeRound, Transition};
 use bayesretry_decision::{Decision, Reason, Situation};
 use bayesretry_store::{Context, ErrorClass};
 
@@ -388,6 +388,14 @@ pub(crate) struct Attempts<'a> {
     /// half-open breaker's probe ([`ProbeRound::NONE`] if not): what hands
     /// its slot back to that round, and to no later one.
     probe: ProbeRound,
+    /// The round of the shared breaker's probe, if the attempt under way is
+    /// one ([`Builder::with_shared_breaker`](crate::Builder::with_shared_breaker)):
+    /// told with its outcome, or handed back if it has none. Always `None`
+    /// for a policy without a shared breaker.
+    shared_probe: Option<ProbeRound>,
+    /// Whether the last refusal of an attempt was the shared breaker's: its
+    /// end is waited out whole ([`wait_step`](Attempts::wait_step)).
+    shared_refused: bool,
     /// The retry decided after the last failure, with the failure run it was
     /// judged on, while it waits to go out (learning with a breaker only).
     pending: Option<Pending>,
@@ -510,6 +518,8 @@ impl<'a> Attempts<'a> {
             previous_class: None,
             previous_attempt: 0,
             probe: ProbeRound::NONE,
+            shared_probe: None,
+            shared_refused: false,
             pending: None,
             charged_ms: None,
             waited_ms: 0,
@@ -531,6 +541,8 @@ impl<'a> Attempts<'a> {
             previous_class: None,
             previous_attempt: 0,
             probe: ProbeRound::NONE,
+            shared_probe: None,
+            shared_refused: false,
             pending: None,
             charged_ms: None,
             waited_ms: 0,
@@ -568,16 +580,24 @@ impl<'a> Attempts<'a> {
                 .breaker
                 .check_with(|| *now.get_or_insert_with(|| inner.now_ms()))
             {
-                bayesretry_breaker::Admission::Rejected { until_ms } => {
+                Admission::Rejected { until_ms } => {
                     let now_ms = now.unwrap_or_else(|| inner.now_ms());
+                    let until_ms = match &inner.shared {
+                        None => until_ms,
+                        Some(_) => later_end(inner, state.name(), now_ms, Some(until_ms))
+                            .unwrap_or(until_ms),
+                    };
                     return Err(Refused::Breaker(Some(Duration::from_millis(
                         until_ms.saturating_sub(now_ms),
                     ))));
                 }
-                bayesretry_breaker::Admission::Probe { round, .. } => self.probe = round,
+                Admission::Probe { round, .. } => self.probe = round,
                 _ => self.probe = ProbeRound::NONE,
             }
             self.failures_before = state.breaker.failures_recorded();
+            if inner.shared.is_some() {
+                self.admit_shared(now).map_err(Refused::Breaker)?;
+            }
         }
         if self.attempt == 0 {
             if let Some(budget) = &inner.budget {
@@ -595,9 +615,12 @@ impl<'a> Attempts<'a> {
     pub(crate) fn succeeded(&mut self, endpoint: &str) {
         let inner = self.inner;
         if let Some(state) = &self.state {
-            let _ = state
+            let transition = state
                 .breaker
                 .record_success_since(self.failures_before, || inner.now_ms());
+            if inner.shared.is_some() {
+                self.tell_shared(true, transition, inner.now_ms());
+            }
         }
         if let Some((attempt, class)) = self.take_previous() {
             let now_ms = inner.now_ms();
@@ -663,7 +686,9 @@ impl<'a> Attempts<'a> {
             }
         }
         let classification = match last.as_ref() {
-            Some(err) if self.probe == ProbeRound::NONE => call.classify.classify(err),
+            Some(err) if self.probe == ProbeRound::NONE && self.shared_probe.is_none() => {
+                call.classify.classify(err)
+            }
             Some(err) => self.classify_probe(&call.classify, err),
             None => Classification::Retryable(ErrorClass::Timeout),
         };
@@ -690,17 +715,19 @@ impl<'a> Attempts<'a> {
         // the record, under the same lock
         let mut reading = None;
         if let Some(state) = &self.state {
-            if inner.learning {
-                reading = Some(
-                    state
-                        .breaker
-                        .record_failure_and_read(self.failures_before, now_ms)
-                        .1,
-                );
-            } else {
-                let _ = state
+            let transition = if inner.learning {
+                let (transition, run) = state
                     .breaker
-                    .record_failure_since(self.failures_before, now_ms);
+                    .record_failure_and_read(self.failures_before, now_ms);
+                reading = Some(run);
+                transition
+            } else {
+                state
+                    .breaker
+                    .record_failure_since(self.failures_before, now_ms)
+            };
+            if inner.shared.is_some() {
+                self.tell_shared(false, transition, now_ms);
             }
         }
         // the retry this failure ends is learned before any hook runs: a hook
@@ -740,10 +767,14 @@ impl<'a> Attempts<'a> {
                 state.hold(now_ms.saturating_add(millis(hint)));
             }
         }
-        let breaker_until = self
+        let mut breaker_until = self
             .state
             .as_ref()
             .and_then(|state| state.breaker.open_until());
+        if let (Some(_), Some(state)) = (&inner.shared, &self.state) {
+            // open for the fleet is open for the decision too
+            breaker_until = later_end(inner, state.name(), now_ms, breaker_until);
+        }
         // A policy that waits for its breaker waits for it on a retry as on a
         // first attempt: the open breaker is no stop here (the next attempt's
         // admission waits it out, or ends the call when it cannot come in
@@ -978,6 +1009,67 @@ impl<'a> Attempts<'a> {
             state.breaker.release_probe(self.probe);
             self.probe = ProbeRound::NONE;
         }
+        if let Some(round) = self.shared_probe.take() {
+            self.hand_back_shared_probe(round);
+        }
+    }
+
+    /// Hands the shared breaker's probe of `round` back: its attempt was
+    /// never sent, or ended without an outcome.
+    #[cold]
+    #[inline(never)]
+    fn hand_back_shared_probe(&self, round: ProbeRound) {
+        if let (Some(shared), Some(state)) = (&self.inner.shared, &self.state) {
+            shared.release_probe(state.name(), round);
+        }
+    }
+
+    /// After the endpoint's own breaker admitted the next attempt, asks the
+    /// shared breaker ([`Builder::with_shared_breaker`](crate::Builder::with_shared_breaker)),
+    /// with the time `now` if the own check read it: on a refusal, the own
+    /// breaker's probe goes back (the attempt is not made) and the wait until
+    /// the shared end is returned, as [`start`](Attempts::start) returns the
+    /// own breaker's.
+    ///
+    /// Out of line: only a policy with a shared breaker calls it, and the
+    /// call is its one cost to [`start`](Attempts::start) for every other.
+    #[inline(never)]
+    fn admit_shared(&mut self, now: Option<u64>) -> Result<(), Option<Duration>> {
+        let inner = self.inner;
+        self.shared_probe = None;
+        self.shared_refused = false;
+        let (Some(shared), Some(state)) = (&inner.shared, &self.state) else {
+            return Ok(());
+        };
+        let now_ms = now.unwrap_or_else(|| inner.now_ms());
+        match shared.admit(state.name(), now_ms) {
+            Admission::Rejected { until_ms } => {
+                // not made: a probe of the own breaker goes back to it
+                self.hand_back_probe();
+                self.shared_refused = true;
+                Err(Some(Duration::from_millis(until_ms.saturating_sub(now_ms))))
+            }
+            Admission::Probe { round, .. } => {
+                self.shared_probe = Some(round);
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Tells the shared breaker the outcome of the attempt it admitted (with
+    /// its probe's round, if it was its probe) and the own breaker's
+    /// `transition` on it, if any, at `now_ms`.
+    #[inline(never)]
+    fn tell_shared(&mut self, success: bool, transition: Option<Transition>, now_ms: u64) {
+        let (Some(shared), Some(state)) = (&self.inner.shared, &self.state) else {
+            return;
+        };
+        let endpoint = state.name();
+        shared.record(endpoint, now_ms, success, self.shared_probe.take());
+        if let Some(transition) = transition {
+            shared.publish(endpoint, now_ms, transition);
+        }
     }
 
     /// The retry decided after the last failure will not be made after all —
@@ -1141,11 +1233,14 @@ impl<'a> Attempts<'a> {
         }
         let until_ms = retry_after.map_or(0, millis);
         // open: the cooldown's end, when this call may probe; half-open with
-        // the probe out: look again soon, the probe's answer may close it
-        let open = self
-            .state
-            .as_ref()
-            .is_some_and(|state| state.breaker.open_until().is_some());
+        // the probe out: look again soon, the probe's answer may close it. A
+        // shared breaker's refusal gives the earliest time worth asking again
+        // (see `FleetView::admit`): waited out whole, as an opening is.
+        let open = self.shared_refused
+            || self
+                .state
+                .as_ref()
+                .is_some_and(|state| state.breaker.open_until().is_some());
         let step_ms = if open {
             until_ms
         } else {
@@ -1279,6 +1374,22 @@ impl<'a> Attempts<'a> {
             "retry judged again before it went out"
         );
         Some(decision)
+    }
+}
+
+/// The later of `own` (the end of the endpoint's own breaker's opening, if
+/// open) and the end of the shared breaker's, as it gives it at `now_ms`
+/// without effect ([`FleetView::open_until`](bayesretry_breaker::FleetView::open_until));
+/// `own` when the policy has no shared breaker.
+#[inline(never)]
+fn later_end(inner: &Inner, endpoint: &str, now_ms: u64, own: Option<u64>) -> Option<u64> {
+    let shared = inner
+        .shared
+        .as_ref()
+        .and_then(|shared| shared.open_until(endpoint, now_ms));
+    match (own, shared) {
+        (Some(own), Some(shared)) => Some(own.max(shared)),
+        (own, shared) => own.or(shared),
     }
 }
 
@@ -1449,8 +1560,9 @@ impl<'a, E> Call<'a, E> {
 
     /// The first attempt's admission, on the fast path: `None` when the call
     /// must take the general loop from the start — it is cancelled already,
-    /// the breaker is not closed (it may hand out a probe), or attempts have a
-    /// timeout (whose timer the general loop runs). Otherwise this is the
+    /// the breaker is not closed (it may hand out a probe), attempts have a
+    /// timeout (whose timer the general loop runs), or a shared breaker must
+    /// admit each attempt (both read from one flag, `first_in_loop`). Otherwise this is the
     /// general loop's first step, in the same order: the deadline is set from
     /// the clock; a closed breaker admits; the budget gets its deposit. Only what a call needs is done: no clock read unless a
     /// deadline or a budget needs the time.
@@ -1459,7 +1571,7 @@ impl<'a, E> Call<'a, E> {
         let policy: &'a RetryPolicy = self.policy;
         let inner = &*policy.inner;
         // a cancelled call is ended by the general loop's first step
-        if inner.attempt_timeout.is_some() || self.cancel().is_some_and(CancelToken::is_cancelled) {
+        if inner.first_in_loop || self.cancel().is_some_and(CancelToken::is_cancelled) {
             return None;
         }
         let state = match (inner.endpoints.as_ref(), self.site) {

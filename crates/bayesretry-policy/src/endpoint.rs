@@ -37,6 +37,12 @@ pub(crate) struct EndpointState {
 }
 
 impl EndpointState {
+    /// The endpoint's name: what a shared breaker is asked about.
+    #[inline(always)]
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
     fn new(name: &str, template: Breaker) -> EndpointState {
         EndpointState {
             name: name.into(),

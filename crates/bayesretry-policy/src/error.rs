@@ -399,6 +399,12 @@ pub enum Error {
     Decision(bayesretry_decision::Error),
     /// The cost model was rejected.
     Cost(bayesretry_cost::Error),
+    /// A shared breaker ([`Builder::with_shared_breaker`](crate::Builder::with_shared_breaker))
+    /// was given to a policy without a breaker of its own
+    /// ([`Builder::without_breaker`](crate::Builder::without_breaker), or
+    /// [`Builder::classic`](crate::Builder::classic)): the shared breaker
+    /// hears of openings from the policy's own, so it would never open.
+    SharedBreakerWithoutBreaker,
 }
 
 impl fmt::Display for Error {
@@ -410,6 +416,10 @@ impl fmt::Display for Error {
             Error::Store(err) => write!(f, "invalid store: {err}"),
             Error::Decision(err) => write!(f, "invalid decision engine: {err}"),
             Error::Cost(err) => write!(f, "invalid cost model: {err}"),
+            Error::SharedBreakerWithoutBreaker => f.write_str(
+                "a shared breaker needs a breaker of the policy's own, which tells it of openings: \
+                 remove without_breaker (or give a classic policy one with with_breaker)",
+            ),
         }
     }
 }

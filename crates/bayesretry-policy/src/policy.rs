@@ -6,7 +6,7 @@ use core::future::Future;
 use core::time::Duration;
 
 use bayesretry_backoff::{Backoff, Jitter};
-use bayesretry_breaker::{SharedBreaker, State};
+use bayesretry_breaker::{FleetView, SharedBreaker, State};
 use bayesretry_budget::Budget;
 use bayesretry_cost::CostModel;
 use bayesretry_decision::{Decision, DecisionEngine, Situation, Strategy};
@@ -199,6 +199,15 @@ pub(crate) struct Inner {
     /// The per-endpoint state (the breakers), if the breaker is on.
     pub(crate) endpoints: Option<Endpoints>,
     pub(crate) budget: Option<Arc<dyn Budget + Send + Sync>>,
+    /// The breaker shared by a fleet, consulted after the endpoint's own
+    /// admits an attempt ([`Builder::with_shared_breaker`]); only with a
+    /// breaker of the policy's own.
+    pub(crate) shared: Option<Arc<dyn FleetView + Send + Sync>>,
+    /// Whether every call takes the general loop from its first attempt: its
+    /// attempts have a timeout (whose timer the general loop runs), or a
+    /// shared breaker must admit each one. One flag, so that the fast path
+    /// of a first attempt tests one field for both.
+    pub(crate) first_in_loop: bool,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) sleeper: Arc<dyn DynSleeper>,
     pub(crate) blocking: Arc<dyn BlockingSleeper>,
@@ -346,6 +355,7 @@ impl fmt::Debug for RetryPolicy {
             .field("max_elapsed", &inner.max_elapsed)
             .field("breaker", &inner.endpoints.is_some())
             .field("budget", &inner.budget.is_some())
+            .field("shared_breaker", &inner.shared.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -482,7 +492,11 @@ impl RetryPolicy {
     pub fn should_retry(&self, ctx: &Context<'_>) -> Decision {
         let inner = &self.inner;
         let now_ms = inner.now_ms();
-        let open = inner.breaker_open(ctx.endpoint()).is_some();
+        let open = inner.breaker_open(ctx.endpoint()).is_some()
+            || inner
+                .shared
+                .as_ref()
+                .is_some_and(|shared| shared.open_until(ctx.endpoint(), now_ms).is_some());
         let situation = Situation::new().with_breaker_open(open);
         inner.decide(ctx, &situation, now_ms)
     }
@@ -609,6 +623,7 @@ pub struct Builder {
     server_hold: bool,
     breaker: BreakerChoice,
     budget: Option<Arc<dyn Budget + Send + Sync>>,
+    shared_breaker: Option<Arc<dyn FleetView + Send + Sync>>,
     store: StoreConfig,
     learning: bool,
     clock: Option<Arc<dyn Clock>>,
@@ -631,6 +646,7 @@ impl fmt::Debug for Builder {
             .field("server_hold", &self.server_hold)
             .field("breaker", &self.breaker_debug())
             .field("budget", &self.budget.is_some())
+            .field("shared_breaker", &self.shared_breaker.is_some())
             .field("store", &self.store)
             .field("learning", &self.learning)
             .field("seed", &self.seed)
@@ -659,6 +675,7 @@ impl Builder {
             server_hold: true,
             breaker: BreakerChoice::Default,
             budget: None,
+            shared_breaker: None,
             store: default_store(),
             learning: true,
             clock: None,
@@ -900,6 +917,86 @@ impl Builder {
         self
     }
 
+    /// A breaker shared by a fleet of processes ([`FleetView`]), consulted
+    /// beside each endpoint's own breaker: `bayesretry-redis`'s
+    /// `FleetBreaker` is one.
+    ///
+    /// The policy keeps its own breaker per endpoint — the one its learning
+    /// decisions read the run of failures from, and the one that sees every
+    /// outcome at once — and asks the shared one only after its own admits
+    /// an attempt:
+    ///
+    /// - a refusal by either makes no attempt. The call ends with
+    ///   [`RetryErrorKind::CircuitOpen`](crate::RetryErrorKind::CircuitOpen),
+    ///   whose `retry_after` is the later of the two breakers' ends (the
+    ///   shared one's as [`FleetView::open_until`] gives it), or, under
+    ///   [`with_wait_while_open`](Builder::with_wait_while_open), waits: a
+    ///   shared refusal is waited out to the end it gave (the earliest time
+    ///   asking again may be worth it), within `max_wait` and the deadline,
+    ///   and the shared breaker is asked again then. A probe slot the
+    ///   policy's own breaker gave the refused attempt goes back to it;
+    /// - a retry is decided with the endpoint open when either holds it open
+    ///   (the decision's reason is then `CircuitOpen`, which the observer and
+    ///   the `tracing` events see);
+    /// - each attempt's outcome goes to both, with whether it was the shared
+    ///   breaker's probe ([`FleetView::record`]); a probe of either whose
+    ///   attempt was never sent or ended without an outcome — a permanent
+    ///   error, a cancellation seen before sending
+    ///   ([`Call::cancelled_before_sending`](crate::Call::cancelled_before_sending)),
+    ///   a call dropped in flight — goes back to the breaker that gave it;
+    /// - each opening, reopening and closing of the policy's own breaker is
+    ///   told to the shared one ([`FleetView::publish`]), which is how a
+    ///   fleet learns that an endpoint is down.
+    ///
+    /// Times cross the seam on the policy's clock
+    /// ([`with_clock`](Builder::with_clock)); a shared breaker with a clock
+    /// of its own reads durations from them (see [`FleetView`]'s Clocks).
+    ///
+    /// # Not without a breaker of the policy's own
+    ///
+    /// The shared breaker learns of openings from the policy's breaker: with
+    /// [`without_breaker`](Builder::without_breaker) (or
+    /// [`classic`](Builder::classic), which turns the breaker off) there is
+    /// nothing to tell it, and a fleet of such policies would never open an
+    /// endpoint for anyone. [`build`](Builder::build) refuses the combination
+    /// with [`Error::SharedBreakerWithoutBreaker`]; a classic policy that
+    /// should follow a fleet's breaker is given a breaker of its own with
+    /// [`with_breaker`](Builder::with_breaker) after `classic()`.
+    ///
+    /// # Cost
+    ///
+    /// A policy without a shared breaker pays nothing for the seam: its
+    /// first attempt's fast path tests one flag it tested already (the
+    /// per-attempt timeout's). With one, every call takes the general loop,
+    /// and each attempt costs a call to the shared breaker's `admit` and one
+    /// to its `record`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use bayesretry_breaker::{Admission, FleetView, ProbeRound, Transition};
+    /// use bayesretry_policy::{Error, RetryPolicy};
+    ///
+    /// /// A fleet that never refuses (a stand-in for a real one).
+    /// struct Quiet;
+    /// impl FleetView for Quiet {
+    ///     fn admit(&self, _: &str, _: u64) -> Admission { Admission::Allowed }
+    ///     fn record(&self, _: &str, _: u64, _: bool, _: Option<ProbeRound>) {}
+    ///     fn publish(&self, _: &str, _: u64, _: Transition) {}
+    ///     fn release_probe(&self, _: &str, _: ProbeRound) {}
+    /// }
+    ///
+    /// let fleet: Arc<dyn FleetView + Send + Sync> = Arc::new(Quiet);
+    /// let policy = RetryPolicy::builder().with_shared_breaker(Arc::clone(&fleet)).build()?;
+    /// # let _ = policy;
+    /// let refused = RetryPolicy::builder().without_breaker().with_shared_breaker(fleet).build();
+    /// assert!(matches!(refused, Err(Error::SharedBreakerWithoutBreaker)));
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn with_shared_breaker(mut self, breaker: Arc<dyn FleetView + Send + Sync>) -> Builder {
+        self.shared_breaker = Some(breaker);
+        self
+    }
+
     /// The store's settings: prior, hierarchical priors, decay, capacity. They
     /// replace [`default_store`]'s whole: start from it to keep its decay
     /// (`default_store().with_max_contexts(..)`).
@@ -985,11 +1082,16 @@ impl Builder {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidMaxAttempts`] for a cap of 0, and the backoff's, breaker's,
-    /// store's or decision engine's own error for a config of theirs they reject.
+    /// [`Error::InvalidMaxAttempts`] for a cap of 0,
+    /// [`Error::SharedBreakerWithoutBreaker`] for a shared breaker on a policy
+    /// without a breaker of its own, and the backoff's, breaker's, store's or
+    /// decision engine's own error for a config of theirs they reject.
     pub fn build(self) -> Result<RetryPolicy, Error> {
         if self.max_attempts == 0 {
             return Err(Error::InvalidMaxAttempts(self.max_attempts));
+        }
+        if self.shared_breaker.is_some() && matches!(self.breaker, BreakerChoice::Off) {
+            return Err(Error::SharedBreakerWithoutBreaker);
         }
         let backoff = self.backoff.build().map_err(Error::Backoff)?;
         let cost_model = self.effective_cost_model().map_err(Error::Cost)?;
@@ -1020,6 +1122,7 @@ impl Builder {
             && self.max_elapsed.is_none()
             && self.budget.is_none()
             && self.observer.is_none();
+        let first_in_loop = self.attempt_timeout.is_some() || self.shared_breaker.is_some();
         Ok(RetryPolicy {
             inner: Arc::new(Inner {
                 plain,
@@ -1035,6 +1138,8 @@ impl Builder {
                 server_hold: self.server_hold,
                 endpoints,
                 budget: self.budget,
+                shared: self.shared_breaker,
+                first_in_loop,
                 clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock::new())),
                 sleeper,
                 blocking: self.blocking.unwrap_or_else(|| Arc::new(ThreadSleeper)),
