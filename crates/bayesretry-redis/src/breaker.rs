@@ -8,7 +8,9 @@ use std::collections::{HashMap, HashSet};
 use std::hash::RandomState;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use bayesretry_breaker::{Admission, Breaker, KeyedBreaker, ProbeRound, State, Transition};
+use bayesretry_breaker::{
+    Admission, Breaker, FleetView, KeyedBreaker, ProbeRound, State, Transition,
+};
 use bayesretry_policy::Clock;
 use core::hash::BuildHasher;
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -45,12 +47,19 @@ struct Fleetwide {
     /// claim that got none says how long until that may change, up to an
     /// interval, so that a busy process does not claim at every call.
     claim_after_ms: u64,
-    /// Probes handed out whose outcome has not been recorded, by round,
-    /// oldest first: an outcome is taken for the oldest's.
-    probes_out: VecDeque<String>,
+    /// Probes handed out whose outcome has not been recorded, oldest first:
+    /// each by the number it was handed out under ([`ProbeRound::NONE`]
+    /// from [`FleetBreaker::check`], which numbers none: an outcome
+    /// recorded there is taken for the oldest's) and the round it was
+    /// claimed in.
+    probes_out: VecDeque<(ProbeRound, String)>,
     /// The full cooldown of this process's last local opening (0: none):
     /// what an opening published again asks the fleet to back off from.
     cooldown_ms: u64,
+    /// Until when (fleet clock) a policy's own breaker holds the endpoint
+    /// open, as it told through [`FleetView::publish`]: the local opening
+    /// that a breaker used through the seam keeps no `KeyedBreaker` for.
+    told_open_until: Option<u64>,
 }
 
 impl Fleetwide {
@@ -64,7 +73,25 @@ impl Fleetwide {
             claim_after_ms: 0,
             probes_out: VecDeque::new(),
             cooldown_ms: 0,
+            told_open_until: None,
         }
+    }
+
+    /// Hands out a probe claimed from Redis, under `id`, if one is held.
+    fn take_permit(&mut self, id: ProbeRound) {
+        let Some(round) = self.permits.pop() else {
+            return;
+        };
+        if self.probes_out.len() >= MAX_PROBES_OUT {
+            self.probes_out.pop_front();
+        }
+        self.probes_out.push_back((id, round));
+    }
+
+    /// Whether this process's own breaker holds the endpoint open at `now`
+    /// (fleet clock), as told through the seam.
+    fn told_open(&self, now: u64) -> Option<u64> {
+        self.told_open_until.filter(|&until_ms| until_ms > now)
     }
 }
 
@@ -108,7 +135,9 @@ impl Message {
 /// # How
 ///
 /// Each process weighs its own outcomes with a local [`Breaker`] per
-/// endpoint (the posterior rule of `bayesretry-breaker`). When one opens, the
+/// endpoint (the posterior rule of `bayesretry-breaker`): a policy's own,
+/// when the fleet breaker is the policy's shared breaker (see below), or
+/// else one the fleet breaker keeps. When one opens, the
 /// process refuses the endpoint at once and wakes its sync task, which
 /// publishes the opening (an atomic script that keeps the later cooldown end,
 /// on the server's clock); every other process learns it at its next round.
@@ -134,11 +163,57 @@ impl Message {
 /// Redis lost (a restart without persistence) stays open in each process
 /// whose own breaker opened it, and is published again.
 ///
-/// A `RetryPolicy` keeps a breaker of its own; put a fleet breaker around its
-/// calls — check before, record after:
+/// # Beside a `RetryPolicy`
+///
+/// A `RetryPolicy` keeps a breaker of its own per endpoint, and takes a fleet
+/// breaker as its shared one (`Builder::with_shared_breaker`; the breaker is
+/// a [`FleetView`]): the policy asks it after its own breaker admits each
+/// attempt, tells it each attempt's outcome and each opening of its own
+/// breaker, and hands back a probe whose attempt was never sent. Used so,
+/// the fleet breaker keeps no local breaker of its own: the policy's is the
+/// process's judge, and the fleet breaker publishes what it decides (see the
+/// [`FleetView` impl](#impl-FleetView-for-FleetBreaker)).
 ///
 /// ```
 /// use std::time::Duration;
+/// use bayesretry_breaker::{Config, FleetView};
+/// use bayesretry_policy::{HttpStatus, RetryErrorKind, RetryPolicy};
+/// use bayesretry_redis::{Fleet, FleetConfig};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+/// let config = FleetConfig::new("redis://127.0.0.1:1") // nothing listens: Redis is down
+///     .with_connect_timeout(Duration::from_millis(50));
+/// let fleet = Fleet::without_evidence(config)?;
+/// let rules = Config::new().with_min_strength(5.0).with_open_below(0.5);
+/// let breaker = fleet.breaker(rules)?;
+/// let policy = RetryPolicy::builder()
+///     .with_breaker(rules) // the process's own, which tells the fleet's
+///     .with_shared_breaker(breaker.clone())
+///     .with_max_attempts(1)
+///     .build()?;
+/// for _ in 0..20 {
+///     let _ = policy.run_blocking("payments", |_| Err::<(), _>(HttpStatus(503)));
+/// }
+/// // The policy's breaker opened and told the fleet's, which publishes the
+/// // opening once Redis is reachable, and refuses meanwhile.
+/// assert!(breaker.is_open_fleetwide("payments"));
+/// assert!(!breaker.admit("payments", policy.now_ms()).is_allowed());
+/// let refused = policy.run_blocking("payments", |_| Ok::<(), HttpStatus>(()));
+/// assert!(matches!(refused.unwrap_err().kind(), RetryErrorKind::CircuitOpen { .. }));
+/// assert!(breaker.admit("search", policy.now_ms()).is_allowed());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # On its own
+///
+/// Without a policy's breaker, [`check`](FleetBreaker::check) before a call
+/// and [`record`](FleetBreaker::record) after it run a local breaker per
+/// endpoint (the posterior rule of `bayesretry-breaker`) and share its
+/// verdicts in the same way:
+///
+/// ```
 /// use bayesretry_breaker::Config;
 /// use bayesretry_redis::{Fleet, FleetConfig};
 ///
@@ -167,6 +242,9 @@ pub struct FleetBreaker {
     outbox: Mutex<Vec<Message>>,
     /// Probe outcomes reported so far: what a report's token is drawn from.
     reports: AtomicU64,
+    /// Probes handed out through [`FleetView::admit`] so far: each is
+    /// numbered, so that its outcome, or its return, finds it.
+    probes: AtomicU64,
     shared: Arc<Shared>,
     clock: Arc<dyn Clock>,
 }
@@ -223,6 +301,7 @@ impl FleetBreaker {
             fleet: Mutex::new(HashMap::new()),
             outbox: Mutex::new(Vec::new()),
             reports: AtomicU64::new(0),
+            probes: AtomicU64::new(0),
             shared,
             clock,
         })
@@ -233,50 +312,69 @@ impl FleetBreaker {
         let now = self.clock.now_ms();
         let key = self.keys.hash_one(endpoint);
         let connected = self.shared.connected.load(Ordering::Acquire);
-        {
-            let mut fleet = lock(&self.fleet);
-            if let Some(state) = fleet.get_mut(&key) {
-                if let Some(until_ms) = state.open_until {
-                    if now < until_ms {
-                        return Admission::Rejected { until_ms };
-                    }
-                    // The cooldown ended since the last round: the endpoint
-                    // is half-open for the fleet, not closed, until Redis
-                    // says otherwise. Taken for closed, every process would
-                    // admit all its calls until its next round.
-                    state.open_until = None;
-                    state.probing = true;
-                }
-                if state.probing && connected {
-                    if let Some(round) = state.permits.pop() {
-                        if state.probes_out.len() >= MAX_PROBES_OUT {
-                            state.probes_out.pop_front();
-                        }
-                        state.probes_out.push_back(round);
-                        // the fleet's probe, claimed from Redis: no round of
-                        // the local breaker's, which it could hand back
-                        return Admission::Probe {
-                            half_opened: false,
-                            round: ProbeRound::NONE,
-                        };
-                    }
-                    if !state.want_permit && now >= state.claim_after_ms {
-                        state.want_permit = true;
-                        self.shared.wake.notify_one();
-                    }
-                    let interval =
-                        u64::try_from(self.shared.interval.as_millis()).unwrap_or(u64::MAX);
-                    return Admission::Rejected {
-                        until_ms: now.saturating_add(interval),
-                    };
-                }
-            }
+        if let Some(verdict) = self.fleet_verdict(key, now, connected, false) {
+            return verdict;
         }
         if connected {
             Admission::Allowed
         } else {
             self.local.check(&key, now)
         }
+    }
+
+    /// What the fleet, as last heard, says of a call to the endpoint of
+    /// `key` at `now` (fleet clock): `None` when it has no opinion (the
+    /// endpoint is not open or half-open for the fleet, or is half-open
+    /// while Redis is away, when probes cannot be claimed). A probe handed
+    /// out is noted under a number of its own if `numbered` (for
+    /// [`FleetView`], which is given it back), [`ProbeRound::NONE`] if not.
+    fn fleet_verdict(
+        &self,
+        key: u64,
+        now: u64,
+        connected: bool,
+        numbered: bool,
+    ) -> Option<Admission> {
+        let mut fleet = lock(&self.fleet);
+        let state = fleet.get_mut(&key)?;
+        if let Some(until_ms) = state.open_until {
+            if now < until_ms {
+                return Some(Admission::Rejected { until_ms });
+            }
+            // The cooldown ended since the last round: the endpoint is
+            // half-open for the fleet, not closed, until Redis says
+            // otherwise. Taken for closed, every process would admit all its
+            // calls until its next round.
+            state.open_until = None;
+            state.probing = true;
+        }
+        if !(state.probing && connected) {
+            return None;
+        }
+        if !state.permits.is_empty() {
+            let id = match numbered {
+                // from 1: `ProbeRound::NONE` is no probe's
+                true => ProbeRound::numbered(
+                    self.probes.fetch_add(1, Ordering::Relaxed).wrapping_add(1),
+                ),
+                false => ProbeRound::NONE,
+            };
+            state.take_permit(id);
+            // the fleet's probe, claimed from Redis: no round of the local
+            // breaker's, which it could hand back
+            return Some(Admission::Probe {
+                half_opened: false,
+                round: id,
+            });
+        }
+        if !state.want_permit && now >= state.claim_after_ms {
+            state.want_permit = true;
+            self.shared.wake.notify_one();
+        }
+        let interval = u64::try_from(self.shared.interval.as_millis()).unwrap_or(u64::MAX);
+        Some(Admission::Rejected {
+            until_ms: now.saturating_add(interval),
+        })
     }
 
     /// Records the outcome of a call to `endpoint`; returns the local
@@ -290,17 +388,8 @@ impl FleetBreaker {
         {
             let mut fleet = lock(&self.fleet);
             if let Some(state) = fleet.get_mut(&key) {
-                if let Some(round) = state.probes_out.pop_front() {
-                    // unique to this report: the count of reports, hashed
-                    // with keys drawn at random for this breaker
-                    let n = self.reports.fetch_add(1, Ordering::Relaxed);
-                    let token = format!("{:016x}", self.keys.hash_one((key, n)));
-                    messages.push(Message::ProbeResult {
-                        endpoint: endpoint.to_owned(),
-                        success,
-                        round,
-                        token,
-                    });
+                if let Some((_, round)) = state.probes_out.pop_front() {
+                    messages.push(self.probe_result(key, endpoint, success, round));
                 }
             }
             let opened = match transition {
@@ -330,6 +419,20 @@ impl FleetBreaker {
         }
         self.post(messages);
         transition
+    }
+
+    /// The report of a probe of `round`'s outcome for the fleet.
+    fn probe_result(&self, key: u64, endpoint: &str, success: bool, round: String) -> Message {
+        // unique to this report: the count of reports, hashed with keys
+        // drawn at random for this breaker
+        let n = self.reports.fetch_add(1, Ordering::Relaxed);
+        let token = format!("{:016x}", self.keys.hash_one((key, n)));
+        Message::ProbeResult {
+            endpoint: endpoint.to_owned(),
+            success,
+            round,
+            token,
+        }
     }
 
     /// Whether the fleet holds `endpoint` open (or half-open), as this
@@ -380,7 +483,10 @@ impl FleetBreaker {
                     // cooldown for the backoff.
                     let now = self.clock.now_ms();
                     let key = self.keys.hash_one(endpoint.as_str());
-                    let open_here = matches!(self.local.state(&key), Some(State::Open { .. }));
+                    let open_here = matches!(self.local.state(&key), Some(State::Open { .. }))
+                        || lock(&self.fleet)
+                            .get(&key)
+                            .is_some_and(|state| state.told_open(now).is_some());
                     if !open_here || *until_ms <= now {
                         continue;
                     }
@@ -543,7 +649,11 @@ impl FleetBreaker {
                 // cooldown to go: not closed by a probe (the fleet's cooldown
                 // runs at least as long), but lost by Redis (a restart
                 // without persistence, a flush). Kept, and published again.
-                if let Some(State::Open { until_ms }) = self.local.state(key) {
+                let own = match self.local.state(key) {
+                    Some(State::Open { until_ms }) => Some(until_ms),
+                    _ => state.told_open(now),
+                };
+                if let Some(until_ms) = own {
                     if until_ms > now {
                         state.open_until = Some(until_ms);
                         state.probing = false;
@@ -581,5 +691,149 @@ impl FleetBreaker {
         }
         drop(outbox);
         self.shared.wake.notify_one();
+    }
+}
+
+/// The fleet's view of each endpoint's breaker, for a `RetryPolicy` that
+/// keeps its own breakers (`Builder::with_shared_breaker`).
+///
+/// Through this seam the fleet breaker keeps no breaker of its own for an
+/// endpoint: the policy's breaker already weighs every outcome of the
+/// process, its run of failures feeds the policy's decisions, and a second
+/// posterior on the same outcomes — with its own cooldown and its own
+/// half-open probes — could only disagree with it: refuse a call the
+/// policy's breaker admitted after its probe succeeded, or admit one its
+/// breaker holds open. So the view holds only what the fleet says (the
+/// openings it pulled from Redis, the probes it claimed) and what the
+/// policy's breaker told it ([`publish`](FleetView::publish)): each opening
+/// is published to the fleet at once, as [`record`](FleetBreaker::record)
+/// publishes its own local breaker's. The standalone
+/// [`check`](FleetBreaker::check) and [`record`](FleetBreaker::record) are
+/// unchanged; a breaker should be driven through one or the other, not both.
+///
+/// - [`admit`](FleetView::admit) refuses an endpoint the fleet holds open,
+///   until the fleet's end; once that has passed it admits only a probe
+///   claimed from Redis (refusing until the next round, which claims one,
+///   if none is held); otherwise it admits. It never waits for Redis.
+/// - [`record`](FleetView::record) reports the outcome of each of its probes
+///   to the fleet, in the round the probe was claimed in; other outcomes are
+///   the policy's breaker's business.
+/// - [`release_probe`](FleetView::release_probe) puts a claimed probe whose
+///   attempt was never sent back among the probes held, for the next call.
+///
+/// **While Redis is away**, no probe can be claimed: the view keeps refusing
+/// an endpoint the fleet was last known to hold open, until the end it knew,
+/// and admits everything else, leaving the endpoint to the policy's own
+/// breaker (with its own half-open probes). An opening the policy's breaker
+/// told it meanwhile is published when Redis is back, for the time it has
+/// left, unless the policy's breaker closed first.
+///
+/// **Clocks**: times come in and go out on the policy's clock, and are kept
+/// on the fleet's ([`FleetConfig::with_clock`](crate::FleetConfig::with_clock)),
+/// translated by the time left: the two need not agree.
+impl FleetView for FleetBreaker {
+    fn admit(&self, endpoint: &str, now_ms: u64) -> Admission {
+        let now = self.clock.now_ms();
+        let key = self.keys.hash_one(endpoint);
+        let connected = self.shared.connected.load(Ordering::Acquire);
+        match self.fleet_verdict(key, now, connected, true) {
+            Some(Admission::Rejected { until_ms }) => Admission::Rejected {
+                until_ms: now_ms.saturating_add(until_ms.saturating_sub(now)),
+            },
+            Some(verdict) => verdict,
+            None => Admission::Allowed,
+        }
+    }
+
+    fn record(&self, endpoint: &str, _now_ms: u64, success: bool, probe: Option<ProbeRound>) {
+        let Some(id) = probe else {
+            return;
+        };
+        let key = self.keys.hash_one(endpoint);
+        let round = {
+            let mut fleet = lock(&self.fleet);
+            let Some(state) = fleet.get_mut(&key) else {
+                return;
+            };
+            let Some(at) = state.probes_out.iter().position(|(out, _)| *out == id) else {
+                // given up on (too many out), or the fleet closed since
+                return;
+            };
+            state.probes_out.remove(at).map(|(_, round)| round)
+        };
+        if let Some(round) = round {
+            self.post(vec![self.probe_result(key, endpoint, success, round)]);
+        }
+    }
+
+    fn publish(&self, endpoint: &str, now_ms: u64, transition: Transition) {
+        let now = self.clock.now_ms();
+        let key = self.keys.hash_one(endpoint);
+        let (left, cooldown_ms) = match transition {
+            Transition::Opened { until_ms } => {
+                let left = until_ms.saturating_sub(now_ms);
+                (left, left)
+            }
+            Transition::Reopened {
+                until_ms,
+                cooldown_ms,
+            } => (until_ms.saturating_sub(now_ms), cooldown_ms),
+            Transition::Closed => {
+                // the policy's own probes found it back: nothing of its
+                // opening is left to publish (the fleet closes on its own
+                // probes' outcomes, which it is told of)
+                if let Some(state) = lock(&self.fleet).get_mut(&key) {
+                    state.told_open_until = None;
+                }
+                return;
+            }
+            _ => return,
+        };
+        if left == 0 {
+            return;
+        }
+        let until_ms = now.saturating_add(left);
+        {
+            let mut fleet = lock(&self.fleet);
+            // with no room to keep it, published all the same, as the
+            // standalone record does
+            if fleet.len() < MAX_ENDPOINTS || fleet.contains_key(&key) {
+                let state = fleet.entry(key).or_insert_with(|| Fleetwide::new(endpoint));
+                state.open_until = Some(state.open_until.map_or(until_ms, |t| t.max(until_ms)));
+                state.probing = false;
+                state.permits.clear();
+                state.cooldown_ms = cooldown_ms;
+                state.told_open_until = Some(until_ms);
+            }
+        }
+        self.post(vec![Message::Open {
+            endpoint: endpoint.to_owned(),
+            until_ms,
+            cooldown_ms,
+        }]);
+    }
+
+    fn release_probe(&self, endpoint: &str, round: ProbeRound) {
+        let key = self.keys.hash_one(endpoint);
+        let mut fleet = lock(&self.fleet);
+        let Some(state) = fleet.get_mut(&key) else {
+            return;
+        };
+        let Some(at) = state.probes_out.iter().position(|(out, _)| *out == round) else {
+            return;
+        };
+        if let Some((_, claimed)) = state.probes_out.remove(at) {
+            // still half-open for the fleet: the next call may use it
+            if state.probing && state.open_until.is_none() {
+                state.permits.push(claimed);
+            }
+        }
+    }
+
+    fn open_until(&self, endpoint: &str, now_ms: u64) -> Option<u64> {
+        let now = self.clock.now_ms();
+        let key = self.keys.hash_one(endpoint);
+        let until_ms = lock(&self.fleet).get(&key)?.open_until?;
+        (until_ms > now).then(|| now_ms.saturating_add(until_ms - now))
     }
 }
