@@ -107,7 +107,9 @@ pub mod fs {
 /// with every other process's through Redis, in the background; a
 /// [`FleetBudget`](bayesretry_redis::FleetBudget) and a
 /// [`FleetBreaker`](bayesretry_redis::FleetBreaker) share one retry budget
-/// and one breaker per endpoint. A decision never waits on Redis: while it is
+/// and one breaker per endpoint, which a policy takes as its own budget
+/// (`Builder::with_shared_budget`) and as its shared breaker, beside its own
+/// (`Builder::with_shared_breaker`). A decision never waits on Redis: while it is
 /// away each process runs on its local state. Its consistency model, what
 /// happens when Redis goes away or comes back empty, and how a process shuts
 /// down without losing its last outcomes (`Fleet::sync_now` before it exits:
