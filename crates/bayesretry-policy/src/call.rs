@@ -584,8 +584,12 @@ impl<'a> Attempts<'a> {
                     let now_ms = now.unwrap_or_else(|| inner.now_ms());
                     let until_ms = match &inner.shared {
                         None => until_ms,
-                        Some(_) => later_end(inner, state.name(), now_ms, Some(until_ms))
-                            .unwrap_or(until_ms),
+                        Some(_) => {
+                            // refused by the own breaker, not the shared one
+                            self.shared_refused = false;
+                            later_end(inner, state.name(), now_ms, Some(until_ms))
+                                .unwrap_or(until_ms)
+                        }
                     };
                     return Err(Refused::Breaker(Some(Duration::from_millis(
                         until_ms.saturating_sub(now_ms),

@@ -1,7 +1,8 @@
 //! `Builder::with_shared_breaker`: a breaker shared by a fleet is asked after
 //! the endpoint's own breaker admits an attempt. Its refusal makes no attempt
 //! and ends the call `CircuitOpen` with its end (or is waited out under
-//! `with_wait_while_open`); it hears every outcome of an attempt it admitted,
+//! `with_wait_while_open`), and while it holds the endpoint open no retry is
+//! decided; it hears every outcome of an attempt it admitted,
 //! whether that attempt was its probe, and each opening of the policy's own
 //! breaker; a probe of its whose attempt was never sent goes back to it. A
 //! policy without a breaker of its own refuses to take one. Virtual time
@@ -432,4 +433,36 @@ fn a_policy_without_a_breaker_of_its_own_refuses_a_shared_one() {
         .with_shared_breaker(shared)
         .build();
     assert!(classic.is_ok());
+}
+
+#[test]
+fn no_retry_is_decided_while_the_shared_breaker_holds_the_endpoint_open() {
+    let fake = Arc::new(Fake::default());
+    let (policy, sleeper) = policy_with(&fake, None);
+    let mut attempts = 0;
+    let result = policy.run_blocking("api", |_| {
+        attempts += 1;
+        // the fleet opens the endpoint while the attempt fails
+        *fake.refuse_until.lock().unwrap() = Some(30_000);
+        Err::<(), _>(HttpStatus(503))
+    });
+    assert_eq!(attempts, 1);
+    let RetryErrorKind::CircuitOpen {
+        retry_after,
+        attempts,
+        last_error,
+        ..
+    } = kind(result)
+    else {
+        panic!("stopped as open");
+    };
+    assert_eq!(
+        (retry_after, attempts, last_error),
+        (Some(Duration::from_secs(30)), 1, Some(HttpStatus(503)))
+    );
+    assert!(
+        sleeper.delays().is_empty(),
+        "no backoff slept for a retry the fleet would refuse"
+    );
+    assert_eq!(fake.records(), [(false, None)]);
 }
