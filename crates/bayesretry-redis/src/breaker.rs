@@ -352,6 +352,9 @@ impl FleetBreaker {
             return None;
         }
         if !state.permits.is_empty() {
+            // the fleet's probe, claimed from Redis: under a number of its
+            // own for a caller that hands it back, `NONE` for `check`'s,
+            // whose outcome is taken for the oldest's
             let id = match numbered {
                 // from 1: `ProbeRound::NONE` is no probe's
                 true => ProbeRound::numbered(
@@ -360,8 +363,6 @@ impl FleetBreaker {
                 false => ProbeRound::NONE,
             };
             state.take_permit(id);
-            // the fleet's probe, claimed from Redis: no round of the local
-            // breaker's, which it could hand back
             return Some(Admission::Probe {
                 half_opened: false,
                 round: id,
