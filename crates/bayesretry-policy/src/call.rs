@@ -388,14 +388,11 @@ pub(crate) struct Attempts<'a> {
     /// half-open breaker's probe ([`ProbeRound::NONE`] if not): what hands
     /// its slot back to that round, and to no later one.
     probe: ProbeRound,
-    /// The round of the shared breaker's probe, if the attempt under way is
-    /// one ([`Builder::with_shared_breaker`](crate::Builder::with_shared_breaker)):
-    /// told with its outcome, or handed back if it has none. Always `None`
-    /// for a policy without a shared breaker.
-    shared_probe: Option<ProbeRound>,
-    /// Whether the last refusal of an attempt was the shared breaker's: its
-    /// end is waited out whole ([`wait_step`](Attempts::wait_step)).
-    shared_refused: bool,
+    /// What the shared breaker ([`Builder::with_shared_breaker`](crate::Builder::with_shared_breaker))
+    /// said of the last attempt: always [`SharedTurn::Plain`] for a policy
+    /// without one. One field, so that a call's state is set up with one
+    /// store more, not two.
+    shared: SharedTurn,
     /// The retry decided after the last failure, with the failure run it was
     /// judged on, while it waits to go out (learning with a breaker only).
     pending: Option<Pending>,
@@ -518,8 +515,7 @@ impl<'a> Attempts<'a> {
             previous_class: None,
             previous_attempt: 0,
             probe: ProbeRound::NONE,
-            shared_probe: None,
-            shared_refused: false,
+            shared: SharedTurn::Plain,
             pending: None,
             charged_ms: None,
             waited_ms: 0,
@@ -541,8 +537,7 @@ impl<'a> Attempts<'a> {
             previous_class: None,
             previous_attempt: 0,
             probe: ProbeRound::NONE,
-            shared_probe: None,
-            shared_refused: false,
+            shared: SharedTurn::Plain,
             pending: None,
             charged_ms: None,
             waited_ms: 0,
@@ -586,7 +581,7 @@ impl<'a> Attempts<'a> {
                         None => until_ms,
                         Some(_) => {
                             // refused by the own breaker, not the shared one
-                            self.shared_refused = false;
+                            self.shared = SharedTurn::Plain;
                             later_end(inner, state.name(), now_ms, Some(until_ms))
                                 .unwrap_or(until_ms)
                         }
@@ -690,7 +685,7 @@ impl<'a> Attempts<'a> {
             }
         }
         let classification = match last.as_ref() {
-            Some(err) if self.probe == ProbeRound::NONE && self.shared_probe.is_none() => {
+            Some(err) if self.probe == ProbeRound::NONE && !self.shared.is_probe() => {
                 call.classify.classify(err)
             }
             Some(err) => self.classify_probe(&call.classify, err),
@@ -1013,7 +1008,8 @@ impl<'a> Attempts<'a> {
             state.breaker.release_probe(self.probe);
             self.probe = ProbeRound::NONE;
         }
-        if let Some(round) = self.shared_probe.take() {
+        if let SharedTurn::Probe(round) = self.shared {
+            self.shared = SharedTurn::Plain;
             self.hand_back_shared_probe(round);
         }
     }
@@ -1040,8 +1036,7 @@ impl<'a> Attempts<'a> {
     #[inline(never)]
     fn admit_shared(&mut self, now: Option<u64>) -> Result<(), Option<Duration>> {
         let inner = self.inner;
-        self.shared_probe = None;
-        self.shared_refused = false;
+        self.shared = SharedTurn::Plain;
         let (Some(shared), Some(state)) = (&inner.shared, &self.state) else {
             return Ok(());
         };
@@ -1050,11 +1045,11 @@ impl<'a> Attempts<'a> {
             Admission::Rejected { until_ms } => {
                 // not made: a probe of the own breaker goes back to it
                 self.hand_back_probe();
-                self.shared_refused = true;
+                self.shared = SharedTurn::Refused;
                 Err(Some(Duration::from_millis(until_ms.saturating_sub(now_ms))))
             }
             Admission::Probe { round, .. } => {
-                self.shared_probe = Some(round);
+                self.shared = SharedTurn::Probe(round);
                 Ok(())
             }
             _ => Ok(()),
@@ -1070,7 +1065,11 @@ impl<'a> Attempts<'a> {
             return;
         };
         let endpoint = state.name();
-        shared.record(endpoint, now_ms, success, self.shared_probe.take());
+        let probe = match core::mem::replace(&mut self.shared, SharedTurn::Plain) {
+            SharedTurn::Probe(round) => Some(round),
+            _ => None,
+        };
+        shared.record(endpoint, now_ms, success, probe);
         if let Some(transition) = transition {
             shared.publish(endpoint, now_ms, transition);
         }
@@ -1240,7 +1239,7 @@ impl<'a> Attempts<'a> {
         // the probe out: look again soon, the probe's answer may close it. A
         // shared breaker's refusal gives the earliest time worth asking again
         // (see `FleetView::admit`): waited out whole, as an opening is.
-        let open = self.shared_refused
+        let open = self.shared == SharedTurn::Refused
             || self
                 .state
                 .as_ref()
@@ -1378,6 +1377,26 @@ impl<'a> Attempts<'a> {
             "retry judged again before it went out"
         );
         Some(decision)
+    }
+}
+
+/// What the shared breaker said of a call's last attempt.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SharedTurn {
+    /// Admitted, not as a probe; or not asked (no shared breaker, the own
+    /// breaker refused, the attempt's outcome already told).
+    Plain,
+    /// Admitted as its probe of this round: told with the outcome, or handed
+    /// back if there is none.
+    Probe(ProbeRound),
+    /// Refused: its end is waited out whole ([`Attempts::wait_step`]).
+    Refused,
+}
+
+impl SharedTurn {
+    #[inline(always)]
+    fn is_probe(self) -> bool {
+        matches!(self, SharedTurn::Probe(_))
     }
 }
 
