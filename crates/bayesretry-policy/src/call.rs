@@ -1193,22 +1193,18 @@ impl<'a> Attempts<'a> {
     /// how long to wait before asking again, if the call waits for it. A retry
     /// already decided waits, within the policy's Retry-After limit and the
     /// deadline: it was to wait for a server anyway, and this is the server's
-    /// wait too. A first attempt waits only under
-    /// [`Builder::with_wait_while_open`](crate::Builder::with_wait_while_open),
-    /// within its `max_wait` and the deadline; otherwise the call fails fast.
-    /// Counts the wait.
+    /// wait too. A first attempt never waits, even under
+    /// [`Builder::with_wait_while_open`](crate::Builder::with_wait_while_open):
+    /// the calls that waited would all go the moment the hold ends, and meet
+    /// the server's refusal together (no probe lets one through first, as the
+    /// breaker's does). Counts the wait.
     fn hold_step(&mut self, left: Duration) -> Option<Duration> {
         let inner = self.inner;
-        if self.waits >= MAX_WAITS {
+        if self.attempt == 0 || self.waits >= MAX_WAITS {
             return None;
         }
         let step_ms = millis(left).max(1);
-        let limit_ms = if self.attempt == 0 {
-            millis(inner.wait_while_open?)
-        } else {
-            millis(inner.max_retry_after)
-        };
-        if self.waited_ms.saturating_add(step_ms) > limit_ms {
+        if self.waited_ms.saturating_add(step_ms) > millis(inner.max_retry_after) {
             return None;
         }
         if let Some(deadline_ms) = self.deadline_ms {
