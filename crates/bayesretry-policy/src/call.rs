@@ -782,7 +782,20 @@ impl<'a> Attempts<'a> {
         // retry. Stopped here, the call whose probe failed (the 1 attempt in
         // 20 that fails on an endpoint back at 95 %) failed fast while every
         // call behind it waited for the next probe and went through.
-        let waits_for_breaker = breaker_until.is_some() && inner.wait_while_open.is_some();
+        //
+        // Only when the breaker can admit the retry in time: by the end of
+        // what is left of `max_wait` after the retry's delay, and by the
+        // deadline. Otherwise the wait would end in a refusal anyway, and the
+        // call stops now on the open breaker rather than sleep its delay in
+        // vain.
+        let waits_for_breaker = match (breaker_until, inner.wait_while_open) {
+            (Some(until_ms), Some(max_wait)) => {
+                let wait_ms = until_ms.saturating_sub(now_ms.saturating_add(millis(delay)));
+                wait_ms <= millis(max_wait).saturating_sub(self.waited_ms)
+                    && self.deadline_ms.is_none_or(|deadline_ms| until_ms <= deadline_ms)
+            }
+            _ => false,
+        };
         let mut situation = Situation::new()
             .with_delay_ms(millis(backoff))
             .with_max_retry_after_ms(millis(inner.max_retry_after))
