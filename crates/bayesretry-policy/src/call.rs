@@ -402,9 +402,14 @@ pub(crate) struct Attempts<'a> {
     /// Written only by a policy with a budget, on its failures; read only
     /// once a retry is decided and before its attempt begins.
     charged_ms: Option<u64>,
-    /// Milliseconds waited for the breaker so far, and how many waits.
+    /// Milliseconds waited for the breaker so far, and how many waits (for
+    /// the breaker and for a server's hold).
     waited_ms: u64,
     waits: u32,
+    /// Milliseconds waited for a server's hold on the endpoint so far: a
+    /// budget of its own (the Retry-After limit), apart from the breaker's
+    /// `max_wait`.
+    held_ms: u64,
     /// The breaker's count of failures when the attempt under way began: its
     /// success ends the run of failures only if the run began before it did
     /// (see [`SharedBreaker::record_success_since`](bayesretry_breaker::SharedBreaker::record_success_since)).
@@ -520,6 +525,7 @@ impl<'a> Attempts<'a> {
             charged_ms: None,
             waited_ms: 0,
             waits: 0,
+            held_ms: 0,
             failures_before: FailureCount::default(),
         }
     }
@@ -542,6 +548,7 @@ impl<'a> Attempts<'a> {
             charged_ms: None,
             waited_ms: 0,
             waits: 0,
+            held_ms: 0,
             failures_before: first.failures_before,
         }
     }
@@ -1210,14 +1217,15 @@ impl<'a> Attempts<'a> {
     /// [`Builder::with_wait_while_open`](crate::Builder::with_wait_while_open):
     /// the calls that waited would all go the moment the hold ends, and meet
     /// the server's refusal together (no probe lets one through first, as the
-    /// breaker's does). Counts the wait.
+    /// breaker's does). Counts the wait, apart from the waits for the breaker,
+    /// whose `max_wait` it does not spend.
     fn hold_step(&mut self, left: Duration) -> Option<Duration> {
         let inner = self.inner;
         if self.attempt == 0 || self.waits >= MAX_WAITS {
             return None;
         }
         let step_ms = millis(left).max(1);
-        if self.waited_ms.saturating_add(step_ms) > millis(inner.max_retry_after) {
+        if self.held_ms.saturating_add(step_ms) > millis(inner.max_retry_after) {
             return None;
         }
         if let Some(deadline_ms) = self.deadline_ms {
@@ -1225,7 +1233,7 @@ impl<'a> Attempts<'a> {
                 return None;
             }
         }
-        self.waited_ms = self.waited_ms.saturating_add(step_ms);
+        self.held_ms = self.held_ms.saturating_add(step_ms);
         self.waits = self.waits.saturating_add(1);
         Some(Duration::from_millis(step_ms))
     }
