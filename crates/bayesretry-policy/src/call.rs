@@ -1986,9 +1986,9 @@ impl<'a, E> Call<'a, E> {
         }
     }
 
-    /// The breaker refused an attempt, after `attempts` were made:
-    /// `on_exhausted` sees it if one was (the last may have been cut off by
-    /// its timeout, and left no error).
+    /// A server's hold on the endpoint refused an attempt, `left` before it
+    /// ends, after `attempts` were made: `on_exhausted` sees it if one was
+    /// (the last may have been cut off by its timeout, and left no error).
     fn server_hold(&mut self, left: Duration, last: Option<E>, attempts: u32) -> RetryError<E> {
         let stop: RetryError<E> = RetryErrorKind::ServerHold {
             endpoint: self.endpoint.to_owned(),
@@ -2005,6 +2005,9 @@ impl<'a, E> Call<'a, E> {
         stop
     }
 
+    /// The breaker refused an attempt, after `attempts` were made:
+    /// `on_exhausted` sees it if one was (the last may have been cut off by
+    /// its timeout, and left no error).
     fn circuit_open(
         &mut self,
         retry_after: Option<Duration>,
