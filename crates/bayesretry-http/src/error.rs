@@ -20,7 +20,10 @@ pub enum Stop {
     /// A server's Retry-After on another call holds the endpoint past the
     /// policy's limit or the deadline
     /// (`bayesretry_policy::Builder::without_server_hold`).
-    ServerHold,
+    ServerHold {
+        /// How long the hold had still to run when it stopped the retry.
+        retry_after: Duration,
+    },
     /// The request was never going to be sent twice.
     NotRetried(NotRetried),
     /// The policy stopped for a reason this version of the crate does not name.
@@ -32,7 +35,11 @@ impl fmt::Display for Stop {
         match self {
             Stop::Policy(reason) => write!(f, "{reason}"),
             Stop::Permanent => f.write_str("permanent error"),
-            Stop::ServerHold => f.write_str("endpoint held by the server's Retry-After"),
+            Stop::ServerHold { retry_after } => write!(
+                f,
+                "endpoint held by the server's Retry-After (for {} more)",
+                ReadableDuration(*retry_after)
+            ),
             Stop::NotRetried(why) => write!(f, "{why}"),
             Stop::Other => f.write_str("stopped by the policy"),
         }
@@ -148,13 +155,19 @@ impl<E, R> Error<E, R> {
     /// [`RetryAfterPastDeadline`](Error::RetryAfterPastDeadline)), or the time
     /// until the open breaker may admit a call
     /// ([`CircuitOpen`](Error::CircuitOpen), when known), or until a
-    /// server's hold on the endpoint ends ([`ServerHold`](Error::ServerHold)).
+    /// server's hold on the endpoint ends ([`ServerHold`](Error::ServerHold),
+    /// and a [`Transport`](Error::Transport) error whose retry the hold
+    /// stopped: [`Stop::ServerHold`]).
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
             Error::RetryAfterBeyondLimit { retry_after, .. }
             | Error::RetryAfterPastDeadline { retry_after, .. } => Some(*retry_after),
             Error::CircuitOpen { retry_after, .. } => *retry_after,
-            Error::ServerHold { retry_after, .. } => Some(*retry_after),
+            Error::ServerHold { retry_after, .. }
+            | Error::Transport {
+                stop: Stop::ServerHold { retry_after },
+                ..
+            } => Some(*retry_after),
             _ => None,
         }
     }

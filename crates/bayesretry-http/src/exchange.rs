@@ -587,8 +587,9 @@ where
         }
         RetryErrorKind::ServerHold {
             last_error: Some(last_error),
+            retry_after,
             ..
-        } => (last_error, Stop::ServerHold),
+        } => (last_error, Stop::ServerHold { retry_after }),
         RetryErrorKind::ServerHold {
             endpoint,
             retry_after,
