@@ -805,6 +805,12 @@ impl Builder {
     /// the breaker like a first attempt. Otherwise the one call in twenty whose
     /// probe meets an ordinary failure on an endpoint back at 95 % would fail
     /// while every call behind it waited for the next probe and went through.
+    /// It does so only when the breaker can admit the retry in time — within
+    /// what is left of `max_wait` once the retry's delay is slept, and before
+    /// the deadline: otherwise the call ends `CircuitOpen` at once, without
+    /// sleeping a delay that could only end in a refusal. The time a retry
+    /// waits for a server's hold ([`without_server_hold`](Builder::without_server_hold))
+    /// is not taken from `max_wait`.
     ///
     /// A call waits only for an attempt worth making: one whose expected value
     /// `p · V − c` is positive at the rate the endpoint succeeds outside its
