@@ -16,9 +16,7 @@ use core::time::Duration;
 use std::io;
 
 use bayesretry_http::{Error, RetryLayer, Stop};
-use bayesretry_policy::{
-    Classification, ErrorClass, ManualClock, RetryPolicy, VirtualSleeper,
-};
+use bayesretry_policy::{Classification, ErrorClass, ManualClock, RetryPolicy, VirtualSleeper};
 use bytes::Bytes;
 use http::{Request, Response};
 use http_body_util::Full;

@@ -799,7 +799,9 @@ impl<'a> Attempts<'a> {
             (Some(until_ms), Some(max_wait)) => {
                 let wait_ms = until_ms.saturating_sub(now_ms.saturating_add(millis(delay)));
                 wait_ms <= millis(max_wait).saturating_sub(self.waited_ms)
-                    && self.deadline_ms.is_none_or(|deadline_ms| until_ms <= deadline_ms)
+                    && self
+                        .deadline_ms
+                        .is_none_or(|deadline_ms| until_ms <= deadline_ms)
             }
             _ => false,
         };

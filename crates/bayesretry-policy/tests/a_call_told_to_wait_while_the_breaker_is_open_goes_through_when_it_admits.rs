@@ -214,20 +214,27 @@ fn the_wait_is_judged_at_the_rate_the_endpoint_had_before_its_outage() {
     assert!(!waits(&mostly_down, &sleeper));
 }
 
+/// A call to "api" whose first attempt meets a 503 and whose retry succeeds:
+/// its result and the attempts it made.
+fn failing_once(policy: &RetryPolicy) -> (Result<(), RetryError<HttpStatus>>, u32) {
+    let mut attempts = 0;
+    let result = policy.run_blocking("api", |attempt| {
+        attempts = attempt;
+        if attempt == 1 {
+            Err(HttpStatus(503))
+        } else {
+            Ok(())
+        }
+    });
+    (result, attempts)
+}
+
 #[test]
 fn a_waiting_call_whose_probe_fails_waits_for_the_next_probe() {
     let (policy, sleeper) = policy(Some(Duration::from_secs(10)));
     // an endpoint whose 503s pass on a retry, a call a second, until it goes down
     for _ in 0..40 {
-        let mut attempts = 0;
-        let result = policy.run_blocking("api", |_| {
-            attempts += 1;
-            if attempts == 1 {
-                Err(HttpStatus(503))
-            } else {
-                Ok(())
-            }
-        });
+        let (result, _) = failing_once(&policy);
         assert!(result.is_ok(), "{result:?}");
         sleeper.clock().advance(Duration::from_secs(1));
     }
@@ -235,15 +242,7 @@ fn a_waiting_call_whose_probe_fails_waits_for_the_next_probe() {
     let slept = sleeper.delays().len();
     // it is back, but the waiting call's probe meets the odd failure, and
     // the probe's failure opens the breaker again
-    let mut attempts = 0;
-    let result = policy.run_blocking("api", |_| {
-        attempts += 1;
-        if attempts == 1 {
-            Err(HttpStatus(503))
-        } else {
-            Ok(())
-        }
-    });
+    let (result, attempts) = failing_once(&policy);
     assert!(result.is_ok(), "{result:?}");
     assert_eq!(
         attempts, 2,

@@ -15,7 +15,7 @@ use core::time::Duration;
 use bayesretry_breaker::State;
 use bayesretry_cost::CostModel;
 use bayesretry_policy::{
-    default_breaker, Classification, Clock, ErrorClass, ManualClock, RetryPolicy, VirtualSleeper,
+    Classification, Clock, ErrorClass, ManualClock, RetryPolicy, VirtualSleeper, default_breaker,
 };
 
 /// The breaker's cooldown: 3 s, every time it opens.

@@ -17,8 +17,8 @@ use core::time::Duration;
 use bayesretry_breaker::State;
 use bayesretry_cost::CostModel;
 use bayesretry_policy::{
-    default_breaker, Builder, Clock, HttpStatus, ManualClock, RetryError, RetryErrorKind,
-    RetryPolicy, VirtualSleeper,
+    Builder, Clock, HttpStatus, ManualClock, RetryError, RetryErrorKind, RetryPolicy,
+    VirtualSleeper, default_breaker,
 };
 
 mod common;
@@ -114,7 +114,11 @@ fn a_cooldown_that_ends_past_the_deadline_stops_at_once() {
     });
     let before = sleeper.clock().now_ms();
     let result = policy.run_blocking("api", |_| Err::<(), _>(HttpStatus(503)));
-    assert_eq!(refused_after(&result).map(|(made, _)| made), Some(1), "{result:?}");
+    assert_eq!(
+        refused_after(&result).map(|(made, _)| made),
+        Some(1),
+        "{result:?}"
+    );
     assert_eq!(sleeper.clock().now_ms(), before);
 }
 
