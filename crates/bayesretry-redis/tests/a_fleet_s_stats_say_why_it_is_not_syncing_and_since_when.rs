@@ -165,5 +165,9 @@ async fn a_key_of_the_wrong_type_is_a_refusal_that_still_reaches_redis() {
     assert_eq!(stats.last_error, Some(SyncError::Refused), "{stats:?}");
     assert_eq!(stats.last_reached_ms, Some(START_MS + 4_000), "{stats:?}");
     assert_eq!(stats.unreachable_since_ms, None, "{stats:?}");
-    assert_eq!(stats.failed_in_a_row, 1, "{stats:?}");
+    // every round that failed did so after the key was spoiled, in a row
+    // (the fleet's own first round may come after the explicit one, and fail
+    // too)
+    assert!(stats.failed_in_a_row >= 1, "{stats:?}");
+    assert_eq!(stats.failed_in_a_row, stats.failed_rounds, "{stats:?}");
 }
