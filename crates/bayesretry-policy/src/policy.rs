@@ -883,7 +883,7 @@ impl Builder {
     /// second against 10 arriving) the hold raises the net value of the
     /// default policy at every value of a success: from below sending no
     /// retries at all (from `V/c` 10 up) to within 14 per 1000 calls of the
-    /// SRE client-side throttle (ahead of it at `V/c` 100 and 200).
+    /// SRE client-side throttle (ahead of it at `V/c` 1, 2, 100 and 200).
     ///
     /// Turn it off where a server's wait is about one request rather than the
     /// endpoint: a limit on the size of one request, a per-user quota behind
