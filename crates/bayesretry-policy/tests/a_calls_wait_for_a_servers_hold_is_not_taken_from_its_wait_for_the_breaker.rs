@@ -14,23 +14,13 @@ use core::time::Duration;
 
 use bayesretry_breaker::State;
 use bayesretry_cost::CostModel;
-use bayesretry_policy::{
-    Classification, Clock, ErrorClass, ManualClock, RetryPolicy, VirtualSleeper, default_breaker,
-};
+use bayesretry_policy::{Clock, ManualClock, RetryPolicy, VirtualSleeper, default_breaker};
 
 /// The breaker's cooldown: 3 s, every time it opens.
 const COOLDOWN_MS: u64 = 3_000;
 
-/// A status, and the server's wait if it sent one.
-type Reply = (u16, Option<Duration>);
-
-fn classify(reply: &Reply) -> Classification {
-    let class = Classification::Retryable(ErrorClass::Http(reply.0));
-    match reply.1 {
-        Some(wait) => class.with_retry_after(wait),
-        None => class,
-    }
-}
+mod common;
+use common::{Reply, classify_reply};
 
 #[test]
 fn a_retry_that_waited_out_a_hold_still_waits_for_the_breaker() {
@@ -49,42 +39,44 @@ fn a_retry_that_waited_out_a_hold_still_waits_for_the_breaker() {
     // a healthy endpoint
     for _ in 0..20 {
         policy
-            .call_with("api", classify)
+            .call_with("api", classify_reply)
             .run_blocking(|_| Ok::<(), Reply>(()))
             .unwrap();
         sleeper.clock().advance(Duration::from_millis(10));
     }
     let start = sleeper.clock().now_ms();
     let mut made = Vec::new();
-    let result = policy.call_with("api", classify).run_blocking(|attempt| {
-        made.push(sleeper.clock().now_ms() - start);
-        match attempt {
-            1 => {
-                // while it fails, another call is told to wait 8 s
-                let told = policy
-                    .call_with("api", classify)
-                    .should_retry(|_| false)
-                    .run_blocking(|_| Err::<(), Reply>((429, Some(Duration::from_secs(8)))));
-                assert!(told.is_err());
-                Err((503, None))
-            }
-            2 => {
-                // after the hold, the endpoint goes down until its breaker opens
-                for _ in 0..1_000 {
-                    let _ = policy
-                        .call_with("api", classify)
+    let result = policy
+        .call_with("api", classify_reply)
+        .run_blocking(|attempt| {
+            made.push(sleeper.clock().now_ms() - start);
+            match attempt {
+                1 => {
+                    // while it fails, another call is told to wait 8 s
+                    let told = policy
+                        .call_with("api", classify_reply)
                         .should_retry(|_| false)
-                        .run_blocking(|_| Err::<(), Reply>((503, None)));
-                    if let Some(State::Open { .. }) = policy.breaker_state("api") {
-                        return Err((503, None));
-                    }
-                    sleeper.clock().advance(Duration::from_millis(100));
+                        .run_blocking(|_| Err::<(), Reply>((429, Some(Duration::from_secs(8)))));
+                    assert!(told.is_err());
+                    Err((503, None))
                 }
-                panic!("a dead endpoint opens the breaker");
+                2 => {
+                    // after the hold, the endpoint goes down until its breaker opens
+                    for _ in 0..1_000 {
+                        let _ = policy
+                            .call_with("api", classify_reply)
+                            .should_retry(|_| false)
+                            .run_blocking(|_| Err::<(), Reply>((503, None)));
+                        if let Some(State::Open { .. }) = policy.breaker_state("api") {
+                            return Err((503, None));
+                        }
+                        sleeper.clock().advance(Duration::from_millis(100));
+                    }
+                    panic!("a dead endpoint opens the breaker");
+                }
+                _ => Ok(()),
             }
-            _ => Ok(()),
-        }
-    });
+        });
     // the 8 s spent on the hold left the 5 s for the breaker whole: the
     // retry waited the 3 s cooldown out and went through as the probe
     assert!(result.is_ok(), "{result:?} after attempts at {made:?}");

@@ -13,12 +13,11 @@ use core::future::ready;
 use core::time::Duration;
 
 use bayesretry_policy::{
-    Builder, Classification, Clock, ErrorClass, ManualClock, RetryError, RetryErrorKind,
-    RetryPolicy, VirtualSleeper,
+    Builder, Clock, ManualClock, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
 };
 
 mod common;
-use common::block_on;
+use common::{Reply, block_on, classify_reply};
 
 /// The policy's Retry-After limit in these tests.
 const LIMIT: Duration = Duration::from_secs(10);
@@ -34,22 +33,11 @@ fn policy(configure: impl FnOnce(Builder) -> Builder) -> (RetryPolicy, VirtualSl
     (configure(builder).build().unwrap(), sleeper)
 }
 
-/// A status, and the server's wait if it sent one.
-type Reply = (u16, Option<Duration>);
-
-fn classify(reply: &Reply) -> Classification {
-    let class = Classification::Retryable(ErrorClass::Http(reply.0));
-    match reply.1 {
-        Some(wait) => class.with_retry_after(wait),
-        None => class,
-    }
-}
-
 /// A call to "api" answered 429 with a wait of `wait`, which its caller does
 /// not retry (a `should_retry` hook declines): the endpoint is held for `wait`.
 fn told_to_wait(policy: &RetryPolicy, wait: Duration) {
     let result = policy
-        .call_with("api", classify)
+        .call_with("api", classify_reply)
         .should_retry(|_| false)
         .run_blocking(|_| Err::<(), Reply>((429, Some(wait))));
     assert!(result.is_err(), "{result:?}");
@@ -71,7 +59,7 @@ fn another_call_fails_fast_until_the_wait_runs_out_then_goes_through() {
     let (policy, sleeper) = policy(|b| b);
     told_to_wait(&policy, LIMIT);
     let mut attempts = 0;
-    let result = policy.call_with("api", classify).run_blocking(|_| {
+    let result = policy.call_with("api", classify_reply).run_blocking(|_| {
         attempts += 1;
         Ok::<(), Reply>(())
     });
@@ -79,17 +67,17 @@ fn another_call_fails_fast_until_the_wait_runs_out_then_goes_through() {
     assert_eq!(attempts, 0, "no attempt while the server's wait runs");
     // another endpoint is not held
     let other = policy
-        .call_with("other", classify)
+        .call_with("other", classify_reply)
         .run_blocking(|_| Ok::<(), Reply>(()));
     assert!(other.is_ok());
     sleeper.clock().advance(LIMIT - Duration::from_millis(1));
     let result = policy
-        .call_with("api", classify)
+        .call_with("api", classify_reply)
         .run_blocking(|_| Ok::<(), Reply>(()));
     assert_eq!(held_for(&result), Some((Duration::from_millis(1), 0)));
     sleeper.clock().advance(Duration::from_millis(1));
     let result = policy
-        .call_with("api", classify)
+        .call_with("api", classify_reply)
         .run_blocking(|_| Ok::<(), Reply>(()));
     assert!(result.is_ok(), "{result:?}");
 }
@@ -99,7 +87,7 @@ fn the_text_says_why_and_for_how_long() {
     let (policy, _) = policy(|b| b);
     told_to_wait(&policy, Duration::from_millis(2_500));
     let err = policy
-        .call_with("api", classify)
+        .call_with("api", classify_reply)
         .run_blocking(|_| Ok::<(), Reply>(()))
         .unwrap_err();
     assert_eq!(err.retry_after(), Some(Duration::from_millis(2_500)));
@@ -114,16 +102,18 @@ fn a_retry_decided_before_the_hold_waits_for_it_to_end() {
     let (policy, sleeper) = policy(|b| b);
     let start = sleeper.clock().now_ms();
     let mut made = Vec::new();
-    let result = policy.call_with("api", classify).run_blocking(|attempt| {
-        made.push(sleeper.clock().now_ms() - start);
-        if attempt == 1 {
-            // while this call fails, another is told to wait a minute
-            told_to_wait(&policy, LIMIT);
-            Err((500, None))
-        } else {
-            Ok(())
-        }
-    });
+    let result = policy
+        .call_with("api", classify_reply)
+        .run_blocking(|attempt| {
+            made.push(sleeper.clock().now_ms() - start);
+            if attempt == 1 {
+                // while this call fails, another is told to wait a minute
+                told_to_wait(&policy, LIMIT);
+                Err((500, None))
+            } else {
+                Ok(())
+            }
+        });
     assert!(result.is_ok(), "{result:?}");
     // the retry waited its backoff, then the rest of the hold, and went out
     // the moment the hold ended
@@ -145,7 +135,7 @@ fn a_retry_decided_before_the_hold_waits_for_it_to_end() {
 fn a_retry_the_hold_would_carry_past_the_deadline_ends_the_call_held() {
     let (policy, _) = policy(|b| b.with_max_elapsed(Duration::from_secs(3)));
     let mut attempts = 0;
-    let result = policy.call_with("api", classify).run_blocking(|_| {
+    let result = policy.call_with("api", classify_reply).run_blocking(|_| {
         attempts += 1;
         told_to_wait(&policy, LIMIT);
         Err::<(), Reply>((500, None))
@@ -168,7 +158,7 @@ fn a_first_attempt_does_not_wait_for_the_hold_even_when_calls_wait_while_open() 
     let slept = sleeper.delays().len();
     let result = block_on(
         policy
-            .call_with("api", classify)
+            .call_with("api", classify_reply)
             .run(|_| ready(Ok::<u8, Reply>(7))),
     );
     assert_eq!(held_for(&result), Some((Duration::from_secs(4), 0)));
@@ -180,7 +170,7 @@ fn without_the_hold_another_call_goes_out() {
     let (policy, _) = policy(Builder::without_server_hold);
     told_to_wait(&policy, LIMIT);
     let mut attempts = 0;
-    let result = policy.call_with("api", classify).run_blocking(|_| {
+    let result = policy.call_with("api", classify_reply).run_blocking(|_| {
         attempts += 1;
         Ok::<(), Reply>(())
     });
@@ -200,7 +190,7 @@ fn a_policy_without_a_breaker_holds_nothing() {
         let (policy, _) = policy(configure);
         told_to_wait(&policy, LIMIT);
         let result = policy
-            .call_with("api", classify)
+            .call_with("api", classify_reply)
             .run_blocking(|_| Ok::<(), Reply>(()));
         assert!(result.is_ok(), "{name}: {result:?}");
     }
@@ -211,7 +201,7 @@ fn a_later_wait_extends_the_hold_and_an_earlier_one_does_not_shorten_it() {
     let (policy, sleeper) = policy(|b| b.with_max_attempts(1));
     let told = |wait: u64| {
         let _ = policy
-            .call_with("api", classify)
+            .call_with("api", classify_reply)
             .run_blocking(|_| Err::<(), Reply>((429, Some(Duration::from_secs(wait)))));
     };
     told(3);
@@ -219,7 +209,7 @@ fn a_later_wait_extends_the_hold_and_an_earlier_one_does_not_shorten_it() {
     let left = |policy: &RetryPolicy| {
         held_for(
             &policy
-                .call_with("api", classify)
+                .call_with("api", classify_reply)
                 .run_blocking(|_| Ok::<(), Reply>(())),
         )
     };
@@ -233,7 +223,7 @@ fn a_later_wait_extends_the_hold_and_an_earlier_one_does_not_shorten_it() {
 fn a_wait_beyond_the_limit_stops_its_call_and_holds_nothing() {
     let (policy, _) = policy(|b| b);
     let result = policy
-        .call_with("api", classify)
+        .call_with("api", classify_reply)
         .run_blocking(|_| Err::<(), Reply>((429, Some(Duration::from_secs(3_600)))));
     assert!(
         matches!(
@@ -243,7 +233,7 @@ fn a_wait_beyond_the_limit_stops_its_call_and_holds_nothing() {
         "{result:?}"
     );
     let result = policy
-        .call_with("api", classify)
+        .call_with("api", classify_reply)
         .run_blocking(|_| Ok::<(), Reply>(()));
     assert!(result.is_ok(), "{result:?}");
 }

@@ -8,7 +8,8 @@ use core::time::Duration;
 
 use bayesretry_budget::{FixedWindowBudget, FixedWindowConfig};
 use bayesretry_policy::{
-    Builder, CancelToken, HttpStatus, ManualClock, RetryError, RetryPolicy, Sleeper, VirtualSleeper,
+    Builder, CancelToken, Classification, ErrorClass, HttpStatus, ManualClock, RetryError,
+    RetryPolicy, Sleeper, VirtualSleeper,
 };
 
 /// A minute of healthy traffic at endpoint `api`: ten calls a second, each
@@ -114,5 +115,18 @@ pub(crate) fn advances_and_yields_once(clock: &ManualClock) -> impl Sleeper {
     move |delay: Duration| {
         clock.advance(delay);
         YieldOnce(false)
+    }
+}
+
+/// A server's reply to an attempt: its status, and the wait it asked for
+/// (Retry-After), if it sent one.
+pub(crate) type Reply = (u16, Option<Duration>);
+
+/// Classifies a [`Reply`]: retryable by its status, with the server's wait.
+pub(crate) fn classify_reply(reply: &Reply) -> Classification {
+    let class = Classification::Retryable(ErrorClass::Http(reply.0));
+    match reply.1 {
+        Some(wait) => class.with_retry_after(wait),
+        None => class,
     }
 }
