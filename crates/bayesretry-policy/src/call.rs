@@ -98,7 +98,12 @@ type UnsentHook<'a, E> = Box<dyn Fn(&E) -> bool + Send + 'a>;
 ///    ([`Observer::on_decision`](crate::Observer::on_decision)) is told once per
 ///    failure, after the veto and the budget, of the decision the call acts on:
 ///    a retry the budget refuses reaches it as that stop, a vetoed one as a stop
-///    with [`Reason::Vetoed`], never as a retry. A cancellation is not a
+///    with [`Reason::Vetoed`], never as a retry. A retry stopped after its
+///    wait, before it goes out, reaches it a second time, as the stop: judged
+///    again on a longer run of failures, or refused by a breaker that opened
+///    meanwhile ([`Reason::CircuitOpen`]) or by a server's hold that the call
+///    cannot wait out ([`Reason::RetryAfterBeyondLimit`],
+///    [`Reason::RetryAfterPastDeadline`]). A cancellation is not a
 ///    decision: a call cancelled while the attempt was under way reports the
 ///    retry the policy decided (the budget not asked, so as a retry even when
 ///    the budget had none left), then ends [`RetryErrorKind::Cancelled`]
@@ -1220,24 +1225,63 @@ impl<'a> Attempts<'a> {
     /// the calls that waited would all go the moment the hold ends, and meet
     /// the server's refusal together (no probe lets one through first, as the
     /// breaker's does). Counts the wait, apart from the waits for the breaker,
-    /// whose `max_wait` it does not spend.
-    fn hold_step(&mut self, left: Duration) -> Option<Duration> {
+    /// whose `max_wait` it does not spend. When the call does not wait: why,
+    /// as the reason of the stop a retry's observer is told of (see
+    /// [`refused_retry`](Attempts::refused_retry)) — the server's waits
+    /// beyond the limit, or past the deadline.
+    fn hold_step(&mut self, left: Duration) -> Result<Duration, Reason> {
         let inner = self.inner;
         if self.attempt == 0 || self.waits >= MAX_WAITS {
-            return None;
+            return Err(Reason::RetryAfterBeyondLimit);
         }
         let step_ms = millis(left).max(1);
         if self.held_ms.saturating_add(step_ms) > millis(inner.max_retry_after) {
-            return None;
+            return Err(Reason::RetryAfterBeyondLimit);
         }
         if let Some(deadline_ms) = self.deadline_ms {
             if inner.now_ms().saturating_add(step_ms) > deadline_ms {
-                return None;
+                return Err(Reason::RetryAfterPastDeadline);
             }
         }
         self.held_ms = self.held_ms.saturating_add(step_ms);
         self.waits = self.waits.saturating_add(1);
-        Some(Duration::from_millis(step_ms))
+        Ok(Duration::from_millis(step_ms))
+    }
+
+    /// A retry decided after a failure is refused before it goes out — the
+    /// breaker opened, or a server's hold came, during its wait, and the call
+    /// cannot wait that out: the observer, which was told of the retry, is
+    /// told of the stop that ends the call instead, with `reason`, in the
+    /// failure's context, as a retry judged again is
+    /// ([`recheck`](Attempts::recheck)); so is `tracing`. Nothing is told
+    /// before a first attempt, for which nothing was decided.
+    #[cold]
+    #[inline(never)]
+    fn refused_retry(&self, endpoint: &str, reason: Reason) {
+        if self.attempt == 0 {
+            return;
+        }
+        let decision = Decision::stop(reason);
+        if let Some((attempt, class)) = self.previous() {
+            self.inner
+                .report(&decision, &Context::new(endpoint, attempt, class));
+        }
+        // the fields of every decision's event, as `failed` writes them: the
+        // delay is zero, as the call ends now, with no wait before it
+        #[cfg(feature = "tracing")]
+        tracing::event!(
+            tracing::Level::DEBUG,
+            endpoint,
+            attempt = self.attempt,
+            error_class = self.previous().map(|(_, class)| class).map(tracing::field::display),
+            retry = false,
+            reason = %reason,
+            vetoed = false,
+            probability = decision.probability(),
+            expected_value = decision.expected_value(),
+            delay_ms = 0_u64,
+            "retry refused before it went out"
+        );
     }
 
     /// After the breaker refused the next attempt, `retry_after` before it may
@@ -1693,8 +1737,9 @@ impl<'a, E> Call<'a, E> {
         match attempts.start() {
             Ok(attempt) => Ok(attempt),
             Err(Refused::Held(left)) => match attempts.hold_step(left) {
-                Some(wait) => Err(Refusal::Wait(wait)),
-                None => {
+                Ok(wait) => Err(Refusal::Wait(wait)),
+                Err(reason) => {
+                    attempts.refused_retry(self.endpoint, reason);
                     attempts.give_back_retry();
                     Err(Refusal::Stop(self.server_hold(
                         left,
@@ -1707,6 +1752,7 @@ impl<'a, E> Call<'a, E> {
                 match attempts.wait_step(retry_after, self.endpoint) {
                     Some(wait) => Err(Refusal::Wait(wait)),
                     None => {
+                        attempts.refused_retry(self.endpoint, Reason::CircuitOpen);
                         attempts.give_back_retry();
                         Err(Refusal::Stop(self.circuit_open(
                             retry_after,
