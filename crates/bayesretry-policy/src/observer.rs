@@ -13,6 +13,14 @@ use bayesretry_store::Context;
 /// as if the observer had returned (the process's panic hook still reports it).
 pub trait Observer: Send + Sync + 'static {
     /// A decision was made for `ctx`, the context of the attempt that just failed.
+    ///
+    /// One per failure, the decision the call acts on, and one more for a
+    /// retry decided and then not made: a retry stopped after its wait (judged
+    /// again on a longer run of failures, or refused by the breaker or by a
+    /// server's hold) is followed by the stop, for the same `ctx`. So every
+    /// retry an observer hears of is followed by an outcome
+    /// ([`on_observe`](Observer::on_observe)) or by that stop, unless its call
+    /// was cancelled or dropped.
     fn on_decision(&self, decision: &Decision, ctx: &Context<'_>) {
         let _ = (decision, ctx);
     }
