@@ -606,3 +606,47 @@ fn a_retry_a_hook_vetoed_is_a_decision_event_that_says_so() {
         assert_eq!(events[0].fields["vetoed"], "true", "{mode:?}");
     }
 }
+
+#[test]
+fn a_retry_a_server_s_hold_refuses_after_its_wait_is_a_decision_event_too() {
+    let decisions = Decisions::default();
+    let policy = RetryPolicy::builder()
+        .with_virtual_time(VirtualSleeper::new(ManualClock::new(1_000)))
+        .with_max_elapsed(Duration::from_secs(5))
+        .with_observer(decisions.clone())
+        .with_seed(5)
+        .build()
+        .unwrap();
+    let capture = Capture::default();
+    let mut attempts = 0_u32;
+    tracing::subscriber::with_default(capture.clone(), || {
+        let _ = policy.run_blocking("api", |_| {
+            attempts += 1;
+            // meanwhile another call is told to wait 9 s, past this call's
+            // deadline: the hold refuses the retry this 429 is about to get
+            let _ = policy
+                .call::<Failure>("api")
+                .run_blocking(|_| Err::<u32, _>(Failure::Busy(Busy(Duration::from_secs(9)))));
+            Err::<u32, _>(Failure::Busy(Busy(Duration::from_secs(1))))
+        });
+    });
+    assert_eq!(attempts, 1, "the retry never went out");
+    let told = decisions.take();
+    // the other call's stop, then this call's retry and its refusal
+    assert_eq!(told.len(), 3, "{told:?}");
+    let (retry, refused) = (&told[1], &told[2]);
+    assert!(retry.decision.retry(), "{told:?}");
+    assert_eq!(refused.decision.reason(), Reason::RetryAfterPastDeadline);
+    let seen = capture.seen();
+    // the outer call's span is the first made, the other call's the second
+    assert_eq!(seen.spans.len(), 2);
+    let outer: Vec<&EventSeen> = seen
+        .events
+        .iter()
+        .filter(|event| event.span == Some(1) && event.fields.contains_key("reason"))
+        .collect();
+    assert_eq!(outer.len(), 2, "{:?}", seen.events);
+    assert_event_is_decision(&outer[0].fields, retry, "the retry");
+    assert_event_is_decision(&outer[1].fields, refused, "the retry refused");
+    assert_eq!(outer[1].fields["delay_ms"], "0");
+}
