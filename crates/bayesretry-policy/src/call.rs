@@ -725,7 +725,18 @@ impl<'a> Attempts<'a> {
         // a learning decision weighs the run this failure extends: read with
         // the record, under the same lock
         let mut reading = None;
-        if let Some(state) = &self.state {
+        if self.is_probe() && self.holds(hint) {
+            // A probe the server answered with its wait (a 429 or a 503 with
+            // a Retry-After the policy honours) found the endpoint up and
+            // asking for time, not down: it is no outcome for a breaker, whose
+            // slot goes back, and the hold set below keeps every call off the
+            // endpoint for the time asked. Counted a failure, it reopened the
+            // breaker for another cooldown, as long as the breaker's settings
+            // make it (and longer after each failed probe) whatever the server
+            // asked, just as the endpoint came back under the load of every
+            // client at once.
+            self.hand_back_probe();
+        } else if let Some(state) = &self.state {
             let transition = if inner.learning {
                 let (transition, run) = state
                     .breaker
@@ -773,8 +784,8 @@ impl<'a> Attempts<'a> {
         let delay = hint.map_or(backoff, |hint| hint.max(backoff));
         // the server's wait holds the endpoint for every call, when the
         // policy honours it (a longer one stops this call, and holds nothing)
-        if let (Some(state), Some(hint), true) = (&self.state, hint, inner.server_hold) {
-            if hint <= inner.max_retry_after {
+        if let (Some(state), Some(hint)) = (&self.state, hint) {
+            if self.holds(Some(hint)) {
                 state.hold(now_ms.saturating_add(millis(hint)));
             }
         }
@@ -1002,6 +1013,23 @@ impl<'a> Attempts<'a> {
     fn previous(&self) -> Option<(u32, ErrorClass)> {
         self.previous_class
             .map(|class| (self.previous_attempt, class))
+    }
+
+    /// Whether the attempt under way is a probe of the policy's breaker or of
+    /// the shared one.
+    #[inline(always)]
+    fn is_probe(&self) -> bool {
+        self.probe != ProbeRound::NONE || self.shared.is_probe()
+    }
+
+    /// Whether a failure with the server's wait `hint` holds its endpoint:
+    /// the policy honours holds (it has a breaker, and did not turn them
+    /// off) and the wait is within its Retry-After limit.
+    #[inline(always)]
+    fn holds(&self, hint: Option<Duration>) -> bool {
+        self.state.is_some()
+            && self.inner.server_hold
+            && hint.is_some_and(|hint| hint <= self.inner.max_retry_after)
     }
 
     /// [`previous`](Attempts::previous), forgotten.
