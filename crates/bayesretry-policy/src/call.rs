@@ -725,7 +725,7 @@ impl<'a> Attempts<'a> {
         // a learning decision weighs the run this failure extends: read with
         // the record, under the same lock
         let mut reading = None;
-        if self.is_probe() && self.holds(hint) {
+        if hint.is_some() && self.is_probe() && self.holds(hint) {
             // A probe the server answered with its wait (a 429 or a 503 with
             // a Retry-After the policy honours) found the endpoint up and
             // asking for time, not down: it is no outcome for a breaker, whose
