@@ -26,7 +26,7 @@ use bayesretry_policy::{
 };
 
 mod common;
-use common::{Reply, block_on, classify_reply, healthy_minute};
+use common::{Reply, block_on, classify_reply, healthy_minute, held_for, told_to_wait};
 
 /// One decision the observer heard: the context's attempt and class, whether
 /// it retries, and why.
@@ -64,35 +64,12 @@ fn observed(decisions: &Decisions, configure: impl FnOnce(Builder) -> Builder) -
     configure(builder).build().unwrap()
 }
 
-/// A call at "api", answered 429 with a wait of `wait`, that its caller
-/// declines to retry: the endpoint is held for `wait`.
-fn told_to_wait(policy: &RetryPolicy, wait: Duration) {
-    let result = policy
-        .call_with("api", classify_reply)
-        .should_retry(|_| false)
-        .run_blocking(|_| Err::<(), Reply>((429, Some(wait))));
-    assert!(result.is_err(), "{result:?}");
-}
-
 /// The first attempt of a call: meanwhile another call is told to wait 9 s,
 /// then this one is answered 429 with a wait of 1 s.
 fn first_attempt_meets_a_longer_hold(policy: &RetryPolicy, attempt: u32) -> Result<(), Reply> {
     assert_eq!(attempt, 1, "the retry is never sent");
     told_to_wait(policy, Duration::from_secs(9));
     Err((429, Some(Duration::from_secs(1))))
-}
-
-/// The server's hold left when the call's own wait is over, if the call
-/// ended on it.
-fn held_for(result: &Result<(), RetryError<Reply>>) -> Option<(Duration, u32)> {
-    match result.as_ref().map_err(RetryError::kind) {
-        Err(RetryErrorKind::ServerHold {
-            retry_after,
-            attempts,
-            ..
-        }) => Some((*retry_after, *attempts)),
-        _ => None,
-    }
 }
 
 /// What the observer must have heard of the call that met the longer hold:

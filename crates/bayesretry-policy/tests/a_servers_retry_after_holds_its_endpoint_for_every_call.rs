@@ -17,7 +17,7 @@ use bayesretry_policy::{
 };
 
 mod common;
-use common::{Reply, block_on, classify_reply};
+use common::{Reply, block_on, classify_reply, held_for, told_to_wait};
 
 /// The policy's Retry-After limit in these tests.
 const LIMIT: Duration = Duration::from_secs(10);
@@ -31,27 +31,6 @@ fn policy(configure: impl FnOnce(Builder) -> Builder) -> (RetryPolicy, VirtualSl
         .with_max_retry_after(LIMIT)
         .with_seed(5);
     (configure(builder).build().unwrap(), sleeper)
-}
-
-/// A call to "api" answered 429 with a wait of `wait`, which its caller does
-/// not retry (a `should_retry` hook declines): the endpoint is held for `wait`.
-fn told_to_wait(policy: &RetryPolicy, wait: Duration) {
-    let result = policy
-        .call_with("api", classify_reply)
-        .should_retry(|_| false)
-        .run_blocking(|_| Err::<(), Reply>((429, Some(wait))));
-    assert!(result.is_err(), "{result:?}");
-}
-
-fn held_for<T>(result: &Result<T, RetryError<Reply>>) -> Option<(Duration, u32)> {
-    match result.as_ref().map_err(RetryError::kind) {
-        Err(RetryErrorKind::ServerHold {
-            retry_after,
-            attempts,
-            ..
-        }) => Some((*retry_after, *attempts)),
-        _ => None,
-    }
 }
 
 #[test]

@@ -9,7 +9,7 @@ use core::time::Duration;
 use bayesretry_budget::{FixedWindowBudget, FixedWindowConfig};
 use bayesretry_policy::{
     Builder, CancelToken, Classification, ErrorClass, HttpStatus, ManualClock, RetryError,
-    RetryPolicy, Sleeper, VirtualSleeper,
+    RetryErrorKind, RetryPolicy, Sleeper, VirtualSleeper,
 };
 
 /// A minute of healthy traffic at endpoint `api`: ten calls a second, each
@@ -128,5 +128,28 @@ pub(crate) fn classify_reply(reply: &Reply) -> Classification {
     match reply.1 {
         Some(wait) => class.with_retry_after(wait),
         None => class,
+    }
+}
+
+/// A call to "api" answered 429 with a wait of `wait`, which its caller does
+/// not retry (a `should_retry` hook declines): the endpoint is held for `wait`.
+pub(crate) fn told_to_wait(policy: &RetryPolicy, wait: Duration) {
+    let result = policy
+        .call_with("api", classify_reply)
+        .should_retry(|_| false)
+        .run_blocking(|_| Err::<(), Reply>((429, Some(wait))));
+    assert!(result.is_err(), "{result:?}");
+}
+
+/// The time a server's hold had left, and the attempts made, if the call
+/// ended on the hold.
+pub(crate) fn held_for<T>(result: &Result<T, RetryError<Reply>>) -> Option<(Duration, u32)> {
+    match result.as_ref().map_err(RetryError::kind) {
+        Err(RetryErrorKind::ServerHold {
+            retry_after,
+            attempts,
+            ..
+        }) => Some((*retry_after, *attempts)),
+        _ => None,
     }
 }
