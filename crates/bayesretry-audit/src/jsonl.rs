@@ -169,6 +169,19 @@ impl JsonlWriter<File> {
     /// (and then, on Unix, syncing its directory, so that a power cut cannot
     /// take the new file's name and with it entries a sync made durable).
     ///
+    /// # File mode
+    ///
+    /// A log names endpoints and error classes, so a file this creates is
+    /// readable and writable by its owner alone: mode 0600 on Unix, whatever
+    /// the process's umask (which can only take bits away). A file that
+    /// exists keeps its mode: to choose another (0640, say, for a group that
+    /// ships the log), create the file with it, or `chmod` it, before
+    /// opening it. [`rotate`](JsonlWriter::rotate) gives the new file the
+    /// mode of the old one, so the choice lasts. The same holds for
+    /// [`open_after_crash`](JsonlWriter::open_after_crash) and
+    /// [`open_continuing`](JsonlWriter::open_continuing). The lock file,
+    /// `<file>.lock`, stays empty and is created with the umask's mode.
+    ///
     /// An existing file is verified first, in constant memory (see [`Verifier`]),
     /// and the writer continues its chain. A file that does not verify — a
     /// broken chain, a malformed line, a last line cut short by a crash — is an
@@ -396,9 +409,10 @@ impl JsonlWriter<File> {
     ///
     /// `to` must not exist: an old file is never overwritten. The file is
     /// renamed under the name the writer's path finally resolves to (after
-    /// symbolic links), and the new file created there; both directories
-    /// are synced, so that a power cut keeps the new names. The writer keeps
-    /// its lock. An error before the rename leaves everything as it was; one
+    /// symbolic links), and the new file created there, with the old file's
+    /// mode (0600 unless it was changed: see [`open`](JsonlWriter::open));
+    /// both directories are synced, so that a power cut keeps the new names.
+    /// The writer keeps its lock. An error before the rename leaves everything as it was; one
     /// after it poisons the writer, and the new file, if made, may lack its
     /// link: [`open_continuing`](JsonlWriter::open_continuing) from the
     /// returned seal (or the renamed file's, read by a [`Verifier`]) mends it.
@@ -427,6 +441,9 @@ impl JsonlWriter<File> {
         self.sync()?;
         let seal = self.handed;
         let live = fs::canonicalize(&path).map_err(|err| Error::io_at("resolve", &path, err))?;
+        let permissions = fs::metadata(&live)
+            .map_err(|err| Error::io_at("read", &path, err))?
+            .permissions();
         if fs::symlink_metadata(to).is_ok() {
             return Err(Error::io_at(
                 "rotate",
@@ -443,12 +460,15 @@ impl JsonlWriter<File> {
         fs::rename(&live, to).map_err(|err| Error::io_at("rename", &path, err))?;
         // from here on, a failure leaves the log between two files
         self.poisoned = true;
-        let file = OpenOptions::new()
+        let file = private_options()
             .create_new(true)
             .read(true)
             .append(true)
             .open(&live)
             .map_err(|err| Error::io_at("create", &path, err))?;
+        // the mode chosen for the log (0600 unless changed) goes on
+        file.set_permissions(permissions)
+            .map_err(|err| Error::io_at("set the mode of", &path, err))?;
         sync_parent(&live)?;
         sync_parent(to)?;
         self.switch_to(&path, file)?;
@@ -787,11 +807,30 @@ impl<W: Durable> JsonlWriter<W> {
     }
 }
 
-/// Opens (or creates) the log file at `path` for reading and appending.
+/// The permission bits of a log file the writer creates, on Unix: read and
+/// write for its owner alone. A log names endpoints and error classes, which
+/// are not everyone's to read; the umask can only take bits away from this.
+#[cfg(unix)]
+const PRIVATE_MODE: u32 = 0o600;
+
+/// Options that create a file readable and writable by its owner alone
+/// ([`PRIVATE_MODE`], on Unix; elsewhere the platform's default).
+fn private_options() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(PRIVATE_MODE);
+    }
+    options
+}
+
+/// Opens (or creates, private to its owner) the log file at `path` for
+/// reading and appending. A file that exists keeps its mode.
 fn open_for_append(path: &Path) -> Result<File, Error> {
     // followed through symbolic links: a dangling link's target is created
     let existed = fs::metadata(path).is_ok();
-    let file = OpenOptions::new()
+    let file = private_options()
         .create(true)
         .read(true)
         .append(true)
