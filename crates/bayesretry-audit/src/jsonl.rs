@@ -379,9 +379,10 @@ impl JsonlWriter<File> {
         Ok(writer)
     }
 
-    /// Rotates the log: makes every entry durable, renames the file to `to`,
-    /// and goes on in a new file at the writer's path, whose first entry
-    /// links it to the last of the renamed one ([`Event::Continues`]).
+    /// Rotates the log: makes every entry durable, moves the file to `to`
+    /// (never onto a file there), and goes on in a new file at the writer's
+    /// path, whose first entry links it to the last of the renamed one
+    /// ([`Event::Continues`]).
     /// Returns the seal of the renamed file, the end the new one continues:
     /// durable, like the seal [`sync`](JsonlWriter::sync) makes.
     ///
@@ -407,15 +408,34 @@ impl JsonlWriter<File> {
     /// `copytruncate` and have `postrotate` get the program to call
     /// [`reopen`](JsonlWriter::reopen).
     ///
-    /// `to` must not exist: an old file is never overwritten. The file is
-    /// renamed under the name the writer's path finally resolves to (after
-    /// symbolic links), and the new file created there, with the old file's
-    /// mode (0600 unless it was changed: see [`open`](JsonlWriter::open));
-    /// both directories are synced, so that a power cut keeps the new names.
-    /// The writer keeps its lock. An error before the rename leaves everything as it was; one
-    /// after it poisons the writer, and the new file, if made, may lack its
-    /// link: [`open_continuing`](JsonlWriter::open_continuing) from the
-    /// returned seal (or the renamed file's, read by a [`Verifier`]) mends it.
+    /// `to` must not exist: an old file is never overwritten, not even one
+    /// another program makes there while this runs. The file is moved in two
+    /// steps, from the name the writer's path finally resolves to (after
+    /// symbolic links): it is given the name `to` by a hard link, which the
+    /// file system makes only if the name is free (a check, then a rename,
+    /// would overwrite a file made between the two), the directory of `to`
+    /// is synced, and only then is the old name removed. The new file is
+    /// created at the old name, with the old file's mode (0600 unless it
+    /// was changed: see [`open`](JsonlWriter::open)), and its directory
+    /// synced, so that a power cut keeps the new names. The writer keeps its
+    /// lock. So rotating needs a file system that has hard links (any Unix
+    /// file system, NTFS); on one without (FAT, some network shares) it
+    /// fails and changes nothing.
+    ///
+    /// An error before the old name is removed leaves the writer going on in
+    /// its file as before; one after it poisons the writer, and the new
+    /// file, if made, may lack its link:
+    /// [`open_continuing`](JsonlWriter::open_continuing) from the returned
+    /// seal (or the renamed file's, read by a [`Verifier`]) mends it.
+    ///
+    /// A crash between the two steps leaves the whole log under both names,
+    /// `to` and the writer's path, one file: nothing is lost, the path
+    /// verifies and reopens as before ([`open`](JsonlWriter::open)), and
+    /// rotating to the same `to` again finishes the rotation (on Unix, where
+    /// `to` is then seen to be another name of the file being written; a
+    /// symbolic link to it, or a path that is the writer's own name, is
+    /// refused). Until then the entries written go to that one file, which
+    /// both names show.
     ///
     /// ```
     /// use bayesretry_audit::{Event, Fsync, JsonlWriter, Record, Verifier};
@@ -444,20 +464,40 @@ impl JsonlWriter<File> {
         let permissions = fs::metadata(&live)
             .map_err(|err| Error::io_at("read", &path, err))?
             .permissions();
-        if fs::symlink_metadata(to).is_ok() {
-            return Err(Error::io_at(
-                "rotate",
-                &path,
-                io::Error::new(
-                    io::ErrorKind::AlreadyExists,
+        before_move();
+        // The old file gets its new name first, by a hard link, which the
+        // file system makes only if the name is free: a file there is never
+        // overwritten, whenever it appeared (a check, then a rename, would
+        // overwrite one made between the two).
+        match fs::hard_link(&live, to) {
+            Ok(()) => {}
+            // this rotation, cut by a crash after its first step: `to` is
+            // another name of the file (not a symbolic link to it, nor the
+            // live name itself, which would then be removed)
+            Err(err)
+                if err.kind() == io::ErrorKind::AlreadyExists
+                    && fs::symlink_metadata(to).is_ok_and(|meta| self.is_current(&meta))
+                    && fs::canonicalize(to).is_ok_and(|name| name != live) => {}
+            Err(err) => {
+                let why = if err.kind() == io::ErrorKind::AlreadyExists {
                     format!(
                         "{} exists, and an old file is never overwritten",
                         to.display()
-                    ),
-                ),
-            ));
+                    )
+                } else {
+                    format!("cannot give the file the name {}: {err}", to.display())
+                };
+                return Err(Error::io_at(
+                    "rotate",
+                    &path,
+                    io::Error::new(err.kind(), why),
+                ));
+            }
         }
-        fs::rename(&live, to).map_err(|err| Error::io_at("rename", &path, err))?;
+        // the new name is durable before the old one goes: a power cut
+        // leaves the file under one name or both, never under neither
+        sync_parent(to)?;
+        fs::remove_file(&live).map_err(|err| Error::io_at("remove the old name of", &path, err))?;
         // from here on, a failure leaves the log between two files
         self.poisoned = true;
         let file = private_options()
@@ -470,7 +510,6 @@ impl JsonlWriter<File> {
         file.set_permissions(permissions)
             .map_err(|err| Error::io_at("set the mode of", &path, err))?;
         sync_parent(&live)?;
-        sync_parent(to)?;
         self.switch_to(&path, file)?;
         Ok(seal)
     }
@@ -863,6 +902,23 @@ fn sync_parent(path: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+#[cfg(test)]
+std::thread_local! {
+    /// What another program does at the instant a rotation of this thread
+    /// moves its file: set by a test, run once.
+    static BEFORE_MOVE: core::cell::RefCell<Option<Box<dyn FnOnce()>>> =
+        const { core::cell::RefCell::new(None) };
+}
+
+/// Runs what a test set to happen just before a rotation moves its file;
+/// nothing outside tests.
+fn before_move() {
+    #[cfg(test)]
+    if let Some(act) = BEFORE_MOVE.with(|hook| hook.borrow_mut().take()) {
+        act();
+    }
+}
+
 /// Where the last whole line of a file ends, and what follows it.
 struct Tail {
     /// Just after the last newline (0 if there is none): where the tail begins.
@@ -959,4 +1015,40 @@ fn check_crash_tail(
         ));
     }
     Ok(Ok(()))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(
+        clippy::unwrap_used,
+        reason = "test code: a failed step must fail the test"
+    )]
+
+    use super::*;
+
+    #[test]
+    fn a_file_made_at_the_old_name_while_a_rotation_runs_is_never_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let live = dir.path().join("decisions.jsonl");
+        let old = dir.path().join("decisions.jsonl.1");
+        let mut writer = JsonlWriter::open(&live, Fsync::EveryEntry).unwrap();
+        writer
+            .append(&Record::new(1, Event::Dropped { count: 0 }))
+            .unwrap();
+        // another program writes `old` after the rotation has begun
+        let theirs = old.clone();
+        BEFORE_MOVE.with(|hook| {
+            *hook.borrow_mut() = Some(Box::new(move || fs::write(theirs, b"kept\n").unwrap()));
+        });
+
+        let err = writer.rotate(&old).unwrap_err();
+        assert!(err.to_string().contains("rotate"), "{err}");
+        assert_eq!(fs::read(&old).unwrap(), b"kept\n");
+        // the writer goes on in its file, which holds every entry
+        writer
+            .append(&Record::new(2, Event::Dropped { count: 0 }))
+            .unwrap();
+        drop(writer);
+        assert_eq!(Verifier::new().verify_file(&live).unwrap().entries(), 2);
+    }
 }

@@ -561,9 +561,10 @@ impl<S: Sink> AuditTrail<S> {
     /// the renamed file. Records offered meanwhile wait in the queue and go
     /// to the new file: the policy is not held up.
     ///
-    /// An error that leaves the sink as it was (`to` exists, the rename
-    /// failed, a sink that cannot rotate) is returned and the trail goes on
-    /// in the same file. One after the rename may have damaged the sink: it
+    /// An error that leaves the sink as it was (`to` exists, the file could
+    /// not be given its new name, a sink that cannot rotate) is returned and
+    /// the trail goes on in the same file. One after the old name was
+    /// removed may have damaged the sink: it
     /// is reported as [`sync`](AuditTrail::sync) reports damage, from then
     /// on.
     ///
