@@ -32,6 +32,18 @@ const HASH_SUFFIX_LEN: usize = 9 + 64 + 2;
 /// time, and a line longer than the bound ([`MAX_LINE_LEN`] unless changed) is
 /// an error rather than a reason to allocate more. Every failure names its line.
 ///
+/// # A log that starts with a link
+///
+/// A log whose first entry is a `continues` entry — a later file of a
+/// rotated log, verified without the older files, or a file written to look
+/// like one — states where a log it continues ends, and verifies from
+/// there: that link, and the entries before it, are taken on trust, since
+/// nothing given holds them. The seal the `verify_*` methods return counts
+/// those entries too, and does not say where the log starts: read it from
+/// the `summarize_*` methods ([`Summary::start`], 0 entries for a log from
+/// its beginning), or verify with a seal of that point or later
+/// ([`with_seal`](Verifier::with_seal)), which confirms the link.
+///
 /// # Default
 ///
 /// No seal; lines of at most [`MAX_LINE_LEN`] bytes.
@@ -170,11 +182,18 @@ impl Verifier {
     }
 
     /// Verifies the log file at `path`; returns its seal (its length and head).
+    ///
+    /// The seal does not say where the log starts: one that begins with a
+    /// link to files not given verifies from it, on trust (see "A log that
+    /// starts with a link" above); [`summarize_file`](Verifier::summarize_file)
+    /// says where.
     pub fn verify_file(&self, path: impl AsRef<Path>) -> Result<Seal, Error> {
         self.summarize_file(path).map(|summary| summary.seal())
     }
 
-    /// Verifies a log read from `reader`; returns its seal (its length and head).
+    /// Verifies a log read from `reader`; returns its seal (its length and
+    /// head), which does not say where the log starts (see
+    /// [`verify_file`](Verifier::verify_file)).
     pub fn verify_reader(&self, reader: impl BufRead) -> Result<Seal, Error> {
         self.summarize_reader(reader).map(|summary| summary.seal())
     }
@@ -309,7 +328,9 @@ impl Verifier {
         })
     }
 
-    /// [`summarize_files`](Verifier::summarize_files), the seal alone.
+    /// [`summarize_files`](Verifier::summarize_files), the seal alone, which
+    /// does not say where the log starts (see
+    /// [`verify_file`](Verifier::verify_file)).
     pub fn verify_files<P: AsRef<Path>>(
         &self,
         paths: impl IntoIterator<Item = P>,

@@ -48,6 +48,18 @@ pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Erro
         }
     };
     let start = summary.start();
+    // A first entry that links to files not given states where a log it
+    // continues ends: the chain from there checks, but nothing given shows
+    // that such a log exists, so without --partial, or a seal that confirms
+    // the link (the verifier has checked the chain against it), the log is
+    // not passed as a whole.
+    if start.entries() > 0 && args.seal.is_none() && !args.partial {
+        let first = match args.logs.first() {
+            Some(path) if path.as_os_str() != "-" => path.display().to_string(),
+            _ => String::from(STDIN),
+        };
+        return Err(Error::UnconfirmedStart { path: first, start });
+    }
     let sealed = match args.seal {
         // the first file continues files not given: of the entries the seal
         // commits to, it holds those from its start on (the verifier refuses
@@ -128,13 +140,14 @@ fn starts(start: Seal, sealed: bool) -> String {
         return String::new();
     }
     let confirmed = if sealed {
-        "the seal given confirms the link, not that those files are kept"
+        "; the seal given confirms the link, not that those files are kept"
     } else {
-        "only those files, or that seal kept elsewhere (--seal), confirm the link"
+        ", which nothing given verifies (accepted by --partial); only those files, or \
+         that seal kept elsewhere (--seal), confirm the link"
     };
     format!(
-        "starts: at entry {}, linked to the end of files not given (their seal: {start}); \
-         {confirmed}\n",
+        "starts: at entry {}, linked to the end of files not given (their seal: \
+         {start}){confirmed}\n",
         start.entries(),
     )
 }

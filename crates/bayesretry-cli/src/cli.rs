@@ -153,13 +153,17 @@ pub(crate) enum AuditCommand {
                       given in the order written, the oldest first: each file after the first\n\
                       must begin with the link to the end of the one before, and a file\n\
                       missing, out of order or from another log is named. A set whose oldest\n\
-                      files were deleted verifies from the link of the first given, and a\n\
-                      line starting 'starts:' says where that is.\n\n\
+                      files were deleted begins with a link to them that nothing given can\n\
+                      check (a file can be made to begin with one): it is refused (exit\n\
+                      status 65) unless a seal of that point or later (--seal) confirms the\n\
+                      link, or --partial accepts a log that starts there; it then verifies\n\
+                      from the link, and a line starting 'starts:' says where that is.\n\n\
                       The log is streamed: memory stays constant whatever its size.",
         after_help = "Examples:\n  \
                       bayesretry audit verify decisions.jsonl\n  \
                       bayesretry audit verify decisions.jsonl --seal 1200:<64 hex digits>\n  \
                       bayesretry audit verify decisions.jsonl.2 decisions.jsonl.1 decisions.jsonl\n  \
+                      bayesretry audit verify --partial decisions.jsonl.1 decisions.jsonl\n  \
                       zcat old.jsonl.gz | bayesretry audit verify -"
     )]
     Verify(VerifyArgs),
@@ -176,6 +180,13 @@ pub(crate) struct VerifyArgs {
     /// log must still hold those entries, the last with that hash.
     #[arg(long, value_name = "N:HEX", value_parser = parse_seal)]
     pub(crate) seal: Option<Seal>,
+    /// Accept a log whose first file begins with a link to older files not
+    /// given (deleted by rotation): it verifies from that link, and a line
+    /// starting 'starts:' says where. Without it, or a seal of that point or
+    /// later, such a log exits 65, since nothing given shows the older
+    /// entries, nor the link, to be real.
+    #[arg(long)]
+    pub(crate) partial: bool,
 }
 
 /// `bayesretry simulate`.

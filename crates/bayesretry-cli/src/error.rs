@@ -64,6 +64,18 @@ pub enum Error {
         /// What is wrong, with its line.
         error: bayesretry_audit::Error,
     },
+    /// An audit log verifies, but from a link to files not given: its first
+    /// entry is a `continues` entry (a later file of a rotated log given
+    /// without the older ones, or a file written to look like one), which
+    /// states where a log it continues ends. Nothing given confirms that —
+    /// neither those files nor a seal (`--seal`) of that point or later —
+    /// so the log is not passed as a whole; `--partial` accepts it.
+    UnconfirmedStart {
+        /// The path of the first file as given, or `<stdin>`.
+        path: String,
+        /// Where the log starts: the entry count and the hash its link states.
+        start: bayesretry_audit::Seal,
+    },
     /// An input is larger than the most the command reads (`inspect
     /// --max-bytes`): a file that size, or a stream that goes on past it,
     /// is refused rather than read into memory whole.
@@ -94,7 +106,7 @@ impl Error {
             Error::Audit { error, .. } => crate::audit::exit_of(error),
             Error::NoInput { .. } => Exit::NoInput,
             Error::Read { .. } | Error::Write { .. } => Exit::Io,
-            Error::TooLarge { .. } => Exit::Data,
+            Error::TooLarge { .. } | Error::UnconfirmedStart { .. } => Exit::Data,
             Error::Internal(_) => Exit::Internal,
         }
     }
@@ -176,6 +188,14 @@ impl fmt::Display for Error {
                 ..
             } => write!(f, "{error}"),
             Error::Audit { path, error } => write!(f, "{path}: {error}"),
+            Error::UnconfirmedStart { path, start } => write!(
+                f,
+                "{path}: starts at entry {}, linked to the end of files not given (their \
+                 seal: {start}), which nothing given verifies: the entries before it and the \
+                 link are taken on trust; give the older files first, or a seal of that \
+                 point or later (--seal), or accept a log that starts there with --partial",
+                start.entries()
+            ),
             Error::TooLarge { path, limit } => {
                 write!(f, "{path}: more than {limit} bytes")?;
                 if *limit >= 1 << 20 && limit % (1 << 20) == 0 {

@@ -1,7 +1,7 @@
 //! `bayesretry audit verify a.2 a.1 a`: the files of a rotated log, given in
 //! the order written, verify as one chain; a file missing, out of order or
 //! from another log is named, exit 65; a set whose oldest files were deleted
-//! says where it starts.
+//! is refused unless `--partial` (or a seal) accepts where it starts.
 
 #![allow(
     clippy::unwrap_used,
@@ -82,16 +82,19 @@ fn files_out_of_order_are_named_as_such() {
 }
 
 #[test]
-fn a_set_whose_oldest_file_was_deleted_says_where_it_starts() {
+fn a_set_whose_oldest_file_was_deleted_is_refused_unless_partial_and_says_where_it_starts() {
     let dir = tempfile::tempdir().unwrap();
     let (paths, _) = rotated(dir.path(), 3, 4);
-    let run = verify(&paths[1..], &[]);
+    // nothing given shows the link of its first file to be real
+    verify(&paths[1..], &[]).fails_with(65, &[arg(&paths[1]), "starts at entry 4", "--partial"]);
+    let run = verify(&paths[1..], &["--partial"]);
     assert_eq!(run.code, 0, "{run:#?}");
     // the 2 files hold the link and 4 outcomes each
     assert!(run.stdout.contains("valid: 10 entries"), "{run:#?}");
     assert!(run.stdout.contains("starts: at entry 4"), "{run:#?}");
     // the one live file alone too
-    let run = verify(&paths[2..], &[]);
+    verify(&paths[2..], &[]).fails_with(65, &["starts at entry 9"]);
+    let run = verify(&paths[2..], &["--partial"]);
     assert_eq!(run.code, 0, "{run:#?}");
     assert!(run.stdout.contains("starts: at entry 9"), "{run:#?}");
 }
