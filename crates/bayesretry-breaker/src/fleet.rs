@@ -47,14 +47,36 @@ use crate::breaker::{Admission, ProbeRound, Transition};
 ///    [`publish`](FleetView::publish), so that the fleet can hold the endpoint
 ///    open for everyone.
 ///
+/// # A server's hold
+///
+/// A server that answers one caller "429, retry after 20 s" is, nearly
+/// always, out of quota for every caller with the same key: every process of
+/// the fleet, not only the one it answered. A caller that honours such a wait
+/// for the whole endpoint tells the view with [`hold`](FleetView::hold), so
+/// that the view can hold the endpoint for the fleet; and before asking
+/// [`admit`](FleetView::admit) it asks [`held_until`](FleetView::held_until)
+/// whether the fleet holds the endpoint. A hold is not an opening: the
+/// endpoint is not down, it asked for quiet until a known time, and the
+/// caller treats the answer as the server's own wait (it fails a first
+/// attempt fast, and lets a retry it decided wait for it), not as an open
+/// breaker, whose end is only the earliest time to ask again and whose
+/// probes let one call through first. Two methods rather than an
+/// [`Admission`] of its own: every user of this crate's breakers matches on
+/// `Admission`, which none of them would ever answer with.
+///
+/// Both are provided: a view that knows nothing of holds tells nothing and
+/// holds nothing, and a caller asks it for nothing it cannot answer.
+///
 /// # Clocks
 ///
 /// The caller and the view may read different clocks: a policy its own (a
 /// manual one in tests), a fleet its own, and the fleet's store a server's.
 /// Every time that crosses this trait is on the **caller's** clock: the
 /// `now_ms` passed in, the `until_ms` of a [`Transition`] the caller
-/// publishes, the `until_ms` of a refusal the view answers, and the end
-/// [`open_until`](FleetView::open_until) gives. A view with a clock of its
+/// publishes, the `until_ms` of a refusal the view answers, the end
+/// [`open_until`](FleetView::open_until) gives, and the end of a server's
+/// hold, told ([`hold`](FleetView::hold)) or answered
+/// ([`held_until`](FleetView::held_until)). A view with a clock of its
 /// own reads only *durations* across the seam: an opening until `until_ms`
 /// told at `now_ms` lasts `until_ms - now_ms` on its clock, and an endpoint it
 /// holds open until its own time `t` is answered as
@@ -158,6 +180,37 @@ pub trait FleetView {
         let _ = (endpoint, now_ms);
         None
     }
+
+    /// A server asked the caller to send nothing to `endpoint` until
+    /// `until_ms` (its Retry-After, at most the caller's limit on one), told
+    /// at `now_ms`, both on the caller's clock: a wait of
+    /// `until_ms - now_ms`. A view shares it with the fleet, so that every
+    /// process holds the endpoint until then; a later end than one it holds
+    /// wins, an earlier one changes nothing.
+    ///
+    /// Told as the caller sets the hold on itself, after the failure that
+    /// carried the wait was [recorded](FleetView::record). Never waits for
+    /// what the view shares. The provided implementation does nothing.
+    #[inline]
+    fn hold(&self, endpoint: &str, now_ms: u64, until_ms: u64) {
+        let _ = (endpoint, now_ms, until_ms);
+    }
+
+    /// Until when, on the caller's clock as of `now_ms`, a server's wait
+    /// holds `endpoint` for the fleet, if it does: a hold another process
+    /// was told of ([`hold`](FleetView::hold)), as the view last heard. Asked
+    /// before [`admit`](FleetView::admit), without effect, for an attempt
+    /// the caller's own breaker and its own hold admitted; an answer of
+    /// `now_ms` or earlier is no hold.
+    ///
+    /// Asked at every such attempt: an answer should cost no more than
+    /// `admit`'s (a view that holds nothing should know it in one load).
+    /// The provided implementation knows of no hold: `None`.
+    #[inline]
+    fn held_until(&self, endpoint: &str, now_ms: u64) -> Option<u64> {
+        let _ = (endpoint, now_ms);
+        None
+    }
 }
 
 impl<V: FleetView + ?Sized> FleetView for &V {
@@ -184,6 +237,16 @@ impl<V: FleetView + ?Sized> FleetView for &V {
     #[inline]
     fn open_until(&self, endpoint: &str, now_ms: u64) -> Option<u64> {
         (**self).open_until(endpoint, now_ms)
+    }
+
+    #[inline]
+    fn hold(&self, endpoint: &str, now_ms: u64, until_ms: u64) {
+        (**self).hold(endpoint, now_ms, until_ms);
+    }
+
+    #[inline]
+    fn held_until(&self, endpoint: &str, now_ms: u64) -> Option<u64> {
+        (**self).held_until(endpoint, now_ms)
     }
 }
 
@@ -212,5 +275,15 @@ impl<V: FleetView + ?Sized> FleetView for alloc::sync::Arc<V> {
     #[inline]
     fn open_until(&self, endpoint: &str, now_ms: u64) -> Option<u64> {
         (**self).open_until(endpoint, now_ms)
+    }
+
+    #[inline]
+    fn hold(&self, endpoint: &str, now_ms: u64, until_ms: u64) {
+        (**self).hold(endpoint, now_ms, until_ms);
+    }
+
+    #[inline]
+    fn held_until(&self, endpoint: &str, now_ms: u64) -> Option<u64> {
+        (**self).held_until(endpoint, now_ms)
     }
 }
