@@ -194,7 +194,8 @@ pub(crate) enum Refusal<E> {
 pub(crate) enum Refused {
     /// The breaker refused it: how long until it may admit one, if known.
     Breaker(Option<Duration>),
-    /// A server's Retry-After holds the endpoint for this long still.
+    /// A server's Retry-After holds the endpoint for this long still: told
+    /// to this process, or to the fleet its shared breaker shares.
     Held(Duration),
 }
 
@@ -607,7 +608,7 @@ impl<'a> Attempts<'a> {
             }
             self.failures_before = state.breaker.failures_recorded();
             if inner.shared.is_some() {
-                self.admit_shared(now).map_err(Refused::Breaker)?;
+                self.admit_shared(now)?;
             }
         }
         if self.attempt == 0 {
@@ -786,7 +787,12 @@ impl<'a> Attempts<'a> {
         // policy honours it (a longer one stops this call, and holds nothing)
         if let (Some(state), Some(hint)) = (&self.state, hint) {
             if self.holds(Some(hint)) {
-                state.hold(now_ms.saturating_add(millis(hint)));
+                let until_ms = now_ms.saturating_add(millis(hint));
+                state.hold(until_ms);
+                // and for the fleet, when the policy shares a breaker
+                if let (Some(shared), true) = (&inner.shared, until_ms > now_ms) {
+                    shared.hold(state.name(), now_ms, until_ms);
+                }
             }
         }
         let mut breaker_until = self
@@ -1086,22 +1092,43 @@ impl<'a> Attempts<'a> {
     /// the shared end is returned, as [`start`](Attempts::start) returns the
     /// own breaker's.
     ///
+    /// A policy that honours a server's hold asks first whether the fleet
+    /// holds the endpoint ([`FleetView::held_until`](bayesretry_breaker::FleetView::held_until)):
+    /// a hold with at most the Retry-After limit left is the server's wait,
+    /// refused as the policy's own hold is ([`Refused::Held`]), and set on
+    /// the endpoint, so that the calls after this one fail fast without
+    /// asking. One with more left is taken as a server's wait beyond the
+    /// limit is: it holds nothing.
+    ///
     /// Out of line: only a policy with a shared breaker calls it, and the
     /// call is its one cost to [`start`](Attempts::start) for every other.
     #[inline(never)]
-    fn admit_shared(&mut self, now: Option<u64>) -> Result<(), Option<Duration>> {
+    fn admit_shared(&mut self, now: Option<u64>) -> Result<(), Refused> {
         let inner = self.inner;
         self.shared = SharedTurn::Plain;
         let (Some(shared), Some(state)) = (&inner.shared, &self.state) else {
             return Ok(());
         };
         let now_ms = now.unwrap_or_else(|| inner.now_ms());
+        if inner.server_hold {
+            let left = shared
+                .held_until(state.name(), now_ms)
+                .map_or(0, |until_ms| until_ms.saturating_sub(now_ms));
+            if left > 0 && left <= millis(inner.max_retry_after) {
+                state.hold(now_ms.saturating_add(left));
+                // not made: a probe of the own breaker goes back to it
+                self.hand_back_probe();
+                return Err(Refused::Held(Duration::from_millis(left)));
+            }
+        }
         match shared.admit(state.name(), now_ms) {
             Admission::Rejected { until_ms } => {
                 // not made: a probe of the own breaker goes back to it
                 self.hand_back_probe();
                 self.shared = SharedTurn::Refused;
-                Err(Some(Duration::from_millis(until_ms.saturating_sub(now_ms))))
+                Err(Refused::Breaker(Some(Duration::from_millis(
+                    until_ms.saturating_sub(now_ms),
+                ))))
             }
             Admission::Probe { round, .. } => {
                 self.shared = SharedTurn::Probe(round);

@@ -885,11 +885,27 @@ impl Builder {
     /// retries at all (from `V/c` 10 up) to within 14 per 1000 calls of the
     /// SRE client-side throttle (ahead of it at `V/c` 1, 2, 100 and 200).
     ///
+    /// # Across a fleet
+    ///
+    /// With a shared breaker ([`with_shared_breaker`](Builder::with_shared_breaker)),
+    /// the hold reaches every process the breaker is shared with: a hold a
+    /// failure sets is told to the shared breaker with its end
+    /// ([`FleetView::hold`]), and before each attempt its own hold and its
+    /// own breaker admitted, the policy asks whether the fleet holds the
+    /// endpoint ([`FleetView::held_until`]). A fleet's hold is taken as the
+    /// server's own wait: a first attempt fails fast with `ServerHold` and
+    /// the fleet's time left, a retry already decided waits for it within
+    /// the Retry-After limit and the deadline, and the hold is set on the
+    /// endpoint here too, so that the calls after it fail fast without
+    /// asking. A fleet's hold with more time left than this policy's limit
+    /// holds nothing, as a server's wait beyond the limit does not.
+    ///
     /// Turn it off where a server's wait is about one request rather than the
     /// endpoint: a limit on the size of one request, a per-user quota behind
     /// one shared endpoint name (or give each user an endpoint name of its
-    /// own). A policy without a breaker keeps no per-endpoint state, and holds
-    /// nothing.
+    /// own). Turned off, the policy neither tells a shared breaker of a hold
+    /// nor asks it for one. A policy without a breaker keeps no per-endpoint
+    /// state, and holds nothing.
     pub fn without_server_hold(mut self) -> Builder {
         self.server_hold = false;
         self
@@ -957,7 +973,16 @@ impl Builder {
     ///   a call dropped in flight — goes back to the breaker that gave it;
     /// - each opening, reopening and closing of the policy's own breaker is
     ///   told to the shared one ([`FleetView::publish`]), which is how a
-    ///   fleet learns that an endpoint is down.
+    ///   fleet learns that an endpoint is down;
+    /// - a server's hold goes both ways, unless
+    ///   [`without_server_hold`](Builder::without_server_hold): each hold a
+    ///   failure sets is told to the shared breaker ([`FleetView::hold`]),
+    ///   and it is asked, before `admit`, whether the fleet holds the
+    ///   endpoint ([`FleetView::held_until`]). A fleet's hold refuses the
+    ///   attempt as a server's hold, not as an open breaker
+    ///   ([`RetryErrorKind::ServerHold`](crate::RetryErrorKind::ServerHold),
+    ///   or a wait for a retry already decided), and holds the endpoint here
+    ///   too (see [Across a fleet](Builder::without_server_hold#across-a-fleet)).
     ///
     /// Times cross the seam on the policy's clock
     /// ([`with_clock`](Builder::with_clock)); a shared breaker with a clock
@@ -980,7 +1005,10 @@ impl Builder {
     /// first attempt's fast path tests one flag it tested already (the
     /// per-attempt timeout's). With one, every call takes the general loop,
     /// and each attempt costs a call to the shared breaker's `admit` and one
-    /// to its `record`.
+    /// to its `record` — and, with the server's hold on, one to its
+    /// `held_until`, which a view that holds nothing answers in one load
+    /// (`bayesretry-redis`'s does), and, on a failure that carries a
+    /// server's wait, one to its `hold`.
     ///
     /// ```
     /// use std::sync::Arc;
