@@ -13,7 +13,7 @@ use bayesretry_breaker::{
 };
 use bayesretry_policy::Clock;
 use core::hash::BuildHasher;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use redis::aio::MultiplexedConnection;
 
 use crate::error::Error;
@@ -107,6 +107,9 @@ enum Message {
         until_ms: u64,
         cooldown_ms: u64,
     },
+    /// A server asked this process to send the endpoint nothing until
+    /// `until_ms` on the fleet clock: sent as the time left then, if any.
+    Hold { endpoint: String, until_ms: u64 },
     ProbeResult {
         endpoint: String,
         success: bool,
@@ -123,7 +126,9 @@ enum Message {
 impl Message {
     fn endpoint(&self) -> &str {
         match self {
-            Message::Open { endpoint, .. } | Message::ProbeResult { endpoint, .. } => endpoint,
+            Message::Open { endpoint, .. }
+            | Message::Hold { endpoint, .. }
+            | Message::ProbeResult { endpoint, .. } => endpoint,
         }
     }
 }
@@ -245,6 +250,12 @@ pub struct FleetBreaker {
     /// Probes handed out through [`FleetView::admit`] so far: each is
     /// numbered, so that its outcome, or its return, finds it.
     probes: AtomicU64,
+    /// Until when (fleet clock) a server's wait holds each endpoint, as this
+    /// process was told ([`FleetView::hold`]) or last pulled from the fleet.
+    holds: Mutex<HashMap<u64, u64>>,
+    /// Whether `holds` may hold one: what [`FleetView::held_until`] reads,
+    /// in one load, before it takes the lock or reads the clock.
+    holding: AtomicBool,
     shared: Arc<Shared>,
     clock: Arc<dyn Clock>,
 }
@@ -284,6 +295,13 @@ impl FleetBreaker {
     /// something else).
     pub const MAX_COOLDOWN_MS: u64 = 1 << 40;
 
+    /// The longest server's hold a fleet breaker shares or takes
+    /// ([`FleetView::hold`]): 2⁴⁰ ms, as [`MAX_COOLDOWN_MS`](FleetBreaker::MAX_COOLDOWN_MS),
+    /// for the same reason (an end Redis holds is a whole number of ms of
+    /// at most fifteen digits). A policy's own limit on a server's wait is
+    /// far shorter.
+    pub const MAX_HOLD_MS: u64 = 1 << 40;
+
     pub(crate) fn new(
         config: bayesretry_breaker::Config,
         shared: Arc<Shared>,
@@ -302,6 +320,8 @@ impl FleetBreaker {
             outbox: Mutex::new(Vec::new()),
             reports: AtomicU64::new(0),
             probes: AtomicU64::new(0),
+            holds: Mutex::new(HashMap::new()),
+            holding: AtomicBool::new(false),
             shared,
             clock,
         })
@@ -503,6 +523,21 @@ impl FleetBreaker {
                         .invoke_async::<i64>(conn)
                         .await
                 }
+                Message::Hold { endpoint, until_ms } => {
+                    // sent for the time it has left, if any
+                    let now = self.clock.now_ms();
+                    if *until_ms <= now {
+                        continue;
+                    }
+                    scripts
+                        .breaker_hold
+                        .prepare_invoke()
+                        .arg(prefix)
+                        .arg(endpoint)
+                        .arg((until_ms - now).min(FleetBreaker::MAX_HOLD_MS))
+                        .invoke_async::<i64>(conn)
+                        .await
+                }
                 Message::ProbeResult {
                     endpoint,
                     success,
@@ -599,7 +634,49 @@ impl FleetBreaker {
                 _ => return Err(Error::Reply(format!("probe claim returned {claimed:?}"))),
             }
         }
+        if tick {
+            // last: the holds are a part of their own, which nothing above
+            // waits for
+            let reply: Vec<Vec<u8>> = scripts
+                .breaker_holds
+                .prepare_invoke()
+                .arg(prefix)
+                .arg(FleetBreaker::MAX_HOLD_MS)
+                .invoke_async(conn)
+                .await?;
+            self.apply_holds(&reply);
+        }
         Ok(())
+    }
+
+    /// Takes the fleet's holds, `{endpoint, ms left}` pairs: a later end
+    /// than the one this process holds wins. A hold this process holds that
+    /// the fleet does not list (not published yet, or lost by Redis) is kept
+    /// until it ends; one that has ended is let go.
+    fn apply_holds(&self, reply: &[Vec<u8>]) {
+        let now = self.clock.now_ms();
+        let mut holds = lock(&self.holds);
+        for pair in reply.chunks_exact(2) {
+            let [endpoint, left] = pair else { continue };
+            // an endpoint that is not UTF-8 is none a process names
+            let (Ok(endpoint), Some(left)) = (
+                core::str::from_utf8(endpoint),
+                core::str::from_utf8(left)
+                    .ok()
+                    .and_then(|left| left.parse::<u64>().ok()),
+            ) else {
+                continue;
+            };
+            let key = self.keys.hash_one(endpoint);
+            if left == 0 || (holds.len() >= MAX_ENDPOINTS && !holds.contains_key(&key)) {
+                continue;
+            }
+            let until_ms = now.saturating_add(left.min(FleetBreaker::MAX_HOLD_MS));
+            let held = holds.entry(key).or_insert(until_ms);
+            *held = (*held).max(until_ms);
+        }
+        holds.retain(|_, until_ms| *until_ms > now);
+        self.holding.store(!holds.is_empty(), Ordering::Release);
     }
 
     /// Applies the fleet's open endpoints: `{endpoint, ms left}` pairs.
@@ -721,13 +798,26 @@ impl FleetBreaker {
 ///   the policy's breaker's business.
 /// - [`release_probe`](FleetView::release_probe) puts a claimed probe whose
 ///   attempt was never sent back among the probes held, for the next call.
+/// - [`hold`](FleetView::hold) shares a server's hold with the fleet: kept
+///   here at once, and published at once (the sync task is woken) as the
+///   time it has left, which Redis turns into an end on its own clock, in
+///   `{ns}:br:holds`, a hash whose time to live is raised to its latest
+///   hold's, so that it ends by itself. A later end wins over an earlier
+///   one, in Redis and here.
+/// - [`held_until`](FleetView::held_until) answers from the holds this
+///   process was told and the fleet's, which each sync round reads: another
+///   process's hold holds this one **within one sync interval** of being
+///   told (a round trip more at most), not sooner. While this process knows
+///   of no hold it answers in one atomic load.
 ///
 /// **While Redis is away**, no probe can be claimed: the view keeps refusing
 /// an endpoint the fleet was last known to hold open, until the end it knew,
 /// and admits everything else, leaving the endpoint to the policy's own
 /// breaker (with its own half-open probes). An opening the policy's breaker
 /// told it meanwhile is published when Redis is back, for the time it has
-/// left, unless the policy's breaker closed first.
+/// left, unless the policy's breaker closed first. So is a server's hold:
+/// kept by the process it was told to meanwhile, and shared for the time it
+/// has left.
 ///
 /// **Clocks**: times come in and go out on the policy's clock, and are kept
 /// on the fleet's ([`FleetConfig::with_clock`](crate::FleetConfig::with_clock)),
@@ -836,5 +926,66 @@ impl FleetView for FleetBreaker {
         let key = self.keys.hash_one(endpoint);
         let until_ms = lock(&self.fleet).get(&key)?.open_until?;
         (until_ms > now).then(|| now_ms.saturating_add(until_ms - now))
+    }
+
+    fn hold(&self, endpoint: &str, now_ms: u64, until_ms: u64) {
+        let left = until_ms
+            .saturating_sub(now_ms)
+            .min(FleetBreaker::MAX_HOLD_MS);
+        if left == 0 {
+            return;
+        }
+        let until_ms = self.clock.now_ms().saturating_add(left);
+        let key = self.keys.hash_one(endpoint);
+        {
+            let mut holds = lock(&self.holds);
+            // with no room to keep it, shared all the same
+            if holds.len() < MAX_ENDPOINTS || holds.contains_key(&key) {
+                let held = holds.entry(key).or_insert(until_ms);
+                *held = (*held).max(until_ms);
+                self.holding.store(true, Ordering::Release);
+            }
+        }
+        // one message per endpoint while Redis is away: a later end takes
+        // the place of the one waiting
+        let mut outbox = lock(&self.outbox);
+        let waiting = outbox.iter_mut().find_map(|message| match message {
+            Message::Hold {
+                endpoint: held,
+                until_ms,
+            } if held == endpoint => Some(until_ms),
+            _ => None,
+        });
+        if let Some(waiting) = waiting {
+            *waiting = (*waiting).max(until_ms);
+        } else if outbox.len() < MAX_OUTBOX {
+            outbox.push(Message::Hold {
+                endpoint: endpoint.to_owned(),
+                until_ms,
+            });
+        }
+        drop(outbox);
+        self.shared.wake.notify_one();
+    }
+
+    fn held_until(&self, endpoint: &str, now_ms: u64) -> Option<u64> {
+        // the usual case, no hold anywhere: one load
+        if !self.holding.load(Ordering::Acquire) {
+            return None;
+        }
+        let key = self.keys.hash_one(endpoint);
+        let mut holds = lock(&self.holds);
+        let until_ms = *holds.get(&key)?;
+        let now = self.clock.now_ms();
+        if until_ms > now {
+            return Some(now_ms.saturating_add(until_ms - now));
+        }
+        // ended: let go here too, for a process whose rounds do not run
+        // (Redis away), so that the load above answers again
+        holds.remove(&key);
+        if holds.is_empty() {
+            self.holding.store(false, Ordering::Release);
+        }
+        None
     }
 }

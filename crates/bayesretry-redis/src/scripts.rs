@@ -20,6 +20,8 @@ pub(crate) struct Scripts {
     pub(crate) breaker_result: Script,
     pub(crate) breaker_claim: Script,
     pub(crate) breaker_state: Script,
+    pub(crate) breaker_hold: Script,
+    pub(crate) breaker_holds: Script,
 }
 
 impl Scripts {
@@ -33,6 +35,8 @@ impl Scripts {
             breaker_result: Script::new(&[NUMBERS, BREAKER_RESULT].concat()),
             breaker_claim: Script::new(&[NUMBERS, CUT_OPENING, BREAKER_CLAIM].concat()),
             breaker_state: Script::new(&[NUMBERS, CUT_OPENING, BREAKER_STATE].concat()),
+            breaker_hold: Script::new(&[NUMBERS, BREAKER_HOLD].concat()),
+            breaker_holds: Script::new(&[NUMBERS, BREAKER_HOLDS].concat()),
         }
     }
 }
@@ -970,6 +974,63 @@ end
 -- rounds of endpoints closed or forgotten (by either version's scripts)
 for _, ep in ipairs(redis.call('HKEYS', key .. ':rounds')) do
   if not live[ep] then redis.call('HDEL', key .. ':rounds', ep) end
+end
+return out
+";
+
+/// Holds an endpoint for the fleet: a server asked a process to send it
+/// nothing for a while (its Retry-After).
+///
+/// ARGV: prefix, endpoint, ms the hold has left. The hash `{ns}:br:holds`
+/// maps an endpoint to the end of its hold on the server's clock (a whole
+/// number of ms, as an opening's end): a later end than the one held wins, an
+/// earlier one changes nothing. The hash's time to live is raised to the
+/// hold's when it is shorter, so it ends with the last hold in it: nothing is
+/// left behind once every hold has run out, whether or not a process reads
+/// it again. A key of another type (written by hand, or by a tool sharing
+/// the namespace) is left alone, and the hold is not shared (`0`): the
+/// process that was told keeps it, and nothing of the round fails.
+///
+/// Returns 1 if the hold was written, 0 if not.
+const BREAKER_HOLD: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local key = ARGV[1] .. ':br:holds'
+local ep = ARGV[2]
+local left = whole(ARGV[3])
+if not left or left < 1 then return 0 end
+local found = redis.call('TYPE', key)['ok']
+if found ~= 'none' and found ~= 'hash' then return 0 end
+local till = now + left
+local held = whole(redis.call('HGET', key, ep))
+if held and held >= till then return 0 end
+redis.call('HSET', key, ep, string.format('%.0f', till))
+if redis.call('PTTL', key) < left then redis.call('PEXPIRE', key, left) end
+return 1
+";
+
+/// Lists the endpoints the fleet holds (see `BREAKER_HOLD`).
+///
+/// ARGV: prefix, the longest hold a process takes. Returns `{endpoint, ms
+/// the hold has left, ...}`, each time left cut to the longest. A hold that
+/// has ended, or whose end is not a whole number of ms (garbled), is
+/// deleted. A key of another type lists nothing.
+const BREAKER_HOLDS: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local key = ARGV[1] .. ':br:holds'
+local longest = tonumber(ARGV[2])
+if redis.call('TYPE', key)['ok'] ~= 'hash' then return {} end
+local all = redis.call('HGETALL', key)
+local out = {}
+for i = 1, #all, 2 do
+  local till = whole(all[i + 1])
+  if (not till) or till <= now then
+    redis.call('HDEL', key, all[i])
+  else
+    out[#out + 1] = all[i]
+    out[#out + 1] = string.format('%.0f', math.min(till - now, longest))
+  end
 end
 return out
 ";
