@@ -982,7 +982,8 @@ impl Builder {
     ///   attempt as a server's hold, not as an open breaker
     ///   ([`RetryErrorKind::ServerHold`](crate::RetryErrorKind::ServerHold),
     ///   or a wait for a retry already decided), and holds the endpoint here
-    ///   too (see [Across a fleet](Builder::without_server_hold#across-a-fleet)).
+    ///   too (see [`without_server_hold`](Builder::without_server_hold), "Across
+    ///   a fleet").
     ///
     /// Times cross the seam on the policy's clock
     /// ([`with_clock`](Builder::with_clock)); a shared breaker with a clock
