@@ -19,6 +19,7 @@ extern crate alloc;
 mod common;
 
 use alloc::sync::Arc;
+use core::future::ready;
 use core::time::Duration;
 use std::sync::Mutex;
 
@@ -26,7 +27,7 @@ use bayesretry_breaker::{Admission, FleetView, ProbeRound, Transition};
 use bayesretry_policy::{
     Builder, Clock, ManualClock, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
 };
-use common::{Reply, classify_reply};
+use common::{Reply, block_on, classify_reply};
 
 /// The policy's Retry-After limit in these tests.
 const LIMIT: Duration = Duration::from_secs(10);
@@ -199,6 +200,27 @@ fn a_first_attempt_the_fleet_holds_fails_fast_with_the_fleet_s_time_left() {
         result.unwrap_err().to_string(),
         "endpoint `api` held by the server's Retry-After, no attempt made (for 3 s more)"
     );
+    // the async loop alike (the local hold now answers first)
+    let result = block_on(
+        policy
+            .call_with("api", classify_reply)
+            .run(|_| ready(Ok::<u8, Reply>(7))),
+    );
+    assert_eq!(held_for(&result), Some((Duration::from_secs(3), 0)));
+}
+
+#[test]
+fn an_async_call_the_fleet_holds_fails_fast_too() {
+    let fake = Arc::new(Fake::default());
+    let (policy, _) = policy(&fake, |b| b);
+    fake.holding_until(Some(START_MS + 2_000));
+    let result = block_on(
+        policy
+            .call_with("api", classify_reply)
+            .run(|_| ready(Ok::<u8, Reply>(7))),
+    );
+    assert_eq!(held_for(&result), Some((Duration::from_secs(2), 0)));
+    assert_eq!(fake.asked(), 1);
 }
 
 #[test]
