@@ -50,9 +50,16 @@ struct Fleetwide {
     /// Probes handed out whose outcome has not been recorded, oldest first:
     /// each by the number it was handed out under ([`ProbeRound::NONE`]
     /// from [`FleetBreaker::check`], which numbers none: an outcome
-    /// recorded there is taken for the oldest's) and the round it was
-    /// claimed in.
-    probes_out: VecDeque<(ProbeRound, String)>,
+    /// recorded there is taken for the oldest's), the round it was
+    /// claimed in, and the [`openings`](Fleetwide::openings) seen when it
+    /// was handed out.
+    probes_out: VecDeque<(ProbeRound, String, u64)>,
+    /// Openings seen here so far, each of which ends the probe round
+    /// before it (a fleet opening or reopening begins a new round): a probe
+    /// handed out carries the count, so that one given back after a later
+    /// opening ([`FleetView::release_probe`]) frees nothing of the round
+    /// that opening began, as the probes held are voided with it.
+    openings: u64,
     /// The full cooldown of this process's last local opening (0: none):
     /// what an opening published again asks the fleet to back off from.
     cooldown_ms: u64,
@@ -72,6 +79,7 @@ impl Fleetwide {
             want_permit: false,
             claim_after_ms: 0,
             probes_out: VecDeque::new(),
+            openings: 0,
             cooldown_ms: 0,
             told_open_until: None,
         }
@@ -85,7 +93,15 @@ impl Fleetwide {
         if self.probes_out.len() >= MAX_PROBES_OUT {
             self.probes_out.pop_front();
         }
-        self.probes_out.push_back((id, round));
+        self.probes_out.push_back((id, round, self.openings));
+    }
+
+    /// The endpoint opened (again) for the fleet: the probes claimed and
+    /// held are of the round that opening ended, and so are those handed
+    /// out and not yet back, which a return then frees nothing of.
+    fn void_permits(&mut self) {
+        self.permits.clear();
+        self.openings = self.openings.wrapping_add(1);
     }
 
     /// Whether this process's own breaker holds the endpoint open at `now`
@@ -409,7 +425,7 @@ impl FleetBreaker {
         {
             let mut fleet = lock(&self.fleet);
             if let Some(state) = fleet.get_mut(&key) {
-                if let Some((_, round)) = state.probes_out.pop_front() {
+                if let Some((_, round, _)) = state.probes_out.pop_front() {
                     messages.push(self.probe_result(key, endpoint, success, round));
                 }
             }
@@ -428,7 +444,7 @@ impl FleetBreaker {
                     let state = fleet.entry(key).or_insert_with(|| Fleetwide::new(endpoint));
                     state.open_until = Some(until_ms);
                     state.probing = false;
-                    state.permits.clear();
+                    state.void_permits();
                     state.cooldown_ms = cooldown_ms;
                 }
                 messages.push(Message::Open {
@@ -713,7 +729,7 @@ impl FleetBreaker {
                 if left > 0 {
                     state.open_until = Some(now.saturating_add(left.unsigned_abs()));
                     state.probing = false;
-                    state.permits.clear();
+                    state.void_permits();
                 } else {
                     state.open_until = None;
                     state.probing = true;
@@ -735,7 +751,7 @@ impl FleetBreaker {
                     if until_ms > now {
                         state.open_until = Some(until_ms);
                         state.probing = false;
-                        state.permits.clear();
+                        state.void_permits();
                         lost.push(Message::Open {
                             endpoint: state.name.clone(),
                             until_ms,
@@ -797,7 +813,9 @@ impl FleetBreaker {
 ///   to the fleet, in the round the probe was claimed in; other outcomes are
 ///   the policy's breaker's business.
 /// - [`release_probe`](FleetView::release_probe) puts a claimed probe whose
-///   attempt was never sent back among the probes held, for the next call.
+///   attempt was never sent back among the probes held, for the next call —
+///   unless the fleet has opened the endpoint again since, which ended the
+///   probe's round: such a probe frees nothing of the next round.
 /// - [`hold`](FleetView::hold) shares a server's hold with the fleet: kept
 ///   here at once, and published at once (the sync task is woken) as the
 ///   time it has left, which Redis turns into an end on its own clock, in
@@ -846,11 +864,11 @@ impl FleetView for FleetBreaker {
             let Some(state) = fleet.get_mut(&key) else {
                 return;
             };
-            let Some(at) = state.probes_out.iter().position(|(out, _)| *out == id) else {
+            let Some(at) = state.probes_out.iter().position(|(out, ..)| *out == id) else {
                 // given up on (too many out), or the fleet closed since
                 return;
             };
-            state.probes_out.remove(at).map(|(_, round)| round)
+            state.probes_out.remove(at).map(|(_, round, _)| round)
         };
         if let Some(round) = round {
             self.post(vec![self.probe_result(key, endpoint, success, round)]);
@@ -892,7 +910,7 @@ impl FleetView for FleetBreaker {
                 let state = fleet.entry(key).or_insert_with(|| Fleetwide::new(endpoint));
                 state.open_until = Some(state.open_until.map_or(until_ms, |t| t.max(until_ms)));
                 state.probing = false;
-                state.permits.clear();
+                state.void_permits();
                 state.cooldown_ms = cooldown_ms;
                 state.told_open_until = Some(until_ms);
             }
@@ -910,12 +928,16 @@ impl FleetView for FleetBreaker {
         let Some(state) = fleet.get_mut(&key) else {
             return;
         };
-        let Some(at) = state.probes_out.iter().position(|(out, _)| *out == round) else {
+        let Some(at) = state.probes_out.iter().position(|(out, ..)| *out == round) else {
             return;
         };
-        if let Some((_, claimed)) = state.probes_out.remove(at) {
-            // still half-open for the fleet: the next call may use it
-            if state.probing && state.open_until.is_none() {
+        if let Some((_, claimed, openings)) = state.probes_out.remove(at) {
+            // still half-open for the fleet, in the round the probe was
+            // claimed in: the next call may use it. A probe of a round an
+            // opening has ended since is no probe of the round after it:
+            // handed out again, it would go out uncounted by the fleet, and
+            // Redis would ignore its outcome as of an ended round.
+            if state.probing && state.open_until.is_none() && openings == state.openings {
                 state.permits.push(claimed);
             }
         }
