@@ -517,13 +517,18 @@ impl FleetBreaker {
                     // closed: published late, it would open a healthy
                     // endpoint for the fleet. Otherwise it goes up for the
                     // time it has left, not a fresh cooldown, with its full
-                    // cooldown for the backoff.
+                    // cooldown for the backoff. An endpoint this breaker
+                    // had no room to track (an opening told through the
+                    // seam, which keeps no local breaker, past
+                    // `MAX_ENDPOINTS`) leaves nothing to look at: its
+                    // opening goes up for the time it has left, as its
+                    // breaker can close only once that has run out.
                     let now = self.clock.now_ms();
                     let key = self.keys.hash_one(endpoint.as_str());
                     let open_here = matches!(self.local.state(&key), Some(State::Open { .. }))
                         || lock(&self.fleet)
                             .get(&key)
-                            .is_some_and(|state| state.told_open(now).is_some());
+                            .is_none_or(|state| state.told_open(now).is_some());
                     if !open_here || *until_ms <= now {
                         continue;
                     }
