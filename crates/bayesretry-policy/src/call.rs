@@ -127,8 +127,10 @@ type UnsentHook<'a, E> = Box<dyn Fn(&E) -> bool + Send + 'a>;
 /// so the next call may probe at once. So is the slot of a probe that ends
 /// with no outcome at all: its call's future dropped while the attempt was in
 /// flight (an outer timeout), its operation unwinding (a blocking one, an
-/// async one in making its future or in a poll of it), or the call's
-/// classifier unwinding on its error (before the breaker counted it). The
+/// async one in making its future or in a poll of it), the call's
+/// classifier unwinding on its error (before the breaker counted it), or a
+/// shared breaker ([`Builder::with_shared_breaker`](crate::Builder::with_shared_breaker))
+/// unwinding as it is asked to admit the attempt. The
 /// slot goes back once, however often the call unwinds, and it goes back to the probe's own round: a probe of a round the breaker has
 /// since given up on frees no slot of the current one.
 #[must_use = "a call does nothing until run"]
@@ -422,9 +424,10 @@ pub(crate) struct Attempts<'a> {
     failures_before: FailureCount,
 }
 
-/// An attempt under way, or its error being classified: dropped only if the
-/// operation (or the classifier) unwinds — the loop forgets it once they
-/// return — when a probe's slot is handed back ([`Attempts::hand_back_probe`]).
+/// An attempt under way, its error being classified, or its admission by the
+/// shared breaker: dropped only if the operation (or the classifier, or the
+/// shared breaker) unwinds — the loop forgets it once they return — when a
+/// probe's slot is handed back ([`Attempts::hand_back_probe`]).
 struct InFlight<'g, 'a>(&'g mut Attempts<'a>);
 
 impl Drop for InFlight<'_, '_> {
@@ -1102,26 +1105,50 @@ impl<'a> Attempts<'a> {
     ///
     /// Out of line: only a policy with a shared breaker calls it, and the
     /// call is its one cost to [`start`](Attempts::start) for every other.
+    ///
+    /// A shared breaker that unwinds in `held_until` or `admit` leaves the
+    /// attempt unmade: a probe the own breaker has just handed out for it
+    /// goes back, as when an operation unwinds ([`InFlight`]).
     #[inline(never)]
     fn admit_shared(&mut self, now: Option<u64>) -> Result<(), Refused> {
         let inner = self.inner;
         self.shared = SharedTurn::Plain;
-        let (Some(shared), Some(state)) = (&inner.shared, &self.state) else {
+        let Some(shared) = &inner.shared else {
             return Ok(());
         };
+        let unwinding = InFlight(self);
         let now_ms = now.unwrap_or_else(|| inner.now_ms());
-        if inner.server_hold {
-            let left = shared
-                .held_until(state.name(), now_ms)
-                .map_or(0, |until_ms| until_ms.saturating_sub(now_ms));
-            if left > 0 && left <= millis(inner.max_retry_after) {
-                state.hold(now_ms.saturating_add(left));
+        // the view's answers, under the guard: the fleet's hold (only asked
+        // by a policy that honours holds), else its admission
+        let answer = unwinding.0.state.as_ref().map(|state| {
+            let name = state.name();
+            let held = if inner.server_hold {
+                shared
+                    .held_until(name, now_ms)
+                    .map(|until_ms| until_ms.saturating_sub(now_ms))
+                    .filter(|&left| left > 0 && left <= millis(inner.max_retry_after))
+            } else {
+                None
+            };
+            match held {
+                Some(left) => Err(left),
+                None => Ok(shared.admit(name, now_ms)),
+            }
+        });
+        core::mem::forget(unwinding);
+        let admission = match answer {
+            None => Admission::Allowed,
+            Some(Ok(admission)) => admission,
+            Some(Err(left)) => {
+                if let Some(state) = &self.state {
+                    state.hold(now_ms.saturating_add(left));
+                }
                 // not made: a probe of the own breaker goes back to it
                 self.hand_back_probe();
                 return Err(Refused::Held(Duration::from_millis(left)));
             }
-        }
-        match shared.admit(state.name(), now_ms) {
+        };
+        match admission {
             Admission::Rejected { until_ms } => {
                 // not made: a probe of the own breaker goes back to it
                 self.hand_back_probe();
