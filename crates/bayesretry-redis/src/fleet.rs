@@ -115,7 +115,12 @@ pub struct Stats {
     /// unreachable for N s" reads, through
     /// [`unreachable_for`](Stats::unreachable_for): the spell is counted
     /// from the last time Redis was known to answer, so it is never shorter
-    /// than the outage, and is at most an interval longer.
+    /// than the outage. It begins at most an interval before Redis went
+    /// away, and ends with the first round that reaches Redis again: under
+    /// the reconnect backoff
+    /// ([`FleetConfig::with_reconnect_backoff`](crate::FleetConfig::with_reconnect_backoff)),
+    /// up to its cap (30 s by default) after Redis is back, a spell in
+    /// which the fleet is indeed still without it.
     pub unreachable_since_ms: Option<u64>,
     /// Rounds that failed since the last that went through whole: 0 while
     /// the fleet syncs. Counts rounds that could not reach Redis and rounds
