@@ -630,12 +630,25 @@ return {string.format('%.0f', grant), string.format('%.0f', (index + 1) * window
 /// by hand, or before the clock was set back), which would never be; the
 /// key itself lives `ttl` past the last round of any process. Returns how
 /// many ids are left, this process's among them.
+///
+/// A key of another type (written by hand, or by a tool sharing the
+/// namespace) is replaced by the set: it would fail every count of every
+/// process for good (nothing gives it a time to live), and no process would
+/// learn its fair share. Any other error of the `ZADD` (`OOM`: see the
+/// claim) fails the count, which has written nothing.
 const MEMBERS: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local ttl = tonumber(ARGV[3])
 local key = ARGV[1]
-redis.call('ZADD', key, string.format('%.0f', now), ARGV[2])
+local score = string.format('%.0f', now)
+local added = redis.pcall('ZADD', key, score, ARGV[2])
+if type(added) ~= 'number' then
+  local err = type(added) == 'table' and added.err or ''
+  if not string.find(err, 'WRONGTYPE', 1, true) then return redis.error_reply(err) end
+  redis.call('DEL', key)
+  redis.call('ZADD', key, score, ARGV[2])
+end
 redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. string.format('%.0f', now - ttl))
 redis.call('ZREMRANGEBYSCORE', key, '(' .. string.format('%.0f', now + ttl), '+inf')
 redis.call('PEXPIRE', key, string.format('%.0f', ttl))
