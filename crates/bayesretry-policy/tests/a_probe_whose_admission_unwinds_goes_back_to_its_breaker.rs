@@ -1,6 +1,6 @@
 //! A half-open breaker's probe handed to an attempt that is then never made
 //! because a later step of its admission unwinds — the shared breaker's
-//! `admit` (`Builder::with_shared_breaker`) panicking — goes back to the
+//! `admit` or `held_until` (`Builder::with_shared_breaker`) panicking — goes back to the
 //! breaker that gave it, as a probe does whose operation or classifier
 //! unwinds. Kept by the call that unwound, the slot was lost until the
 //! breaker gave the probe round up, a cooldown later, and every call was
@@ -27,10 +27,12 @@ use bayesretry_breaker::{Admission, Config, FleetView, ProbeRound, State, Transi
 use bayesretry_policy::{HttpStatus, RetryPolicy, VirtualSleeper};
 use common::block_on;
 
-/// A shared breaker that admits everything, or panics when asked to.
+/// A shared breaker that admits everything, or panics when asked to: in
+/// `admit`, or in `held_until`.
 #[derive(Default)]
 struct Failing {
     panics: AtomicBool,
+    hold_panics: AtomicBool,
 }
 
 impl FleetView for Failing {
@@ -40,6 +42,13 @@ impl FleetView for Failing {
             "the shared breaker failed"
         );
         Admission::Allowed
+    }
+    fn held_until(&self, _: &str, _: u64) -> Option<u64> {
+        assert!(
+            !self.hold_panics.load(Ordering::SeqCst),
+            "the shared breaker failed to read its holds"
+        );
+        None
     }
     fn record(&self, _: &str, _: u64, _: bool, _: Option<ProbeRound>) {}
     fn publish(&self, _: &str, _: u64, _: Transition) {}
@@ -119,5 +128,24 @@ fn an_async_call_whose_shared_admission_unwinds_gives_its_probe_back() {
 
     let result = block_on(policy.run("api", |_| ready(Ok::<u32, HttpStatus>(7))));
     assert_eq!(result.ok(), Some(7), "the probe's slot was lost");
+    assert_eq!(policy.breaker_state("api"), Some(State::Closed));
+}
+
+#[test]
+fn a_call_whose_read_of_the_fleet_s_holds_unwinds_gives_its_probe_back() {
+    let shared = Arc::new(Failing::default());
+    let policy = half_open(&shared);
+    shared.hold_panics.store(true, Ordering::SeqCst);
+    let unwound = catch_unwind(AssertUnwindSafe(|| {
+        policy.run_blocking("api", |_| Ok::<(), HttpStatus>(()))
+    }));
+    assert!(
+        unwound.is_err(),
+        "the shared breaker's panic reached the caller"
+    );
+    shared.hold_panics.store(false, Ordering::SeqCst);
+
+    let result = policy.run_blocking("api", |_| Ok::<(), HttpStatus>(()));
+    assert!(result.is_ok(), "the probe's slot was lost: {result:?}");
     assert_eq!(policy.breaker_state("api"), Some(State::Closed));
 }
