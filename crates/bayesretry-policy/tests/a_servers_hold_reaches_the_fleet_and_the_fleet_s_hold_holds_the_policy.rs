@@ -24,10 +24,8 @@ use core::time::Duration;
 use std::sync::Mutex;
 
 use bayesretry_breaker::{Admission, FleetView, ProbeRound, Transition};
-use bayesretry_policy::{
-    Builder, Clock, ManualClock, RetryError, RetryErrorKind, RetryPolicy, VirtualSleeper,
-};
-use common::{Reply, block_on, classify_reply};
+use bayesretry_policy::{Builder, Clock, ManualClock, RetryError, RetryPolicy, VirtualSleeper};
+use common::{Reply, block_on, classify_reply, held_for, told_to_wait};
 
 /// The policy's Retry-After limit in these tests.
 const LIMIT: Duration = Duration::from_secs(10);
@@ -120,16 +118,6 @@ fn policy(
     (configure(builder).build().unwrap(), sleeper)
 }
 
-/// A call to "api" answered 429 with a wait of `wait`, which its caller does
-/// not retry (a `should_retry` hook declines).
-fn told_to_wait(policy: &RetryPolicy, wait: Duration) {
-    let result = policy
-        .call_with("api", classify_reply)
-        .should_retry(|_| false)
-        .run_blocking(|_| Err::<(), Reply>((429, Some(wait))));
-    assert!(result.is_err(), "{result:?}");
-}
-
 /// A call to "api" that succeeds if it is let go: its result and how many
 /// attempts it made.
 fn call(policy: &RetryPolicy) -> (Result<(), RetryError<Reply>>, u32) {
@@ -139,17 +127,6 @@ fn call(policy: &RetryPolicy) -> (Result<(), RetryError<Reply>>, u32) {
         Ok::<(), Reply>(())
     });
     (result, made)
-}
-
-fn held_for<T>(result: &Result<T, RetryError<Reply>>) -> Option<(Duration, u32)> {
-    match result.as_ref().map_err(RetryError::kind) {
-        Err(RetryErrorKind::ServerHold {
-            retry_after,
-            attempts,
-            ..
-        }) => Some((*retry_after, *attempts)),
-        _ => None,
-    }
 }
 
 #[test]
