@@ -559,18 +559,25 @@ fn a_retry_judged_again_before_it_went_out_is_a_decision_event_too() {
     // were told in between)
     let (first, last) = (told.first().unwrap(), told.last().unwrap());
     assert!(first.decision.retry() && !last.decision.retry(), "{told:?}");
-    let seen = capture.seen();
     // the outer call's span is the first made; the others' came after it
-    assert_eq!(seen.spans.len(), 7);
+    assert_eq!(capture.seen().spans.len(), 7);
+    assert_retry_then_its_stop(&capture, first, last, "the retry judged again");
+}
+
+/// The events of the first call `capture` saw (the others ran inside it,
+/// during its wait, each in its own span): two decisions, the retry and the
+/// stop that ended the call before the retry went out, each with the fields
+/// the observer was told, the stop with no wait before it (it was not slept).
+fn assert_retry_then_its_stop(capture: &Capture, retry: &Told, stop: &Told, what: &str) {
+    let seen = capture.seen();
     let outer: Vec<&EventSeen> = seen
         .events
         .iter()
         .filter(|event| event.span == Some(1) && event.fields.contains_key("reason"))
         .collect();
     assert_eq!(outer.len(), 2, "{:?}", seen.events);
-    assert_event_is_decision(&outer[0].fields, first, "the retry");
-    assert_event_is_decision(&outer[1].fields, last, "the retry judged again");
-    // it was not slept: no wait is left before it
+    assert_event_is_decision(&outer[0].fields, retry, "the retry");
+    assert_event_is_decision(&outer[1].fields, stop, what);
     assert_eq!(outer[1].fields["delay_ms"], "0");
 }
 
@@ -637,16 +644,7 @@ fn a_retry_a_server_s_hold_refuses_after_its_wait_is_a_decision_event_too() {
     let (retry, refused) = (&told[1], &told[2]);
     assert!(retry.decision.retry(), "{told:?}");
     assert_eq!(refused.decision.reason(), Reason::RetryAfterPastDeadline);
-    let seen = capture.seen();
     // the outer call's span is the first made, the other call's the second
-    assert_eq!(seen.spans.len(), 2);
-    let outer: Vec<&EventSeen> = seen
-        .events
-        .iter()
-        .filter(|event| event.span == Some(1) && event.fields.contains_key("reason"))
-        .collect();
-    assert_eq!(outer.len(), 2, "{:?}", seen.events);
-    assert_event_is_decision(&outer[0].fields, retry, "the retry");
-    assert_event_is_decision(&outer[1].fields, refused, "the retry refused");
-    assert_eq!(outer[1].fields["delay_ms"], "0");
+    assert_eq!(capture.seen().spans.len(), 2);
+    assert_retry_then_its_stop(&capture, retry, refused, "the retry refused");
 }
