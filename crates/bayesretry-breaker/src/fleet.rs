@@ -189,8 +189,11 @@ pub trait FleetView {
     /// wins, an earlier one changes nothing.
     ///
     /// Told as the caller sets the hold on itself, after the failure that
-    /// carried the wait was [recorded](FleetView::record). Never waits for
-    /// what the view shares. The provided implementation does nothing.
+    /// carried the wait was [recorded](FleetView::record) — or, if that
+    /// attempt was the view's probe, [handed back](FleetView::release_probe):
+    /// a server that answers a probe with its wait is up, and no failure of
+    /// the endpoint. Never waits for what the view shares. The provided
+    /// implementation does nothing.
     #[inline]
     fn hold(&self, endpoint: &str, now_ms: u64, until_ms: u64) {
         let _ = (endpoint, now_ms, until_ms);
