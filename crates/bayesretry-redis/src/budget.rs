@@ -38,9 +38,9 @@ enum Rule {
 /// - `fallback`: a local fixed window of the process's *fair share* of the
 ///   allowance (for a ratio, of its floor): the allowance divided by the
 ///   number of processes the fleet last saw sharing this budget
-///   ([`FleetBudget::processes`]), at least 1 — and the whole allowance
-///   until this process has reached Redis once, since it cannot know how
-///   many share it before.
+///   ([`FleetBudget::processes`]), the units the division leaves over taken
+///   by turns — and the whole allowance until this process has reached
+///   Redis once, since it cannot know how many share it before.
 ///
 /// # The fair share
 ///
@@ -61,9 +61,16 @@ enum Rule {
 /// fallback windows are aligned on their own clocks (not the server's),
 /// and what the fleet leased in the window before Redis went away is not
 /// taken off. A fleet cut off mid-window may then spend what was leased,
-/// plus up to an allowance from the fallbacks; with more processes than
-/// the allowance, each may still spend 1 per window. A process that never
-/// reached Redis, not knowing its fleet, spends the whole allowance.
+/// plus about an allowance from the fallbacks. The allowance seldom divides
+/// evenly (`allowance = q · processes + r`): each window a process may spend
+/// `q`, and one more in `r` windows of every `processes`, chosen by a hash
+/// of the window's number and a draw of the process's own, so that the
+/// fleet spends the allowance on average (not exactly: two processes may
+/// take their turns in the same window). With more processes than the
+/// allowance, `q` is 0 and a process spends 1 in a window now and then,
+/// where a floor of 1 each let the fleet spend one per process. A process
+/// that never reached Redis, not knowing its fleet, spends the whole
+/// allowance.
 /// [`with_fallback`](FleetBudgetConfig::with_fallback) replaces the share
 /// with a budget of the caller's own.
 #[derive(Clone)]
@@ -469,9 +476,11 @@ impl FleetBudget {
     }
 
     /// What the default fallback lets this process spend per window while
-    /// Redis is away: its fair share of the allowance; `None` for a
-    /// fallback of the caller's own
-    /// ([`with_fallback`](FleetBudgetConfig::with_fallback)).
+    /// Redis is away, at least: its fair share of the allowance, rounded
+    /// down (0 with more processes than the allowance); the units the
+    /// division leaves over go to the processes by turns, one more in some
+    /// windows (see [`FleetBudgetConfig`]). `None` for a fallback of the
+    /// caller's own ([`with_fallback`](FleetBudgetConfig::with_fallback)).
     pub fn fallback_share(&self) -> Option<u32> {
         self.share.as_ref().map(|share| share.share())
     }
