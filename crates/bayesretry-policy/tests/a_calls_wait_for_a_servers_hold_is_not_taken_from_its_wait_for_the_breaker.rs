@@ -20,7 +20,7 @@ use bayesretry_policy::{Clock, ManualClock, RetryPolicy, VirtualSleeper, default
 const COOLDOWN_MS: u64 = 3_000;
 
 mod common;
-use common::{Reply, classify_reply};
+use common::{Reply, classify_reply, told_to_wait};
 
 #[test]
 fn a_retry_that_waited_out_a_hold_still_waits_for_the_breaker() {
@@ -53,11 +53,7 @@ fn a_retry_that_waited_out_a_hold_still_waits_for_the_breaker() {
             match attempt {
                 1 => {
                     // while it fails, another call is told to wait 8 s
-                    let told = policy
-                        .call_with("api", classify_reply)
-                        .should_retry(|_| false)
-                        .run_blocking(|_| Err::<(), Reply>((429, Some(Duration::from_secs(8)))));
-                    assert!(told.is_err());
+                    told_to_wait(&policy, Duration::from_secs(8));
                     Err((503, None))
                 }
                 2 => {
