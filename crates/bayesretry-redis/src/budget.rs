@@ -53,9 +53,11 @@ enum Rule {
 /// adds its budget's id to a sorted set in Redis, `{ns}:bp:<name>`, scored
 /// with the server's time; ids not renewed for the fleet's
 /// [`ttl`](crate::FleetConfig::with_ttl) (10 min by default) are dropped,
-/// so processes that stopped count for a while after, and make the shares
-/// smaller, the strict side: after a rolling deploy the old and new
-/// replicas both count, until the old ones age out.
+/// and a process that ends with [`Fleet::shutdown`](crate::Fleet::shutdown)
+/// takes its own out at once. Processes that stopped without it count for a
+/// while after, and make the shares smaller, the strict side: after a
+/// rolling deploy the old and new replicas both count, until the old ones
+/// age out.
 ///
 /// It is a bound on each process, not a fleet-wide count: the processes'
 /// fallback windows are aligned on their own clocks (not the server's),
@@ -515,6 +517,57 @@ impl FleetBudget {
             share.set_processes(processes);
         }
         Ok(())
+    }
+
+    /// At the process's shutdown: gives the unspent units of the current
+    /// lease back to their window (the return script, at `lease_key`), and
+    /// takes this process out of the budget's processes (`members_key`), so
+    /// that neither waits for its window or the fleet's `ttl` to end. The
+    /// lease is void from here on, whether Redis took its units back or not:
+    /// a unit is never both given back and spent.
+    ///
+    /// # Errors
+    ///
+    /// The first Redis error of the two; the second is tried all the same.
+    pub(crate) async fn leave(
+        &self,
+        conn: &mut MultiplexedConnection,
+        scripts: &Scripts,
+        lease_key: &str,
+        members_key: &str,
+    ) -> Result<(), Error> {
+        let now = self.clock.now_ms();
+        let (units, window) = {
+            let mut lease = self.lock();
+            let units = if now < lease.until_ms { lease.units } else { 0 };
+            let window = lease.window;
+            lease.void();
+            (units, window)
+        };
+        let mut failure = None;
+        if let (true, Some(window)) = (units > 0, window) {
+            let given: redis::RedisResult<u64> = scripts
+                .lease_return
+                .prepare_invoke()
+                .arg(lease_key)
+                .arg(window)
+                .arg(units)
+                .invoke_async(conn)
+                .await;
+            if let Err(e) = given {
+                failure = Some(Error::from(e));
+            }
+        }
+        let left: redis::RedisResult<u64> = redis::cmd("ZREM")
+            .arg(members_key)
+            .arg(&self.id)
+            .query_async(conn)
+            .await;
+        match (failure, left) {
+            (Some(e), _) => Err(e),
+            (None, Err(e)) => Err(e.into()),
+            (None, Ok(_)) => Ok(()),
+        }
     }
 
     /// Whether the sync task should ask for a lease (or flush deposits).

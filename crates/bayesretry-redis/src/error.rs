@@ -85,7 +85,8 @@ pub enum Error {
     /// [`Fleet::start`](crate::Fleet::start) was called outside a tokio runtime.
     #[error("a fleet needs a tokio runtime to run its sync task: start it inside one")]
     NoRuntime,
-    /// The fleet's sync task has stopped (the runtime shut down).
+    /// The fleet's sync task has stopped: the runtime shut down, or
+    /// [`Fleet::shutdown`](crate::Fleet::shutdown) ended it.
     #[error("the fleet's sync task has stopped")]
     Stopped,
     /// Redis could not be reached, or answered with an error: the Redis

@@ -165,6 +165,7 @@ impl Stats {
 /// Things only the sync task may do (it owns the connection).
 enum Command {
     Sync(oneshot::Sender<Result<(), Error>>),
+    Shutdown(oneshot::Sender<Result<(), Error>>),
 }
 
 /// Budgets and breakers the task serves, held weakly: dropping the last
@@ -188,8 +189,9 @@ struct Registry {
 /// run on local state alone, as while Redis is away.
 ///
 /// Dropping it does not flush: the outcomes recorded since the last round
-/// are not pushed. A process that is shutting down calls
-/// [`sync_now`](Fleet::sync_now) first (see
+/// are not pushed, and what its budgets leased stays granted until the
+/// window ends. A process that is shutting down calls
+/// [`shutdown`](Fleet::shutdown) first (see
 /// [shutting down](crate#shutting-down)).
 ///
 /// See the [crate documentation](crate) for the consistency model.
@@ -399,9 +401,9 @@ impl Fleet {
 
     /// Runs one full round now (push, pull, leases, breakers) and says
     /// whether it went through. Rounds run on their own every interval; this
-    /// is for a clean shutdown — the one way to hand the fleet the outcomes
-    /// recorded since the last round before the process ends (see
-    /// [shutting down](crate#shutting-down)) — and for tests.
+    /// is for tests, and for handing the fleet the outcomes recorded since
+    /// the last round at a moment of the caller's choosing.
+    /// [`shutdown`](Fleet::shutdown) runs one too, as the last.
     ///
     /// # Errors
     ///
@@ -414,6 +416,42 @@ impl Fleet {
         self.inner
             .commands
             .send(Command::Sync(reply))
+            .await
+            .map_err(|_| Error::Stopped)?;
+        answer.await.map_err(|_| Error::Stopped)?
+    }
+
+    /// Ends this process's part in the fleet, for a clean shutdown: one last
+    /// full round (as [`sync_now`](Fleet::sync_now): the outcomes recorded
+    /// since the previous one are pushed), then, for each budget, the units
+    /// of its lease not spent are given back to their window and the process
+    /// is taken out of the budget's processes, and the sync task stops.
+    ///
+    /// Without it, what a stopping process had leased stayed granted until
+    /// its window ended, and its id counted among the budget's processes for
+    /// the fleet's `ttl`: after a rolling deploy the new processes could
+    /// lease only what the old ones had left of the window, and their
+    /// fallbacks' fair shares were cut as if the old ones still ran (see
+    /// [shutting down](crate#shutting-down)).
+    ///
+    /// Call it once the service has stopped taking calls. After it, every
+    /// clone of this fleet is stopped: `sync_now` and `shutdown` return
+    /// [`Error::Stopped`], and the fleet's budgets and breakers run on local
+    /// state, as while Redis is away (a budget spends from its fallback). A
+    /// budget's lease is void from here on, given back or not: a unit Redis
+    /// may have taken back is never spent as well.
+    ///
+    /// # Errors
+    ///
+    /// The round's Redis error (Redis unreachable: nothing is given back,
+    /// and the leases stay granted until their windows end, as before), or
+    /// the first error of a budget's leave (the others are tried all the
+    /// same), or [`Error::Stopped`]. The task stops in every case.
+    pub async fn shutdown(&self) -> Result<(), Error> {
+        let (reply, answer) = oneshot::channel();
+        self.inner
+            .commands
+            .send(Command::Shutdown(reply))
             .await
             .map_err(|_| Error::Stopped)?;
         answer.await.map_err(|_| Error::Stopped)?
@@ -638,12 +676,43 @@ impl Task {
                         let _ = reply.send(result);
                         continue;
                     }
+                    Some(Command::Shutdown(reply)) => {
+                        let result = self.shut_down().await;
+                        // budgets and breakers that outlive the task run on
+                        // local state
+                        self.shared.connected.store(false, Ordering::Release);
+                        let _ = reply.send(result);
+                        return;
+                    }
                     None => return,
                 },
             };
             // the outcome is in the stats and the log; the next round retries
             let _ = self.round(tick, false).await;
         }
+    }
+
+    /// The last round, then each budget's leave (its unspent lease given
+    /// back, its process taken out of the count): on the round's connection,
+    /// which a round that could not reach Redis leaves none of, and then
+    /// nothing is given back (another connect would only wait as long again).
+    async fn shut_down(&mut self) -> Result<(), Error> {
+        let round = self.round(true, true).await;
+        let Some(mut conn) = self.connection.take() else {
+            return round;
+        };
+        let mut failure = round.err();
+        for budget in upgrade(&self.registry.budgets) {
+            let lease_key = format!("{}:budget:{}", self.prefix, budget.name);
+            let members_key = format!("{}:bp:{}", self.prefix, budget.name);
+            let left = budget
+                .leave(&mut conn, &self.scripts, &lease_key, &members_key)
+                .await;
+            if let Err(e) = left {
+                failure.get_or_insert(e);
+            }
+        }
+        failure.map_or(Ok(()), Err)
     }
 
     /// One round; on an interval tick (or an explicit sync) everything, on a

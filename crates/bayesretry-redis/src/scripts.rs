@@ -16,6 +16,7 @@ pub(crate) struct Scripts {
     pub(crate) pull: Script,
     pub(crate) lease: Script,
     pub(crate) members: Script,
+    pub(crate) lease_return: Script,
     pub(crate) breaker_open: Script,
     pub(crate) breaker_result: Script,
     pub(crate) breaker_claim: Script,
@@ -31,6 +32,7 @@ impl Scripts {
             pull: Script::new(&[NUMBERS, PULL].concat()),
             lease: Script::new(&[NUMBERS, LEASE].concat()),
             members: Script::new(MEMBERS),
+            lease_return: Script::new(&[NUMBERS, LEASE_RETURN].concat()),
             breaker_open: Script::new(&[NUMBERS, BREAKER_OPEN].concat()),
             breaker_result: Script::new(&[NUMBERS, BREAKER_RESULT].concat()),
             breaker_claim: Script::new(&[NUMBERS, CUT_OPENING, BREAKER_CLAIM].concat()),
@@ -653,6 +655,33 @@ redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. string.format('%.0f', now - t
 redis.call('ZREMRANGEBYSCORE', key, '(' .. string.format('%.0f', now + ttl), '+inf')
 redis.call('PEXPIRE', key, string.format('%.0f', ttl))
 return redis.call('ZCARD', key)
+";
+
+/// Gives a process's unspent lease back to its window, when the process
+/// shuts down.
+///
+/// ARGV: the key prefix `{ns}:budget:<name>`, the window index the units
+/// were granted in, the units. The window's grants (`s`) go down by the
+/// units, never below zero, so the other processes can lease them before
+/// the window ends; without this, what a stopping process held stayed
+/// granted until then, and a rolling deploy left the new processes short of
+/// retries for the rest of the window. A window that has ended (its hash
+/// expired) or whose grants are not a whole number (see the lease) is left
+/// as it is. Returns the units given back.
+///
+/// It is sent once and never again, even when its reply is lost: sent
+/// twice, the units would be given back twice, and the fleet could spend
+/// more than its allowance. A reply lost leaves the units with the window or
+/// stranded in the stopped process, as before: never counted twice.
+const LEASE_RETURN: &str = r"
+local key = ARGV[1] .. ':' .. ARGV[2]
+local units = whole(ARGV[3])
+if not units or units == 0 then return 0 end
+local granted = whole(redis.call('HGET', key, 's'))
+if not granted then return 0 end
+local back = math.min(units, granted)
+if back > 0 then redis.call('HINCRBY', key, 's', string.format('%.0f', -back)) end
+return back
 ";
 
 /// Opens an endpoint's breaker for the whole fleet.

@@ -1,0 +1,179 @@
+//! `Fleet::shutdown` ends a process's part in the fleet: its last outcomes
+//! are pushed, what its budgets leased and did not spend goes back to the
+//! window for the other processes, and it no longer counts among the
+//! budgets' processes. Before it, a stopping process's lease stayed granted
+//! until the window ended and its id counted for the fleet's `ttl`: after a
+//! rolling deploy the new processes could lease only what the old ones had
+//! left of the window, and their fallbacks' fair shares were cut as if the
+//! old ones still ran.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
+
+mod common;
+
+use core::time::Duration;
+
+use bayesretry_budget::Budget;
+use bayesretry_redis::{Error, Fleet, FleetBudgetConfig};
+use bayesretry_store::{Context, ErrorClass, PosteriorStore};
+
+/// The allowance every test's budget shares, and the lease each process asks for.
+const ALLOWANCE: u32 = 20;
+const LEASE: u32 = 10;
+
+/// Spends `n` units of `budget`'s lease, one at a time.
+fn spend(budget: &dyn Budget, n: u32) {
+    for _ in 0..n {
+        assert!(budget.try_spend(0, 1).is_ok(), "the lease covers it");
+    }
+}
+
+/// The grants Redis holds for the window of the budget `name`, summed over
+/// the windows it keeps (only the current one in these tests).
+fn granted(url: &str, namespace: &str, name: &str) -> u64 {
+    let mut admin = common::admin(url);
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{{{namespace}}}:budget:{name}:*"))
+        .query(&mut admin)
+        .unwrap();
+    keys.iter()
+        .map(|key| {
+            let s: Option<u64> = redis::cmd("HGET")
+                .arg(key)
+                .arg("s")
+                .query(&mut admin)
+                .unwrap();
+            s.unwrap_or(0)
+        })
+        .sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lease_it_did_not_spend_goes_to_the_other_processes() {
+    let Some(url) = common::server_url("the_lease_it_did_not_spend_goes_to_the_other_processes")
+    else {
+        return;
+    };
+    let namespace = common::namespace("shutdown-lease");
+    let config = common::manual_rounds(url.clone(), namespace.clone());
+    let window = common::window_clear_of_its_end(&url, Duration::from_secs(600));
+    let budget = || FleetBudgetConfig::fixed_window("shared", ALLOWANCE, window).with_lease(LEASE);
+    let (a, b) = (
+        Fleet::without_evidence(config.clone()).unwrap(),
+        Fleet::without_evidence(config).unwrap(),
+    );
+    let (budget_a, budget_b) = (a.budget(budget()).unwrap(), b.budget(budget()).unwrap());
+    a.sync_now().await.unwrap();
+    b.sync_now().await.unwrap();
+    assert_eq!((budget_a.leased(), budget_b.leased()), (10, 10));
+    assert_eq!(
+        granted(&url, &namespace, "shared"),
+        20,
+        "the whole allowance"
+    );
+
+    // A spends 3 of its 10, and stops
+    spend(&*budget_a, 3);
+    a.shutdown().await.unwrap();
+    assert_eq!(budget_a.leased(), 0, "what it gave back it cannot spend");
+    assert_eq!(granted(&url, &namespace, "shared"), 13);
+
+    // B spends its lease, and leases what A left
+    spend(&*budget_b, 10);
+    b.sync_now().await.unwrap();
+    assert_eq!(budget_b.leased(), 7);
+    assert_eq!(granted(&url, &namespace, "shared"), 20);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn it_no_longer_counts_among_the_budget_s_processes() {
+    let Some(url) = common::server_url("it_no_longer_counts_among_the_budget_s_processes") else {
+        return;
+    };
+    let config = common::manual_rounds(url, common::namespace("shutdown-share"));
+    let window = Duration::from_secs(3_600);
+    let fleets: Vec<Fleet> = (0..3)
+        .map(|_| Fleet::without_evidence(config.clone()).unwrap())
+        .collect();
+    let budgets: Vec<_> = fleets
+        .iter()
+        .map(|f| {
+            f.budget(FleetBudgetConfig::fixed_window("shared", 90, window))
+                .unwrap()
+        })
+        .collect();
+    for fleet in &fleets {
+        fleet.sync_now().await.unwrap();
+    }
+    fleets[1].sync_now().await.unwrap();
+    assert_eq!(budgets[1].processes(), Some(3));
+    assert_eq!(budgets[1].fallback_share(), Some(30));
+
+    fleets[0].shutdown().await.unwrap();
+    fleets[1].sync_now().await.unwrap();
+    assert_eq!(budgets[1].processes(), Some(2), "not counted for the ttl");
+    assert_eq!(budgets[1].fallback_share(), Some(45));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fleet_shut_down_is_stopped_in_every_clone() {
+    let Some(url) = common::server_url("a_fleet_shut_down_is_stopped_in_every_clone") else {
+        return;
+    };
+    let fleet = Fleet::without_evidence(common::manual_rounds(
+        url,
+        common::namespace("shutdown-stopped"),
+    ))
+    .unwrap();
+    let clone = fleet.clone();
+    fleet.sync_now().await.unwrap();
+    assert!(fleet.stats().connected);
+
+    fleet.shutdown().await.unwrap();
+    assert!(matches!(clone.sync_now().await, Err(Error::Stopped)));
+    assert!(matches!(fleet.shutdown().await, Err(Error::Stopped)));
+    assert!(
+        !fleet.stats().connected,
+        "its budgets spend from their fallbacks"
+    );
+}
+
+// On a runtime of one thread, the sync task runs only when the test awaits:
+// no round of its own comes between the outcomes and the shutdown.
+#[tokio::test(flavor = "current_thread")]
+async fn its_last_outcomes_reach_the_fleet() {
+    const CTX: Context<'static> = Context::new("api.example.com", 1, ErrorClass::Http(529));
+    let Some(url) = common::server_url("its_last_outcomes_reach_the_fleet") else {
+        return;
+    };
+    let namespace = common::namespace("shutdown-outcomes");
+    let store = common::store(1);
+    let fleet = Fleet::start(common::manual_rounds(&url, &namespace), store.clone()).unwrap();
+    for _ in 0..3 {
+        store.observe(&CTX, false, 5);
+    }
+    fleet.shutdown().await.unwrap();
+
+    let reader = common::store(2);
+    let newcomer = Fleet::start(common::manual_rounds(&url, &namespace), reader.clone()).unwrap();
+    newcomer.sync_now().await.unwrap();
+    assert_eq!(reader.evidence(&CTX, 10).failures(), 3.0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_redis_it_gives_nothing_back_and_still_stops() {
+    let config =
+        bayesretry_redis::FleetConfig::new(format!("redis://127.0.0.1:{}/", common::free_port()))
+            .with_interval(Duration::from_secs(60))
+            .with_connect_timeout(Duration::from_millis(200));
+    let fleet = Fleet::without_evidence(config).unwrap();
+    let _budget = fleet
+        .budget(FleetBudgetConfig::fixed_window(
+            "shared",
+            ALLOWANCE,
+            Duration::from_secs(3_600),
+        ))
+        .unwrap();
+    assert!(matches!(fleet.shutdown().await, Err(Error::Redis(_))));
+    assert!(matches!(fleet.sync_now().await, Err(Error::Stopped)));
+}
