@@ -112,8 +112,9 @@ pub mod fs {
 /// (`Builder::with_shared_breaker`). A decision never waits on Redis: while it is
 /// away each process runs on its local state. Its consistency model, what
 /// happens when Redis goes away or comes back empty, and how a process shuts
-/// down without losing its last outcomes (`Fleet::sync_now` before it exits:
-/// dropping a fleet does not flush) are in the
+/// down without losing its last outcomes or stranding its leases
+/// (`Fleet::shutdown` before it exits: dropping a fleet does not flush) are
+/// in the
 /// [crate's documentation](bayesretry_redis).
 #[cfg(feature = "redis")]
 pub mod redis {
