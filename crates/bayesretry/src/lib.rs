@@ -74,6 +74,11 @@ pub mod audit {
 /// a program whose own reqwest dependency is another major version (its
 /// `reqwest::Client` is then another type) builds the client from this one.
 ///
+/// An `https://` URL needs TLS, which reqwest leaves to the application:
+/// feature `http-rustls`, or a TLS feature of the application's own reqwest.
+/// Without either, every `https://` request fails at its one attempt, as a
+/// permanent error.
+///
 /// ```
 /// use bayesretry::RetryPolicy;
 /// use bayesretry::http::{RetryClient, reqwest};
