@@ -9,7 +9,7 @@
 //!
 //! Run: cargo run --release -p bayesretry-examples --example posterior
 
-use bayesretry_beta::Beta;
+use bayesretry::Beta;
 
 fn row(label: &str, b: &Beta) {
     let (lo, hi) = b.credible_interval(0.95);
