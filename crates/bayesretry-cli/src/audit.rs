@@ -1,6 +1,6 @@
 //! `bayesretry audit verify`: a hash-chained audit log checked line by line.
 
-use std::io::{self, BufReader};
+use std::io::{self, BufReader, Read};
 
 use bayesretry_audit::{Seal, Verifier};
 
@@ -12,6 +12,63 @@ use crate::output::Output;
 /// How many bytes a read of the log asks for at a time.
 const BUFFER: usize = 256 * 1024;
 
+/// How many of the first bytes of a log are kept to tell what it is when its
+/// first line fails: a store snapshot names its `version` first.
+const HEAD: usize = 512;
+
+/// A reader that keeps the first [`HEAD`] bytes read through it.
+struct Head<R> {
+    inner: R,
+    head: Vec<u8>,
+}
+
+impl<R: Read> Head<R> {
+    fn new(inner: R) -> Head<R> {
+        Head {
+            inner,
+            head: Vec::new(),
+        }
+    }
+}
+
+impl<R: Read> Read for Head<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let read = self.inner.read(buf)?;
+        let room = HEAD.saturating_sub(self.head.len());
+        if let Some(new) = buf.get(..read.min(room)) {
+            self.head.extend_from_slice(new);
+        }
+        Ok(read)
+    }
+}
+
+/// Whether `error` is about the first line: what a file that is no audit log
+/// at all fails with (the one line of a snapshot has no newline, or is no
+/// entry, or is longer than an entry may be).
+fn fails_at_first_line(error: &bayesretry_audit::Error) -> bool {
+    matches!(
+        error,
+        bayesretry_audit::Error::IncompleteLine { line: 1 }
+            | bayesretry_audit::Error::Malformed { line: 1, .. }
+            | bayesretry_audit::Error::LineTooLong { line: 1, .. }
+    )
+}
+
+/// Whether `head`, the first bytes of an input, open a store snapshot: a JSON
+/// object whose first key is `version`, with `taken_at_ms` or `entries`
+/// among the keys read so far (an audit entry's first key is `v`). Given to
+/// `audit verify` by mistake, a snapshot would otherwise be reported as a
+/// line without a newline, as a log cut by a crash is.
+fn is_snapshot(head: &[u8]) -> bool {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let text = String::from_utf8_lossy(head);
+    let Some(object) = text.trim_start().strip_prefix('{') else {
+        return false;
+    };
+    object.trim_start().starts_with("\"version\"")
+        && (object.contains("\"taken_at_ms\"") || object.contains("\"entries\""))
+}
+
 /// Runs `audit verify` and writes the verdict to `out`.
 pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Error> {
     let mut verifier = Verifier::new();
@@ -22,11 +79,24 @@ pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Erro
         [one] => {
             let input = input::open(Some(one))?;
             let name = input.name;
+            let mut reader = Head::new(input.reader);
             let summary = verifier
-                .summarize_reader(BufReader::with_capacity(BUFFER, input.reader))
-                .map_err(|error| Error::Audit {
-                    path: name.clone(),
-                    error,
+                .summarize_reader(BufReader::with_capacity(BUFFER, &mut reader))
+                .map_err(|error| {
+                    if fails_at_first_line(&error) && is_snapshot(&reader.head) {
+                        return Error::NotAuditLog {
+                            why: format!(
+                                "it is a store snapshot (the versioned JSON of what a policy \
+                                 learned): show it with `bayesretry inspect {}`",
+                                one.display()
+                            ),
+                            path: name.clone(),
+                        };
+                    }
+                    Error::Audit {
+                        path: name.clone(),
+                        error,
+                    }
                 })?;
             (name, summary)
         }

@@ -64,6 +64,15 @@ pub enum Error {
         /// What is wrong, with its line.
         error: bayesretry_audit::Error,
     },
+    /// The input given as an audit log is another kind of file, which `why`
+    /// names with the command that reads it (a store snapshot, for
+    /// `inspect`).
+    NotAuditLog {
+        /// The path as given, or `<stdin>`.
+        path: String,
+        /// What the file is, and what to do with it.
+        why: String,
+    },
     /// An audit log verifies, but from a link to files not given: its first
     /// entry is a `continues` entry (a later file of a rotated log given
     /// without the older ones, or a file written to look like one), which
@@ -106,7 +115,9 @@ impl Error {
             Error::Audit { error, .. } => crate::audit::exit_of(error),
             Error::NoInput { .. } => Exit::NoInput,
             Error::Read { .. } | Error::Write { .. } => Exit::Io,
-            Error::TooLarge { .. } | Error::UnconfirmedStart { .. } => Exit::Data,
+            Error::TooLarge { .. } | Error::UnconfirmedStart { .. } | Error::NotAuditLog { .. } => {
+                Exit::Data
+            }
             Error::Internal(_) => Exit::Internal,
         }
     }
@@ -188,6 +199,7 @@ impl fmt::Display for Error {
                 ..
             } => write!(f, "{error}"),
             Error::Audit { path, error } => write!(f, "{path}: {error}"),
+            Error::NotAuditLog { path, why } => write!(f, "{path}: not an audit log: {why}"),
             Error::UnconfirmedStart { path, start } => write!(
                 f,
                 "{path}: starts at entry {}, linked to the end of files not given (their \
