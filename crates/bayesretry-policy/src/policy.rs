@@ -1067,7 +1067,7 @@ impl Builder {
         self
     }
 
-    /// The sleeper of [`RetryPolicy::run_blocking`].
+    /// The sleeper of [`RetryPolicy::run_blocking`]; any `Fn(Duration)`.
     pub fn with_blocking_sleeper(mut self, sleeper: impl BlockingSleeper) -> Builder {
         self.blocking = Some(Arc::new(sleeper));
         self

@@ -43,6 +43,31 @@ where
 
 /// How [`RetryPolicy::run_blocking`](crate::RetryPolicy::run_blocking) waits
 /// before a retry. The default is [`ThreadSleeper`].
+///
+/// Any `Fn(Duration)` is a blocking sleeper, as any `Fn(Duration) -> impl
+/// Future` is a [`Sleeper`], so a test can pass `|_| ()` to skip every wait.
+/// A closure cannot be woken by a cancellation: a call with a
+/// [`CancelToken`] sees it when the closure returns (see
+/// [`sleep_blocking_cancellable`](BlockingSleeper::sleep_blocking_cancellable)).
+///
+/// ```
+/// use bayesretry_policy::{HttpStatus, RetryPolicy};
+/// use std::sync::{Arc, Mutex};
+/// use std::time::Duration;
+///
+/// let slept = Arc::new(Mutex::new(Vec::new()));
+/// let record = Arc::clone(&slept);
+/// let policy = RetryPolicy::builder()
+///     .classic()
+///     .with_max_attempts(3)
+///     .with_blocking_sleeper(move |delay: Duration| record.lock().unwrap().push(delay))
+///     .build()?;
+///
+/// let failed: Result<(), _> = policy.run_blocking("db", |_| Err(HttpStatus(503)));
+/// assert!(failed.is_err());
+/// assert_eq!(slept.lock().unwrap().len(), 2); // one wait before each retry
+/// # Ok::<(), bayesretry_policy::Error>(())
+/// ```
 pub trait BlockingSleeper: Send + Sync + 'static {
     /// Blocks the calling thread for `delay`.
     fn sleep_blocking(&self, delay: Duration);
@@ -60,6 +85,15 @@ pub trait BlockingSleeper: Send + Sync + 'static {
     fn sleep_blocking_cancellable(&self, delay: Duration, cancel: &CancelToken) {
         let _ = cancel;
         self.sleep_blocking(delay);
+    }
+}
+
+impl<F> BlockingSleeper for F
+where
+    F: Fn(Duration) + Send + Sync + 'static,
+{
+    fn sleep_blocking(&self, delay: Duration) {
+        self(delay);
     }
 }
 
