@@ -12,6 +12,7 @@ mod error;
 mod observer;
 mod policy;
 mod readable;
+mod retry_after;
 mod rng;
 mod run;
 mod sleep;
@@ -33,6 +34,9 @@ pub use policy::{
     MAX_UNCOUNTED_FAILURES, RetryPolicy, WAIT_WHILE_OPEN_POLL, default_breaker, default_store,
 };
 pub use readable::ReadableDuration;
+pub use retry_after::{
+    parse_rate_limit_reset, parse_rate_limit_reset_at, parse_retry_after, parse_retry_after_ms,
+};
 #[cfg(feature = "tokio")]
 pub use sleep::TokioSleeper;
 pub use sleep::{BlockingSleeper, Sleeper, ThreadSleeper, VirtualSleeper};
