@@ -266,6 +266,10 @@ impl Lease {
 /// under a local lock. When the lease runs low the sync task asks for more at
 /// once, not at the next interval, and when it is empty a spend is denied
 /// until more arrive — the fleet errs toward too few retries, never too many.
+/// A lease that finds the window all granted marks the budget exhausted: its
+/// spends are then denied without asking, and the sync task asks again at
+/// each interval round, for the units a process that shut down gave back
+/// (and, for a ratio, the allowance its first attempts raised).
 /// A spend costing more than the lease holds is denied as one finding it
 /// empty, and the lease asked for then covers its cost, however much larger
 /// than a lease, if the window has that much left: it is granted whole or
@@ -573,8 +577,13 @@ impl FleetBudget {
     /// Whether the sync task should ask for a lease (or flush deposits).
     ///
     /// `tick` is true on the interval's rounds (as opposed to a wake-up): an
-    /// exhausted ratio budget asks again only then, since deposits may have
-    /// raised its allowance, without a round trip per denied spend.
+    /// exhausted budget asks again only then, without a round trip per
+    /// denied spend. A ratio's deposits may have raised its allowance, and a
+    /// process that shut down may have given its lease back to the window
+    /// ([`Fleet::shutdown`](crate::Fleet::shutdown)), for a fixed window as
+    /// for a ratio: asking only once the window rolled, a process that found
+    /// the window all granted refused every retry until then while the
+    /// units given back lay in Redis.
     pub(crate) fn needs_lease(&self, tick: bool) -> bool {
         if self.want.load(Ordering::Acquire)
             || self.unconfirmed_batch().is_some()
@@ -583,7 +592,7 @@ impl FleetBudget {
         {
             return true;
         }
-        tick && matches!(self.rule, Rule::Ratio { .. }) && self.lock().exhausted
+        tick && self.lock().exhausted
     }
 
     /// Asks Redis for a lease (and reports deposits).
@@ -749,9 +758,9 @@ impl Budget for FleetBudget {
             return granted;
         }
         if exhausted && now < until {
-            // asking again is pointless until the window rolls (a fixed
-            // window) or more first attempts are counted (a ratio, re-asked
-            // on the interval by the sync task)
+            // asked again on the interval by the sync task: until then no
+            // unit is back (a process that shut down gave its lease back)
+            // nor more first attempts counted (a ratio)
             return Err(Denied::exhausted(until));
         }
         if let Rule::FixedWindow { max_cost } = self.rule {

@@ -85,6 +85,45 @@ async fn the_lease_it_did_not_spend_goes_to_the_other_processes() {
     assert_eq!(granted(&url, &namespace, "shared"), 20);
 }
 
+// A process that found the window all granted before the other gave its
+// lease back asks again at its next interval round: it is not left refusing
+// every retry until the window ends while the units it could spend lie in
+// Redis.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_that_found_the_window_all_granted_leases_what_is_given_back() {
+    let Some(url) =
+        common::server_url("a_process_that_found_the_window_all_granted_leases_what_is_given_back")
+    else {
+        return;
+    };
+    let namespace = common::namespace("shutdown-exhausted");
+    let config = common::manual_rounds(url.clone(), namespace.clone());
+    let window = common::window_clear_of_its_end(&url, Duration::from_secs(600));
+    let budget = || FleetBudgetConfig::fixed_window("shared", ALLOWANCE, window).with_lease(LEASE);
+    let (a, b) = (
+        Fleet::without_evidence(config.clone()).unwrap(),
+        Fleet::without_evidence(config).unwrap(),
+    );
+    let (budget_a, budget_b) = (a.budget(budget()).unwrap(), b.budget(budget()).unwrap());
+    a.sync_now().await.unwrap();
+    b.sync_now().await.unwrap();
+
+    // B spends its lease and asks for more: the window has none left
+    spend(&*budget_b, 10);
+    b.sync_now().await.unwrap();
+    assert!(budget_b.is_exhausted());
+    assert!(budget_b.try_spend(0, 1).is_err());
+
+    // A gives 7 back; B's next round leases them
+    spend(&*budget_a, 3);
+    a.shutdown().await.unwrap();
+    assert_eq!(granted(&url, &namespace, "shared"), 13);
+    b.sync_now().await.unwrap();
+    assert_eq!(budget_b.leased(), 7, "what A gave back");
+    assert!(!budget_b.is_exhausted());
+    assert_eq!(granted(&url, &namespace, "shared"), 20);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn it_no_longer_counts_among_the_budget_s_processes() {
     let Some(url) = common::server_url("it_no_longer_counts_among_the_budget_s_processes") else {
