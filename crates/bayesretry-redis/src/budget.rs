@@ -455,7 +455,8 @@ impl FleetBudget {
 
     /// Whether the fleet has been granted the whole allowance of the current
     /// window and this process's lease is spent: no retry is possible until
-    /// the window rolls (as far as this process last heard).
+    /// the window rolls, or a process that shuts down gives units back (as
+    /// far as this process last heard: it asks again each interval round).
     pub fn is_exhausted(&self) -> bool {
         let now = self.clock.now_ms();
         let lease = self.lock();
