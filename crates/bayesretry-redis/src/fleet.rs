@@ -437,9 +437,13 @@ impl Fleet {
     /// Call it once the service has stopped taking calls. After it, every
     /// clone of this fleet is stopped: `sync_now` and `shutdown` return
     /// [`Error::Stopped`], and the fleet's budgets and breakers run on local
-    /// state, as while Redis is away (a budget spends from its fallback). A
-    /// budget's lease is void from here on, given back or not: a unit Redis
-    /// may have taken back is never spent as well.
+    /// state, as while Redis is away. Once the last round has reached Redis,
+    /// a budget's lease is void, given back or not (a lost reply): a unit
+    /// Redis may have taken back is never spent as well, and the budget
+    /// spends from its fallback. When the last round cannot reach Redis,
+    /// nothing is given back, and a budget spends what it holds of its lease
+    /// until the lease's window ends, then from its fallback, as after a
+    /// drop.
     ///
     /// # Errors
     ///
