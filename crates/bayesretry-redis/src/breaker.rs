@@ -670,6 +670,53 @@ impl FleetBreaker {
         Ok(())
     }
 
+    /// At the process's shutdown: gives back the probes claimed from Redis
+    /// and not handed to a call (the release script), once each, so that
+    /// the other processes may claim them in the same round. They are
+    /// dropped here first, given back or not: a probe Redis may have taken
+    /// back is never sent as well.
+    ///
+    /// # Errors
+    ///
+    /// The first Redis error; the other endpoints are tried all the same.
+    pub(crate) async fn leave(
+        &self,
+        conn: &mut MultiplexedConnection,
+        scripts: &Scripts,
+        prefix: &str,
+    ) -> Result<(), Error> {
+        let mut held: Vec<(String, String, u64)> = Vec::new();
+        for state in lock(&self.fleet).values_mut() {
+            for round in state.permits.drain(..) {
+                match held
+                    .iter_mut()
+                    .find(|(ep, r, _)| *ep == state.name && *r == round)
+                {
+                    Some((.., n)) => *n = n.saturating_add(1),
+                    None => held.push((state.name.clone(), round, 1)),
+                }
+            }
+            state.want_permit = false;
+        }
+        let mut failure = None;
+        for (endpoint, round, n) in held {
+            let given: redis::RedisResult<u64> = scripts
+                .breaker_release
+                .prepare_invoke()
+                .arg(prefix)
+                .arg(&endpoint)
+                .arg(&round)
+                .arg(n)
+                .arg(self.template.config().max_probes())
+                .invoke_async(conn)
+                .await;
+            if let Err(e) = given {
+                failure.get_or_insert(Error::from(e));
+            }
+        }
+        failure.map_or(Ok(()), Err)
+    }
+
     /// Takes the fleet's holds, `{endpoint, ms left}` pairs: a later end
     /// than the one this process holds wins. A hold this process holds that
     /// the fleet does not list (not published yet, or lost by Redis) is kept

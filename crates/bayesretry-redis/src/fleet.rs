@@ -425,14 +425,19 @@ impl Fleet {
     /// full round (as [`sync_now`](Fleet::sync_now): the outcomes recorded
     /// since the previous one are pushed), then, for each budget, the units
     /// of its lease not spent are given back to their window and the process
-    /// is taken out of the budget's processes, and the sync task stops.
+    /// is taken out of the budget's processes; for each breaker, the probes
+    /// it claimed from Redis and did not hand to a call are given back to
+    /// their round; and the sync task stops.
     ///
     /// Without it, what a stopping process had leased stayed granted until
     /// its window ended, and its id counted among the budget's processes for
     /// the fleet's `ttl`: after a rolling deploy the new processes could
     /// lease only what the old ones had left of the window, and their
     /// fallbacks' fair shares were cut as if the old ones still ran (see
-    /// [shutting down](crate#shutting-down)).
+    /// [shutting down](crate#shutting-down)). A probe it had claimed for a
+    /// call that never came counted against its round until Redis let the
+    /// round's count go, a cooldown later: with one probe a round, every
+    /// process refused the endpoint meanwhile.
     ///
     /// Call it once the service has stopped taking calls. After it, every
     /// clone of this fleet is stopped: `sync_now` and `shutdown` return
@@ -449,8 +454,8 @@ impl Fleet {
     ///
     /// The round's Redis error (Redis unreachable: nothing is given back,
     /// and the leases stay granted until their windows end, as before), or
-    /// the first error of a budget's leave (the others are tried all the
-    /// same), or [`Error::Stopped`]. The task stops in every case.
+    /// the first error of a budget's or a breaker's leave (the others are
+    /// tried all the same), or [`Error::Stopped`]. The task stops in every case.
     pub async fn shutdown(&self) -> Result<(), Error> {
         let (reply, answer) = oneshot::channel();
         self.inner
@@ -697,7 +702,8 @@ impl Task {
     }
 
     /// The last round, then each budget's leave (its unspent lease given
-    /// back, its process taken out of the count): on the round's connection,
+    /// back, its process taken out of the count) and each breaker's (its
+    /// probes claimed and not handed out given back): on the round's connection,
     /// which a round that could not reach Redis leaves none of, and then
     /// nothing is given back (another connect would only wait as long again).
     async fn shut_down(&mut self) -> Result<(), Error> {
@@ -712,6 +718,12 @@ impl Task {
             let left = budget
                 .leave(&mut conn, &self.scripts, &lease_key, &members_key)
                 .await;
+            if let Err(e) = left {
+                failure.get_or_insert(e);
+            }
+        }
+        for breaker in upgrade(&self.registry.breakers) {
+            let left = breaker.leave(&mut conn, &self.scripts, &self.prefix).await;
             if let Err(e) = left {
                 failure.get_or_insert(e);
             }

@@ -20,6 +20,7 @@ pub(crate) struct Scripts {
     pub(crate) breaker_open: Script,
     pub(crate) breaker_result: Script,
     pub(crate) breaker_claim: Script,
+    pub(crate) breaker_release: Script,
     pub(crate) breaker_state: Script,
     pub(crate) breaker_hold: Script,
     pub(crate) breaker_holds: Script,
@@ -36,6 +37,7 @@ impl Scripts {
             breaker_open: Script::new(&[NUMBERS, BREAKER_OPEN].concat()),
             breaker_result: Script::new(&[NUMBERS, BREAKER_RESULT].concat()),
             breaker_claim: Script::new(&[NUMBERS, CUT_OPENING, BREAKER_CLAIM].concat()),
+            breaker_release: Script::new(&[NUMBERS, BREAKER_RELEASE].concat()),
             breaker_state: Script::new(&[NUMBERS, CUT_OPENING, BREAKER_STATE].concat()),
             breaker_hold: Script::new(&[NUMBERS, BREAKER_HOLD].concat()),
             breaker_holds: Script::new(&[NUMBERS, BREAKER_HOLDS].concat()),
@@ -681,6 +683,47 @@ local granted = whole(redis.call('HGET', key, 's'))
 if not granted then return 0 end
 local back = math.min(units, granted)
 if back > 0 then redis.call('HINCRBY', key, 's', string.format('%.0f', -back)) end
+return back
+";
+
+/// Gives back probes a process claimed and never handed to a call, when the
+/// process shuts down.
+///
+/// ARGV: prefix, endpoint, the round the probes were claimed in, how many,
+/// the process's `max_probes`. The round's counter counts every claim, those
+/// that got no probe too, so the probes handed out are the least of it and
+/// `max_probes`: the counter is set to that less the probes given back, so
+/// that as many later claims of the round get one. Without this, a probe a
+/// stopping process held counted until the counter lapsed, a cooldown
+/// later, and with one probe a round every process refused the endpoint
+/// meanwhile. Nothing is given back unless the round is the endpoint's
+/// current one (its name and its opening's end in `{ns}:br:rounds` match the
+/// opening in `{ns}:br`): the probes of an ended round free nothing of the
+/// next. A counter that is not a whole number is left to the claim, which
+/// replaces it. Returns the probes given back.
+///
+/// Sent once and never again, even when its reply is lost, as the lease's
+/// return: sent twice, the probes would be given back twice, and the round
+/// would let more than `max_probes` through.
+const BREAKER_RELEASE: &str = r"
+local key = ARGV[1] .. ':br'
+local ep = ARGV[2]
+local old = redis.call('HGET', key, ep)
+if not old then return 0 end
+local held = string.match(old, '^(%S+) ')
+local current = redis.call('HGET', key .. ':rounds', ep)
+if not held or current ~= ARGV[3] .. ' ' .. held then return 0 end
+local probes = key .. ':p:' .. ep
+local n = redis.pcall('GET', probes)
+if type(n) ~= 'string' then return 0 end
+n = whole(n)
+local units, max = whole(ARGV[4]), whole(ARGV[5])
+if not n or not units or not max then return 0 end
+local handed = math.min(n, max)
+local back = math.min(units, handed)
+if n - handed + back > 0 then
+  redis.call('DECRBY', probes, string.format('%.0f', n - handed + back))
+end
 return back
 ";
 

@@ -220,3 +220,38 @@ async fn without_redis_it_gives_nothing_back_and_still_stops() {
     assert!(matches!(fleet.shutdown().await, Err(Error::Redis(_))));
     assert!(matches!(fleet.sync_now().await, Err(Error::Stopped)));
 }
+
+// A call refused for want of a fleet probe just before the process stopped
+// asked its sync task for one, which a round claims (the round the call
+// woke, or the last one). Shutting down, the process gives it back: held by
+// a process that makes no more calls, the fleet's one probe of the round
+// would count until Redis let the round's count go, a cooldown later, and
+// every other process would refuse the endpoint meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_probe_it_claimed_and_never_sent_goes_to_the_other_processes() {
+    const COOLDOWN_MS: u64 = 3_000;
+    let Some(url) =
+        common::server_url("the_probe_it_claimed_and_never_sent_goes_to_the_other_processes")
+    else {
+        return;
+    };
+    let config = common::manual_rounds(url, common::namespace("shutdown-probe"));
+    let (a, b, breaker_a, breaker_b) =
+        common::payments_opened_by_a(config, common::one_probe_rules(COOLDOWN_MS)).await;
+    b.sync_now().await.unwrap();
+    assert!(breaker_b.is_open_fleetwide("payments"));
+
+    // The cooldown ends (on the server's clock too); A's next call finds no
+    // probe and asks for one, and A stops
+    tokio::time::sleep(Duration::from_millis(COOLDOWN_MS + 300)).await;
+    assert!(!breaker_a.check("payments").is_allowed());
+    a.shutdown().await.unwrap();
+
+    // B's next call asks for a probe, and B's next round claims the fleet's one
+    assert!(!breaker_b.check("payments").is_allowed());
+    b.sync_now().await.unwrap();
+    assert!(
+        breaker_b.check("payments").is_allowed(),
+        "the round's probe is B's, not held by the stopped A"
+    );
+}
