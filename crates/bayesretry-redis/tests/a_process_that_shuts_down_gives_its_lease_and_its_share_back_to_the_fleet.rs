@@ -168,17 +168,31 @@ async fn a_fleet_shut_down_is_stopped_in_every_clone() {
         common::namespace("shutdown-stopped"),
     ))
     .unwrap();
+    let budget = fleet
+        .budget(
+            FleetBudgetConfig::fixed_window("shared", 90, Duration::from_secs(3_600))
+                .with_lease(LEASE),
+        )
+        .unwrap();
     let clone = fleet.clone();
     fleet.sync_now().await.unwrap();
     assert!(fleet.stats().connected);
+    assert_eq!(budget.leased(), u64::from(LEASE));
+    assert_eq!(budget.processes(), Some(1));
 
     fleet.shutdown().await.unwrap();
     assert!(matches!(clone.sync_now().await, Err(Error::Stopped)));
     assert!(matches!(fleet.shutdown().await, Err(Error::Stopped)));
-    assert!(
-        !fleet.stats().connected,
-        "its budgets spend from their fallbacks"
-    );
+    assert!(!fleet.stats().connected);
+    // the lease went back; the budget spends from its fallback, the fair
+    // share of the one process the fleet last counted: the whole allowance
+    assert_eq!(budget.leased(), 0);
+    let mut spent = 0;
+    while spent < 1_000 && budget.try_spend(0, 1).is_ok() {
+        spent += 1;
+    }
+    assert_eq!(spent, 90);
+    assert_eq!(budget.spent(), 0, "nothing of it from a lease");
 }
 
 // On a runtime of one thread, the sync task runs only when the test awaits:
@@ -204,7 +218,7 @@ async fn its_last_outcomes_reach_the_fleet() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_redis_it_gives_nothing_back_and_still_stops() {
+async fn without_redis_it_says_so_and_still_stops() {
     let config =
         bayesretry_redis::FleetConfig::new(format!("redis://127.0.0.1:{}/", common::free_port()))
             .with_interval(Duration::from_secs(60))
