@@ -11,10 +11,13 @@
 
 mod common;
 
+extern crate alloc;
+
+use alloc::sync::Arc;
 use core::time::Duration;
 
 use bayesretry_budget::Budget;
-use bayesretry_redis::{Error, Fleet, FleetBudgetConfig};
+use bayesretry_redis::{Error, Fleet, FleetBudget, FleetBudgetConfig};
 use bayesretry_store::{Context, ErrorClass, PosteriorStore};
 
 /// The allowance every test's budget shares, and the lease each process asks for.
@@ -48,6 +51,26 @@ fn granted(url: &str, namespace: &str, name: &str) -> u64 {
         .sum()
 }
 
+/// Two processes sharing the budget "shared" (the allowance, leases of
+/// `LEASE`, a window clear of its end), each after one round: each holds a
+/// lease, and the window is all granted.
+async fn two_processes(
+    url: &str,
+    namespace: &str,
+) -> (Fleet, Fleet, Arc<FleetBudget>, Arc<FleetBudget>) {
+    let config = common::manual_rounds(url, namespace);
+    let window = common::window_clear_of_its_end(url, Duration::from_secs(600));
+    let budget = || FleetBudgetConfig::fixed_window("shared", ALLOWANCE, window).with_lease(LEASE);
+    let (a, b) = (
+        Fleet::without_evidence(config.clone()).unwrap(),
+        Fleet::without_evidence(config).unwrap(),
+    );
+    let (budget_a, budget_b) = (a.budget(budget()).unwrap(), b.budget(budget()).unwrap());
+    a.sync_now().await.unwrap();
+    b.sync_now().await.unwrap();
+    (a, b, budget_a, budget_b)
+}
+
 // On a runtime of one thread, the sync tasks run only when the test awaits:
 // B's spends, which wake its task for more once its lease runs low, are not
 // cut by a round leasing part of what A gives back before B has spent its
@@ -59,16 +82,7 @@ async fn the_lease_it_did_not_spend_goes_to_the_other_processes() {
         return;
     };
     let namespace = common::namespace("shutdown-lease");
-    let config = common::manual_rounds(url.clone(), namespace.clone());
-    let window = common::window_clear_of_its_end(&url, Duration::from_secs(600));
-    let budget = || FleetBudgetConfig::fixed_window("shared", ALLOWANCE, window).with_lease(LEASE);
-    let (a, b) = (
-        Fleet::without_evidence(config.clone()).unwrap(),
-        Fleet::without_evidence(config).unwrap(),
-    );
-    let (budget_a, budget_b) = (a.budget(budget()).unwrap(), b.budget(budget()).unwrap());
-    a.sync_now().await.unwrap();
-    b.sync_now().await.unwrap();
+    let (a, b, budget_a, budget_b) = two_processes(&url, &namespace).await;
     assert_eq!((budget_a.leased(), budget_b.leased()), (10, 10));
     assert_eq!(
         granted(&url, &namespace, "shared"),
@@ -101,16 +115,7 @@ async fn a_process_that_found_the_window_all_granted_leases_what_is_given_back()
         return;
     };
     let namespace = common::namespace("shutdown-exhausted");
-    let config = common::manual_rounds(url.clone(), namespace.clone());
-    let window = common::window_clear_of_its_end(&url, Duration::from_secs(600));
-    let budget = || FleetBudgetConfig::fixed_window("shared", ALLOWANCE, window).with_lease(LEASE);
-    let (a, b) = (
-        Fleet::without_evidence(config.clone()).unwrap(),
-        Fleet::without_evidence(config).unwrap(),
-    );
-    let (budget_a, budget_b) = (a.budget(budget()).unwrap(), b.budget(budget()).unwrap());
-    a.sync_now().await.unwrap();
-    b.sync_now().await.unwrap();
+    let (a, b, budget_a, budget_b) = two_processes(&url, &namespace).await;
 
     // B spends its lease and asks for more: the window has none left
     spend(&*budget_b, 10);
