@@ -216,77 +216,53 @@ pub trait FleetView {
     }
 }
 
-impl<V: FleetView + ?Sized> FleetView for &V {
-    #[inline]
-    fn admit(&self, endpoint: &str, now_ms: u64) -> Admission {
-        (**self).admit(endpoint, now_ms)
-    }
+/// Forwards the trait through a pointer type, so a `&FleetBreaker` or an
+/// `Arc<dyn FleetView>` is a view too: every method, the provided ones
+/// included, goes to the view pointed at.
+macro_rules! forward_through_pointer {
+    ($($(#[$attr:meta])* $ptr:ty;)*) => {$(
+        $(#[$attr])*
+        impl<V: FleetView + ?Sized> FleetView for $ptr {
+            #[inline]
+            fn admit(&self, endpoint: &str, now_ms: u64) -> Admission {
+                (**self).admit(endpoint, now_ms)
+            }
 
-    #[inline]
-    fn record(&self, endpoint: &str, now_ms: u64, success: bool, probe: Option<ProbeRound>) {
-        (**self).record(endpoint, now_ms, success, probe);
-    }
+            #[inline]
+            fn record(&self, endpoint: &str, now_ms: u64, success: bool, probe: Option<ProbeRound>) {
+                (**self).record(endpoint, now_ms, success, probe);
+            }
 
-    #[inline]
-    fn publish(&self, endpoint: &str, now_ms: u64, transition: Transition) {
-        (**self).publish(endpoint, now_ms, transition);
-    }
+            #[inline]
+            fn publish(&self, endpoint: &str, now_ms: u64, transition: Transition) {
+                (**self).publish(endpoint, now_ms, transition);
+            }
 
-    #[inline]
-    fn release_probe(&self, endpoint: &str, round: ProbeRound) {
-        (**self).release_probe(endpoint, round);
-    }
+            #[inline]
+            fn release_probe(&self, endpoint: &str, round: ProbeRound) {
+                (**self).release_probe(endpoint, round);
+            }
 
-    #[inline]
-    fn open_until(&self, endpoint: &str, now_ms: u64) -> Option<u64> {
-        (**self).open_until(endpoint, now_ms)
-    }
+            #[inline]
+            fn open_until(&self, endpoint: &str, now_ms: u64) -> Option<u64> {
+                (**self).open_until(endpoint, now_ms)
+            }
 
-    #[inline]
-    fn hold(&self, endpoint: &str, now_ms: u64, until_ms: u64) {
-        (**self).hold(endpoint, now_ms, until_ms);
-    }
+            #[inline]
+            fn hold(&self, endpoint: &str, now_ms: u64, until_ms: u64) {
+                (**self).hold(endpoint, now_ms, until_ms);
+            }
 
-    #[inline]
-    fn held_until(&self, endpoint: &str, now_ms: u64) -> Option<u64> {
-        (**self).held_until(endpoint, now_ms)
-    }
+            #[inline]
+            fn held_until(&self, endpoint: &str, now_ms: u64) -> Option<u64> {
+                (**self).held_until(endpoint, now_ms)
+            }
+        }
+    )*};
 }
 
-#[cfg(feature = "std")]
-impl<V: FleetView + ?Sized> FleetView for alloc::sync::Arc<V> {
-    #[inline]
-    fn admit(&self, endpoint: &str, now_ms: u64) -> Admission {
-        (**self).admit(endpoint, now_ms)
-    }
-
-    #[inline]
-    fn record(&self, endpoint: &str, now_ms: u64, success: bool, probe: Option<ProbeRound>) {
-        (**self).record(endpoint, now_ms, success, probe);
-    }
-
-    #[inline]
-    fn publish(&self, endpoint: &str, now_ms: u64, transition: Transition) {
-        (**self).publish(endpoint, now_ms, transition);
-    }
-
-    #[inline]
-    fn release_probe(&self, endpoint: &str, round: ProbeRound) {
-        (**self).release_probe(endpoint, round);
-    }
-
-    #[inline]
-    fn open_until(&self, endpoint: &str, now_ms: u64) -> Option<u64> {
-        (**self).open_until(endpoint, now_ms)
-    }
-
-    #[inline]
-    fn hold(&self, endpoint: &str, now_ms: u64, until_ms: u64) {
-        (**self).hold(endpoint, now_ms, until_ms);
-    }
-
-    #[inline]
-    fn held_until(&self, endpoint: &str, now_ms: u64) -> Option<u64> {
-        (**self).held_until(endpoint, now_ms)
-    }
+forward_through_pointer! {
+    &V;
+    #[cfg(feature = "std")]
+    alloc::sync::Arc<V>;
 }
