@@ -7,6 +7,7 @@ use bayesretry_audit::{Seal, Verifier};
 use crate::cli::VerifyArgs;
 use crate::error::Error;
 use crate::input::{self, STDIN};
+use crate::kind::is_snapshot;
 use crate::output::Output;
 
 /// How many bytes a read of the log asks for at a time.
@@ -52,21 +53,6 @@ fn fails_at_first_line(error: &bayesretry_audit::Error) -> bool {
             | bayesretry_audit::Error::Malformed { line: 1, .. }
             | bayesretry_audit::Error::LineTooLong { line: 1, .. }
     )
-}
-
-/// Whether `head`, the first bytes of an input, open a store snapshot: a JSON
-/// object whose first key is `version`, with `taken_at_ms` or `entries`
-/// among the keys read so far (an audit entry's first key is `v`). Given to
-/// `audit verify` by mistake, a snapshot would otherwise be reported as a
-/// line without a newline, as a log cut by a crash is.
-fn is_snapshot(head: &[u8]) -> bool {
-    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    let text = String::from_utf8_lossy(head);
-    let Some(object) = text.trim_start().strip_prefix('{') else {
-        return false;
-    };
-    object.trim_start().starts_with("\"version\"")
-        && (object.contains("\"taken_at_ms\"") || object.contains("\"entries\""))
 }
 
 /// Runs `audit verify` and writes the verdict to `out`.

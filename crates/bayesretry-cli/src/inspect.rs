@@ -15,6 +15,7 @@ use crate::cli::{InspectArgs, SortKey};
 use crate::error::Error;
 use crate::format::{Align, Table, num, prob};
 use crate::input;
+use crate::kind::is_audit_log;
 use crate::output::{Output, write_json};
 
 /// The mass of the credible interval shown.
@@ -97,20 +98,6 @@ fn load(path: &Path, limit: u64) -> Result<Snapshot, Error> {
             })
         }
         error => Error::Store(error),
-    })
-}
-
-/// Whether `bytes` open with a line that is an audit log's entry (an object
-/// with the entry's `v`, `seq`, `event` and `hash`): a file given to
-/// `inspect` by mistake, which its parse error alone ("trailing characters at
-/// line 2") would not make plain.
-fn is_audit_log(bytes: &[u8]) -> bool {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
-    serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(first).is_ok_and(|entry| {
-        ["v", "seq", "event", "hash"]
-            .iter()
-            .all(|key| entry.contains_key(*key))
     })
 }
 

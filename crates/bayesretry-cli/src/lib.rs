@@ -9,6 +9,7 @@ mod exit;
 mod format;
 mod input;
 mod inspect;
+mod kind;
 mod outcomes;
 mod output;
 mod plot;
