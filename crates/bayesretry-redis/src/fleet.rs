@@ -31,6 +31,8 @@ use crate::url::RedisUrl;
 pub(crate) struct Shared {
     /// Whether the last round reached Redis.
     pub(crate) connected: AtomicBool,
+    /// Whether [`Fleet::shutdown`] stopped the sync task: no round runs again.
+    stopped: AtomicBool,
     /// Wakes the task before the interval (a lease ran low, a breaker opened).
     pub(crate) wake: Notify,
     pub(crate) interval: Duration,
@@ -64,8 +66,16 @@ struct Health {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Stats {
-    /// Whether the last round reached Redis.
+    /// Whether the last round reached Redis. `false` once the fleet is
+    /// [`stopped`](Stats::stopped).
     pub connected: bool,
+    /// Whether [`Fleet::shutdown`] stopped the fleet: no round runs again,
+    /// and the fleet's budgets and breakers run on local state. The counters
+    /// keep what the last round left; a stopped fleet is not counted as
+    /// without Redis ([`unreachable_since_ms`](Stats::unreachable_since_ms)
+    /// is `None`), so that an alert on an unreachable Redis does not fire
+    /// for a process that is draining on purpose.
+    pub stopped: bool,
     /// Interval rounds that reached Redis.
     pub rounds: u64,
     /// Rounds that could not reach Redis (or got an error back).
@@ -111,7 +121,8 @@ pub struct Stats {
     /// Since when (on the fleet's clock) the fleet has been without Redis:
     /// the end of the last round that reached it, or, if none has, the time
     /// the fleet started. `None` while the last round reached Redis
-    /// ([`connected`](Stats::connected)). What an alert on "Redis
+    /// ([`connected`](Stats::connected)), and once the fleet is
+    /// [`stopped`](Stats::stopped). What an alert on "Redis
     /// unreachable for N s" reads, through
     /// [`unreachable_for`](Stats::unreachable_for): the spell is counted
     /// from the last time Redis was known to answer, so it is never shorter
@@ -253,6 +264,7 @@ impl Fleet {
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| Error::NoRuntime)?;
         let shared = Arc::new(Shared {
             connected: AtomicBool::new(false),
+            stopped: AtomicBool::new(false),
             wake: Notify::new(),
             interval: config.interval,
             rounds: AtomicU64::new(0),
@@ -373,8 +385,10 @@ impl Fleet {
         let get = |c: &AtomicU64| c.load(Ordering::Acquire);
         let health = *s.health.lock().unwrap_or_else(PoisonError::into_inner);
         let connected = s.connected.load(Ordering::Acquire);
+        let stopped = s.stopped.load(Ordering::Acquire);
         Stats {
             connected,
+            stopped,
             rounds: get(&s.rounds),
             failed_rounds: get(&s.failed_rounds),
             pushed: get(&s.pushed),
@@ -385,7 +399,7 @@ impl Fleet {
             last_error: health.last_error,
             last_error_ms: health.last_error_ms,
             last_reached_ms: health.last_reached_ms,
-            unreachable_since_ms: (!connected)
+            unreachable_since_ms: (!connected && !stopped)
                 .then(|| health.last_reached_ms.unwrap_or(health.started_ms)),
             failed_in_a_row: health.failed_in_a_row,
             skipped_rounds: get(&s.skipped_rounds),
@@ -441,8 +455,9 @@ impl Fleet {
     ///
     /// Call it once the service has stopped taking calls. After it, every
     /// clone of this fleet is stopped: `sync_now` and `shutdown` return
-    /// [`Error::Stopped`], and the fleet's budgets and breakers run on local
-    /// state, as while Redis is away. Once the last round has reached Redis,
+    /// [`Error::Stopped`], the fleet's budgets and breakers run on local
+    /// state, as while Redis is away, and [`stats`](Fleet::stats) reads
+    /// [`stopped`](Stats::stopped). Once the last round has reached Redis,
     /// a budget's lease is void, given back or not (a lost reply): a unit
     /// Redis may have taken back is never spent as well, and the budget
     /// spends from its fallback. When the last round cannot reach Redis,
@@ -690,6 +705,7 @@ impl Task {
                         // budgets and breakers that outlive the task run on
                         // local state
                         self.shared.connected.store(false, Ordering::Release);
+                        self.shared.stopped.store(true, Ordering::Release);
                         let _ = reply.send(result);
                         return;
                     }

@@ -182,13 +182,20 @@ async fn a_fleet_shut_down_is_stopped_in_every_clone() {
     let clone = fleet.clone();
     fleet.sync_now().await.unwrap();
     assert!(fleet.stats().connected);
+    assert!(!clone.stats().stopped);
     assert_eq!(budget.leased(), u64::from(LEASE));
     assert_eq!(budget.processes(), Some(1));
 
     fleet.shutdown().await.unwrap();
     assert!(matches!(clone.sync_now().await, Err(Error::Stopped)));
     assert!(matches!(fleet.shutdown().await, Err(Error::Stopped)));
-    assert!(!fleet.stats().connected);
+    // every clone reads as stopped, not as cut off from Redis: an alert on
+    // an unreachable Redis stays quiet while the process drains
+    let stats = clone.stats();
+    assert!(!stats.connected);
+    assert!(stats.stopped);
+    assert_eq!(stats.unreachable_since_ms, None);
+    assert_eq!(stats.unreachable_for(), None);
     // the lease went back; the budget spends from its fallback, the fair
     // share of the one process the fleet last counted: the whole allowance
     assert_eq!(budget.leased(), 0);
@@ -238,6 +245,12 @@ async fn without_redis_it_says_so_and_still_stops() {
         .unwrap();
     assert!(matches!(fleet.shutdown().await, Err(Error::Redis(_))));
     assert!(matches!(fleet.sync_now().await, Err(Error::Stopped)));
+    // stopped, with the last round's failure kept for the log and metrics
+    let stats = fleet.stats();
+    assert!(stats.stopped);
+    assert!(!stats.connected);
+    assert_eq!(stats.unreachable_for(), None);
+    assert!(stats.last_error.is_some());
 }
 
 // A call refused for want of a fleet probe just before the process stopped
