@@ -206,7 +206,10 @@ impl<L: CostLookup> DecisionEngine<L> {
         if let Some(reason) = self.hard_stop(ctx.attempt(), situation, now_ms) {
             return Decision::stop(reason);
         }
-        let model = self.config.costs().model_for(ctx.endpoint());
+        let model = match situation.cost_model() {
+            Some(model) => model,
+            None => self.config.costs().model_for(ctx.endpoint()),
+        };
         let posterior = store.posterior(ctx, now_ms);
         let run = situation.failure_run();
         let hazard = situation.change_hazard();

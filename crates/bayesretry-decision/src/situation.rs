@@ -1,6 +1,7 @@
 //! [`Situation`]: what the caller knows about the call when it asks for a decision.
 
 use bayesretry_beta::CHANGE_HAZARD;
+use bayesretry_cost::CostModel;
 
 /// The facts and verdicts a decision needs besides the posterior: the deadline,
 /// the planned delay, the server's Retry-After, and what the breaker, the budget and
@@ -22,7 +23,8 @@ use bayesretry_beta::CHANGE_HAZARD;
 /// - no Retry-After from the server, and no limit on it;
 /// - the breaker closed, the budget available, the error not permanent;
 /// - no failure run: the posterior alone decides; if one is given, a change
-///   hazard of [`CHANGE_HAZARD`].
+///   hazard of [`CHANGE_HAZARD`];
+/// - no cost model of the call's own: the engine's for the endpoint.
 ///
 /// ```
 /// use bayesretry_decision::Situation;
@@ -50,6 +52,8 @@ pub struct Situation {
     /// The bits of the prior probability that the run began with a change, if
     /// given; [`CHANGE_HAZARD`] otherwise.
     change_hazard: Option<u64>,
+    /// The bits of the call's own success value and attempt cost, if given.
+    cost_model: Option<(u64, u64)>,
 }
 
 impl Situation {
@@ -66,6 +70,7 @@ impl Situation {
             permanent: false,
             failure_run: None,
             change_hazard: None,
+            cost_model: None,
         }
     }
 
@@ -214,6 +219,48 @@ impl Situation {
         self
     }
 
+    /// What this call's success is worth and what its next attempt costs, in
+    /// place of the engine's model for the endpoint.
+    ///
+    /// The engine's models price an endpoint; a call may be worth more or
+    /// less than its endpoint's usual one — an answer a user waits for
+    /// against a background job's, a long generation against a short one —
+    /// while what the endpoint has taught about its odds is the same. The
+    /// posterior is shared; only the price differs. Every strategy prices
+    /// with it, the lookahead's later attempts too. The hard checks are not
+    /// priced and do not change.
+    ///
+    /// ```
+    /// use bayesretry_cost::CostModel;
+    /// use bayesretry_decision::{Config, Situation};
+    /// use bayesretry_store::{Context, ErrorClass, MemoryStore};
+    ///
+    /// let engine = Config::new(CostModel::new(10.0, 1.0)?).build().unwrap();
+    /// let store = MemoryStore::new();
+    /// let ctx = Context::new("llm", 1, ErrorClass::Http(529)); // never seen: prior mean ½
+    /// // at the endpoint's price a retry is worth ½ · 10 − 1 = 4
+    /// assert!(engine.decide(&store, &ctx, &Situation::new(), 0).retry());
+    /// // a call worth only one and a half attempts: ½ · 1.5 − 1 < 0
+    /// let cheap = Situation::new().with_cost_model(CostModel::new(1.5, 1.0)?);
+    /// let decision = engine.decide(&store, &ctx, &cheap, 0);
+    /// assert!(!decision.retry());
+    /// assert!((decision.expected_value() - (0.5 * 1.5 - 1.0)).abs() < 1e-12);
+    /// # Ok::<(), bayesretry_cost::Error>(())
+    /// ```
+    pub const fn with_cost_model(mut self, cost_model: CostModel) -> Self {
+        self.cost_model = Some((
+            cost_model.success_value().to_bits(),
+            cost_model.attempt_cost().to_bits(),
+        ));
+        self
+    }
+
+    /// Drops the call's own cost model: the engine's prices it (the default).
+    pub const fn without_cost_model(mut self) -> Self {
+        self.cost_model = None;
+        self
+    }
+
     /// Drops the failure run: the posterior alone decides (the default).
     pub const fn without_failure_run(mut self) -> Self {
         self.failure_run = None;
@@ -268,6 +315,14 @@ impl Situation {
     pub fn failure_run(&self) -> Option<(u32, f64)> {
         self.failure_run
             .map(|(failures, bits)| (failures, f64::from_bits(bits)))
+    }
+
+    /// The call's own cost model, if given.
+    pub fn cost_model(&self) -> Option<CostModel> {
+        // the bits of a model that was valid when given: valid again
+        self.cost_model.and_then(|(value, cost)| {
+            CostModel::new(f64::from_bits(value), f64::from_bits(cost)).ok()
+        })
     }
 
     /// The prior probability that the failure run began with a change, as
