@@ -52,8 +52,11 @@ pub struct Situation {
     /// The bits of the prior probability that the run began with a change, if
     /// given; [`CHANGE_HAZARD`] otherwise.
     change_hazard: Option<u64>,
-    /// The bits of the call's own success value and attempt cost, if given.
-    cost_model: Option<(u64, u64)>,
+    /// The bits of the call's own success value and attempt cost; a success
+    /// value of 0 (which no cost model has) when none is given, so that a
+    /// situation without one is no larger than two words more, and built
+    /// with plain stores.
+    cost_model: (u64, u64),
 }
 
 impl Situation {
@@ -70,7 +73,7 @@ impl Situation {
             permanent: false,
             failure_run: None,
             change_hazard: None,
-            cost_model: None,
+            cost_model: (0, 0),
         }
     }
 
@@ -248,16 +251,16 @@ impl Situation {
     /// # Ok::<(), bayesretry_cost::Error>(())
     /// ```
     pub const fn with_cost_model(mut self, cost_model: CostModel) -> Self {
-        self.cost_model = Some((
+        self.cost_model = (
             cost_model.success_value().to_bits(),
             cost_model.attempt_cost().to_bits(),
-        ));
+        );
         self
     }
 
     /// Drops the call's own cost model: the engine's prices it (the default).
     pub const fn without_cost_model(mut self) -> Self {
-        self.cost_model = None;
+        self.cost_model = (0, 0);
         self
     }
 
@@ -318,11 +321,14 @@ impl Situation {
     }
 
     /// The call's own cost model, if given.
+    #[inline]
     pub fn cost_model(&self) -> Option<CostModel> {
+        let (value, cost) = self.cost_model;
+        if value == 0 {
+            return None;
+        }
         // the bits of a model that was valid when given: valid again
-        self.cost_model.and_then(|(value, cost)| {
-            CostModel::new(f64::from_bits(value), f64::from_bits(cost)).ok()
-        })
+        CostModel::new(f64::from_bits(value), f64::from_bits(cost)).ok()
     }
 
     /// The prior probability that the failure run began with a change, as

@@ -8,6 +8,7 @@ use core::task::Poll;
 use core::time::Duration;
 
 use bayesretry_breaker::{Admission, FailureCount, ProbeRound, Transition};
+use bayesretry_cost::CostModel;
 use bayesretry_decision::{Decision, Reason, Situation};
 use bayesretry_store::{Context, ErrorClass};
 
@@ -156,6 +157,8 @@ struct Hooks<'a, E> {
     /// Which errors say the attempt stopped, unsent, for the cancellation.
     unsent: Option<UnsentHook<'a, E>>,
     max_elapsed: Option<Duration>,
+    /// The call's own price, in place of the policy's for the endpoint.
+    cost_model: Option<CostModel>,
 }
 
 impl<E> Default for Hooks<'_, E> {
@@ -168,6 +171,7 @@ impl<E> Default for Hooks<'_, E> {
             cancel: None,
             unsent: None,
             max_elapsed: None,
+            cost_model: None,
         }
     }
 }
@@ -328,6 +332,56 @@ impl<'a, E> Call<'a, E> {
     pub fn with_max_elapsed(mut self, max_elapsed: Duration) -> Self {
         self.hooks.get_or_insert_with(Box::default).max_elapsed = Some(max_elapsed);
         self
+    }
+
+    /// Prices this call's retries with its own success value and attempt
+    /// cost, in place of the policy's cost model for the endpoint
+    /// ([`with_cost_model`](crate::Builder::with_cost_model),
+    /// [`with_endpoint_cost`](crate::Builder::with_endpoint_cost)).
+    ///
+    /// Calls to one endpoint are not all worth the same: an answer a user is
+    /// waiting for against a background job's, a long generation against a
+    /// short one, a request whose result is cached against one that is not.
+    /// What the endpoint has taught about its odds is the same for all of
+    /// them, so they share one policy and its posteriors; the call's price
+    /// decides what those odds are worth: a retry is made while
+    /// `p · value − cost > 0` at this price. The breaker, which stands for
+    /// the whole endpoint, keeps the endpoint's price, and so do the attempt
+    /// cap, the deadline and the budget, which no price overrides. A classic
+    /// policy does not price its retries, and ignores it.
+    ///
+    /// ```
+    /// # use bayesretry_cost::CostModel;
+    /// # use bayesretry_policy::{HttpStatus, ManualClock, RetryError, RetryPolicy, VirtualSleeper};
+    /// let policy = RetryPolicy::builder()
+    ///     .with_virtual_time(VirtualSleeper::new(ManualClock::new(0)))
+    ///     .without_breaker()
+    ///     .build()?;
+    /// // the policy's price (a success worth 10 attempts) retries a 503 never seen before
+    /// let mut attempts = 0;
+    /// let dear: Result<(), RetryError<HttpStatus>> = policy
+    ///     .run_blocking("llm", |_| { attempts += 1; Err(HttpStatus(503)) });
+    /// assert!(dear.is_err());
+    /// assert_eq!(attempts, 4);
+    /// // a prefetch worth little more than one attempt is not retried at those odds
+    /// let mut attempts = 0;
+    /// let cheap: Result<(), RetryError<HttpStatus>> = policy
+    ///     .call("llm")
+    ///     .with_cost_model(CostModel::new(1.2, 1.0).unwrap())
+    ///     .run_blocking(|_| { attempts += 1; Err(HttpStatus(503)) });
+    /// assert!(cheap.is_err());
+    /// assert_eq!(attempts, 1);
+    /// # Ok::<(), bayesretry_policy::Error>(())
+    /// ```
+    pub fn with_cost_model(mut self, cost_model: CostModel) -> Self {
+        self.hooks.get_or_insert_with(Box::default).cost_model = Some(cost_model);
+        self
+    }
+
+    /// The call's own price, if it has one.
+    #[inline(always)]
+    pub(crate) fn cost_model(&self) -> Option<CostModel> {
+        self.hooks.as_ref().and_then(|hooks| hooks.cost_model)
     }
 
     /// How long the call may take: the shorter of the policy's limit and the
@@ -839,6 +893,9 @@ impl<'a> Attempts<'a> {
         }
         if let Some(deadline_ms) = self.deadline_ms {
             situation = situation.with_deadline_ms(deadline_ms);
+        }
+        if let Some(cost_model) = call.cost_model() {
+            situation = situation.with_cost_model(cost_model);
         }
         // The run read with the failure's record (only a learning policy with
         // a breaker has one) goes in with the rest, as the situation is built:
@@ -1450,7 +1507,11 @@ impl<'a> Attempts<'a> {
     /// approved it are not asked again; the budget it was charged gets the
     /// charge back if it is stopped ([`Attempts::give_back_retry`]).
     #[inline(always)]
-    pub(crate) fn recheck(&mut self, endpoint: &str) -> Option<(Decision, Option<Duration>)> {
+    pub(crate) fn recheck(
+        &mut self,
+        endpoint: &str,
+        cost_model: Option<CostModel>,
+    ) -> Option<(Decision, Option<Duration>)> {
         // only a learning policy's retry decided on a run is ever pending
         let pending = self.pending.take()?;
         // No failure since the decision, the common case: the run cannot have
@@ -1465,13 +1526,18 @@ impl<'a> Attempts<'a> {
         {
             return None;
         }
-        self.recheck_pending(pending, endpoint)
+        self.recheck_pending(pending, endpoint, cost_model)
             .map(|decision| (decision, pending.retry_after))
     }
 
     /// [`recheck`](Attempts::recheck) of a retry that is pending.
     #[inline(never)]
-    fn recheck_pending(&mut self, pending: Pending, endpoint: &str) -> Option<Decision> {
+    fn recheck_pending(
+        &mut self,
+        pending: Pending,
+        endpoint: &str,
+        cost_model: Option<CostModel>,
+    ) -> Option<Decision> {
         // a pending retry is a learning policy's, which keeps the context of
         // the failure it follows
         let (attempt, class) = self.previous()?;
@@ -1497,6 +1563,9 @@ impl<'a> Attempts<'a> {
             .with_change_hazard(reading.hazard);
         if let Some(deadline_ms) = self.deadline_ms {
             situation = situation.with_deadline_ms(deadline_ms);
+        }
+        if let Some(cost_model) = cost_model {
+            situation = situation.with_cost_model(cost_model);
         }
         let ctx = Context::new(endpoint, attempt, class);
         let decision = inner.judge(&ctx, &situation, now_ms, Some(&state.breaker));
@@ -1800,7 +1869,9 @@ impl<'a, E> Call<'a, E> {
         // timeout (which left no error) too; never before the first attempt,
         // which the test keeps free of the look
         if attempts.attempt > 0 {
-            if let Some((decision, retry_after)) = attempts.recheck(self.endpoint) {
+            if let Some((decision, retry_after)) =
+                attempts.recheck(self.endpoint, self.cost_model())
+            {
                 // the error that ends the call, as after any failure: a
                 // deadline that passed during the wait is `DeadlineExceeded`
                 let stop = Stop {

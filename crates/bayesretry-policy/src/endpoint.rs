@@ -114,6 +114,11 @@ impl EndpointState {
 /// name's state.
 pub(crate) struct Endpoints {
     template: Breaker,
+    /// The breakers of endpoints priced apart from the policy
+    /// ([`Builder::with_endpoint_cost`](crate::Builder::with_endpoint_cost)),
+    /// made from their own cost models: a new state of one of them starts
+    /// from its own, every other endpoint's from `template`.
+    priced: HashMap<Box<str>, Breaker>,
     hasher: foldhash::fast::FixedState,
     front: Box<[OnceLock<Arc<EndpointState>>]>,
     overflow: Mutex<HashMap<Box<str>, Arc<EndpointState>>>,
@@ -148,10 +153,22 @@ impl Endpoints {
     pub(crate) fn new(template: Breaker, seed: u64) -> Endpoints {
         Endpoints {
             template,
+            priced: HashMap::new(),
             hasher: foldhash::fast::FixedState::with_seed(seed),
             front: (0..FRONT_SLOTS).map(|_| OnceLock::new()).collect(),
             overflow: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// These endpoints' breakers start from their own settings.
+    pub(crate) fn with_priced(mut self, priced: HashMap<Box<str>, Breaker>) -> Endpoints {
+        self.priced = priced;
+        self
+    }
+
+    /// The breaker a new state of `name` starts from.
+    fn template(&self, name: &str) -> Breaker {
+        self.priced.get(name).copied().unwrap_or(self.template)
     }
 
     #[inline]
@@ -170,7 +187,8 @@ impl Endpoints {
     #[inline(always)]
     pub(crate) fn resolve(&self, name: &str) -> Resolved<'_> {
         if let Some(slot) = self.slot(name) {
-            let state = slot.get_or_init(|| Arc::new(EndpointState::new(name, self.template)));
+            let state =
+                slot.get_or_init(|| Arc::new(EndpointState::new(name, self.template(name))));
             if same_name(&state.name, name) {
                 return Resolved::Borrowed(state);
             }
@@ -181,7 +199,8 @@ impl Endpoints {
     /// Where the state of `name` lives, made if need be: for a handle.
     pub(crate) fn site(&self, name: &str) -> Site {
         if let Some(slot) = self.slot(name) {
-            let state = slot.get_or_init(|| Arc::new(EndpointState::new(name, self.template)));
+            let state =
+                slot.get_or_init(|| Arc::new(EndpointState::new(name, self.template(name))));
             if same_name(&state.name, name) {
                 return Site(Arc::clone(state));
             }
@@ -233,7 +252,7 @@ impl Endpoints {
                 state.retired.store(true, Ordering::Release);
             }
         }
-        let state = Arc::new(EndpointState::new(name, self.template));
+        let state = Arc::new(EndpointState::new(name, self.template(name)));
         map.insert(name.into(), Arc::clone(&state));
         state
     }

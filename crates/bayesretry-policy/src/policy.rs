@@ -8,7 +8,7 @@ use core::time::Duration;
 use bayesretry_backoff::{Backoff, Jitter};
 use bayesretry_breaker::{FleetView, SharedBreaker, State};
 use bayesretry_budget::Budget;
-use bayesretry_cost::CostModel;
+use bayesretry_cost::{CostModel, CostTable};
 use bayesretry_decision::{Decision, DecisionEngine, Situation, Strategy};
 use bayesretry_store::{Context, HalfLife, MemoryStore, PosteriorStore, StoreConfig};
 
@@ -183,7 +183,13 @@ pub struct RetryPolicy {
 
 /// What every clone of a policy shares.
 pub(crate) struct Inner {
+    /// Priced by the policy's cost model.
     pub(crate) engine: DecisionEngine,
+    /// The endpoints priced apart ([`Builder::with_endpoint_cost`]), if any
+    /// is (and the policy learns): their price goes into each of their
+    /// decisions' situation, which a call's own overrides. `None`, the
+    /// common case, costs a decision one test.
+    pub(crate) endpoint_costs: Option<Box<CostTable>>,
     pub(crate) store: MemoryStore,
     pub(crate) learning: bool,
     pub(crate) max_attempts: u32,
@@ -275,6 +281,15 @@ impl Inner {
             with_run = self.with_failure_run(ctx, situation, now_ms, breaker);
             &with_run
         };
+        // an endpoint priced apart, for a call that has no price of its own
+        let priced;
+        let situation = match self.endpoint_cost(ctx.endpoint()) {
+            Some(model) if situation.cost_model().is_none() => {
+                priced = situation.with_cost_model(model);
+                &priced
+            }
+            _ => situation,
+        };
         if self.engine.config().strategy() == Strategy::Thompson {
             // a Gamma-ratio draw, not the quantile of a uniform: the same
             // distribution, drawn in well under a microsecond, where inverting
@@ -285,6 +300,12 @@ impl Inner {
         } else {
             self.engine.decide(&self.store, ctx, situation, now_ms)
         }
+    }
+
+    /// The price of `endpoint` if it is priced apart.
+    #[inline]
+    pub(crate) fn endpoint_cost(&self, endpoint: &str) -> Option<CostModel> {
+        self.endpoint_costs.as_ref()?.get(endpoint)
     }
 
     /// `situation` with the endpoint breaker's failure run and usual success
@@ -524,6 +545,16 @@ impl RetryPolicy {
         self.inner.attempt_timeout
     }
 
+    /// The price the policy puts on a retry at `endpoint`: its own
+    /// ([`Builder::with_endpoint_cost`]) or the policy's
+    /// ([`Builder::with_cost_model`]). A classic policy's is a success worth 1
+    /// and a free attempt: any chance pays.
+    pub fn cost_model(&self, endpoint: &str) -> CostModel {
+        self.inner
+            .endpoint_cost(endpoint)
+            .unwrap_or_else(|| self.inner.engine.config().costs().model_for(endpoint))
+    }
+
     /// The breaker state of `endpoint`, if the breaker is on and the endpoint
     /// has been called (or has a [handle](RetryPolicy::endpoint)).
     pub fn breaker_state(&self, endpoint: &str) -> Option<State> {
@@ -567,6 +598,7 @@ impl RetryPolicy {
 ///   a row (first tries included) against its usual success rate as
 ///   change-point evidence ([`Situation::with_failure_run`]), so on an endpoint
 ///   that usually succeeds, two or three failures in a row stop retries at once;
+/// - no endpoint priced apart ([`with_endpoint_cost`](Builder::with_endpoint_cost));
 /// - [`DEFAULT_MAX_ATTEMPTS`] = 4 attempts in all;
 /// - the backoff of `bayesretry_backoff::Config::new()`: exponential from 500 ms,
 ///   factor 2, full jitter, capped at 30 s;
@@ -613,6 +645,7 @@ impl RetryPolicy {
 #[must_use]
 pub struct Builder {
     cost_model: Option<CostModel>,
+    endpoint_costs: CostTable,
     strategy: Strategy,
     max_attempts: u32,
     backoff: bayesretry_backoff::Config,
@@ -637,6 +670,7 @@ impl fmt::Debug for Builder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Builder")
             .field("cost_model", &self.cost_model)
+            .field("endpoint_costs", &self.endpoint_costs)
             .field("strategy", &self.strategy)
             .field("max_attempts", &self.max_attempts)
             .field("backoff", &self.backoff)
@@ -665,6 +699,7 @@ impl Builder {
     pub fn new() -> Builder {
         Builder {
             cost_model: None,
+            endpoint_costs: CostTable::new(),
             strategy: Strategy::Greedy,
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             backoff: bayesretry_backoff::Config::new(),
@@ -697,6 +732,54 @@ impl Builder {
     /// What a success is worth and what an attempt costs.
     pub fn with_cost_model(mut self, cost_model: CostModel) -> Builder {
         self.cost_model = Some(cost_model);
+        self
+    }
+
+    /// What a success is worth and what an attempt costs at `endpoint`, in
+    /// place of [`with_cost_model`](Builder::with_cost_model)'s there. Set
+    /// once per endpoint priced apart; the last one set for a name holds.
+    ///
+    /// Dependencies are not worth the same: a large model's answer is worth
+    /// more, and an attempt at it costs more, than a cache's or an embedding's.
+    /// Priced apart, each endpoint is retried as far as its own odds pay at
+    /// its own price, `p · value − cost > 0`, and its breaker, unless one is
+    /// set with [`with_breaker`](Builder::with_breaker), is
+    /// [`default_breaker`] for its price: it opens below its own break-even
+    /// rate and paces its probes by its own value. One call can be priced
+    /// apart too ([`Call::with_cost_model`](crate::Call::with_cost_model)).
+    /// A classic policy prices nothing, and ignores it. The name is matched
+    /// whole, as the policy's calls name the endpoint.
+    ///
+    /// ```
+    /// # use bayesretry_cost::CostModel;
+    /// # use bayesretry_policy::{HttpStatus, ManualClock, RetryError, RetryPolicy, VirtualSleeper};
+    /// let policy = RetryPolicy::builder()
+    ///     .with_virtual_time(VirtualSleeper::new(ManualClock::new(0)))
+    ///     // the chat model's answer is worth 50 attempts; a search hint, 1.5
+    ///     .with_endpoint_cost("chat", CostModel::new(50.0, 1.0).unwrap())
+    ///     .with_endpoint_cost("search-hint", CostModel::new(1.5, 1.0).unwrap())
+    ///     .build()?;
+    /// let mut attempts = [0, 0];
+    /// for (i, endpoint) in ["chat", "search-hint"].into_iter().enumerate() {
+    ///     let out: Result<(), RetryError<HttpStatus>> =
+    ///         policy.run_blocking(endpoint, |_| { attempts[i] += 1; Err(HttpStatus(503)) });
+    ///     assert!(out.is_err());
+    /// }
+    /// // a 503 never seen before has even odds: worth retrying for the chat
+    /// // model, not for a hint worth one and a half attempts
+    /// assert!(attempts[0] > 1);
+    /// assert_eq!(attempts[1], 1);
+    /// assert_eq!(policy.cost_model("chat").success_value(), 50.0);
+    /// // any other endpoint: the policy's model, 10 and 1 by default
+    /// assert_eq!(policy.cost_model("other").success_value(), 10.0);
+    /// # Ok::<(), bayesretry_policy::Error>(())
+    /// ```
+    pub fn with_endpoint_cost(
+        mut self,
+        endpoint: impl Into<String>,
+        cost_model: CostModel,
+    ) -> Builder {
+        self.endpoint_costs.insert(endpoint, cost_model);
         self
     }
 
@@ -1138,7 +1221,14 @@ impl Builder {
         let endpoints = match self.breaker_config(&cost_model) {
             Some(config) => {
                 let template = config.build().map_err(Error::Breaker)?;
-                Some(Endpoints::new(template, fresh_seed()))
+                let mut priced = std::collections::HashMap::new();
+                if matches!(self.breaker, BreakerChoice::Default) && self.learning {
+                    for (endpoint, model) in self.endpoint_costs.iter() {
+                        let breaker = default_breaker(&model).build().map_err(Error::Breaker)?;
+                        priced.insert(Box::<str>::from(endpoint), breaker);
+                    }
+                }
+                Some(Endpoints::new(template, fresh_seed()).with_priced(priced))
             }
             None => None,
         };
@@ -1148,6 +1238,9 @@ impl Builder {
         } else {
             Strategy::Greedy
         };
+        // a classic policy prices nothing: its engine decides on the count
+        let endpoint_costs = (self.learning && !self.endpoint_costs.is_empty())
+            .then(|| Box::new(self.endpoint_costs));
         let engine = bayesretry_decision::Config::new(cost_model)
             .with_strategy(strategy)
             .with_max_attempts(self.max_attempts)
@@ -1167,6 +1260,7 @@ impl Builder {
             inner: Arc::new(Inner {
                 plain,
                 engine,
+                endpoint_costs,
                 store,
                 learning: self.learning,
                 max_attempts: self.max_attempts,
