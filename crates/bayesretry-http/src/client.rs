@@ -6,6 +6,7 @@ use alloc::sync::Arc;
 use core::fmt;
 use core::time::Duration;
 
+use bayesretry_cost::CostModel;
 use bayesretry_policy::{CancelToken, RetryPolicy};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Version};
 use reqwest::{Body, IntoUrl, Response};
@@ -345,6 +346,7 @@ impl fmt::Debug for RequestBuilder {
             .field("endpoint", &self.endpoint)
             .field("cancel", &self.per_call.cancel)
             .field("max_elapsed", &self.per_call.max_elapsed)
+            .field("cost_model", &self.per_call.cost_model)
             .finish_non_exhaustive()
     }
 }
@@ -506,6 +508,19 @@ impl RequestBuilder {
         self
     }
 
+    /// Prices this call's retries with its own success value and attempt
+    /// cost, over the odds its endpoint has taught the policy: an answer a
+    /// user waits for against a prefetch's, at the same endpoint. See
+    /// [`Call::with_cost_model`](bayesretry_policy::Call::with_cost_model);
+    /// an endpoint is priced apart with
+    /// [`Builder::with_endpoint_cost`](bayesretry_policy::Builder::with_endpoint_cost).
+    /// A request whose body is a stream is sent once, and this does not
+    /// price it.
+    pub fn with_cost_model(mut self, cost_model: CostModel) -> RequestBuilder {
+        self.per_call.cost_model = Some(cost_model);
+        self
+    }
+
     /// A copy of the builder, unless its body is a stream.
     pub fn try_clone(&self) -> Option<RequestBuilder> {
         Some(RequestBuilder {
@@ -522,7 +537,8 @@ impl RequestBuilder {
     /// ([`idempotent`](RequestBuilder::idempotent),
     /// [`endpoint`](RequestBuilder::endpoint),
     /// [`with_cancel`](RequestBuilder::with_cancel),
-    /// [`with_max_elapsed`](RequestBuilder::with_max_elapsed)) stay with it,
+    /// [`with_max_elapsed`](RequestBuilder::with_max_elapsed),
+    /// [`with_cost_model`](RequestBuilder::with_cost_model)) stay with it,
     /// so it is sent as [`send`](RequestBuilder::send) would send it; reqwest's
     /// request is [`Request::inner`] (or [`into_inner`](Request::into_inner),
     /// which leaves them behind).

@@ -9,6 +9,7 @@ use core::task::Poll;
 use core::time::Duration;
 use std::sync::{Mutex, PoisonError};
 
+use bayesretry_cost::CostModel;
 use bayesretry_policy::{
     Call, CancelToken, Classification, ErrorClass, Reason, RetryErrorKind, RetryPolicy,
     classify_status,
@@ -340,23 +341,27 @@ fn is_failure(status: StatusCode) -> bool {
     status.as_u16() >= 400
 }
 
-/// What a caller set for one call beside the policy: a cancellation token and
-/// a time limit of its own.
+/// What a caller set for one call beside the policy: a cancellation token, a
+/// time limit and a price of its own.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PerCall {
     /// Ends the call when cancelled.
     pub(crate) cancel: Option<CancelToken>,
     /// The call's own deadline ([`Call::with_max_elapsed`]).
     pub(crate) max_elapsed: Option<Duration>,
+    /// The call's own price ([`Call::with_cost_model`]).
+    pub(crate) cost_model: Option<CostModel>,
 }
 
 impl PerCall {
-    /// What a request's extensions carry: a [`CancelToken`] and a
-    /// [`MaxElapsed`] (behind the layer and the middleware).
+    /// What a request's extensions carry: a [`CancelToken`], a
+    /// [`MaxElapsed`] and a [`CostModel`] (behind the layer and the
+    /// middleware).
     pub(crate) fn from_extensions(extensions: &Extensions) -> PerCall {
         PerCall {
             cancel: extensions.get::<CancelToken>().cloned(),
             max_elapsed: extensions.get::<MaxElapsed>().map(|limit| limit.0),
+            cost_model: extensions.get::<CostModel>().copied(),
         }
     }
 
@@ -367,6 +372,9 @@ impl PerCall {
         }
         if let Some(limit) = self.max_elapsed {
             call = call.with_max_elapsed(limit);
+        }
+        if let Some(cost_model) = self.cost_model {
+            call = call.with_cost_model(cost_model);
         }
         call
     }

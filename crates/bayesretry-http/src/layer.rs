@@ -63,9 +63,12 @@ impl<E> ClassifyError<E> for Unclassified {
 /// extensions ends the call when cancelled,
 /// with [`Error::Cancelled`], as
 /// [`RequestBuilder::with_cancel`](crate::RequestBuilder::with_cancel) does,
-/// and a [`MaxElapsed`](crate::MaxElapsed) there gives the call a time limit
+/// a [`MaxElapsed`](crate::MaxElapsed) there gives the call a time limit
 /// of its own, as
 /// [`RequestBuilder::with_max_elapsed`](crate::RequestBuilder::with_max_elapsed)
+/// does, and a [`CostModel`](bayesretry_cost::CostModel) there prices its
+/// retries, as
+/// [`RequestBuilder::with_cost_model`](crate::RequestBuilder::with_cost_model)
 /// does.
 ///
 /// The request body must be `Clone` (`String`, `Bytes`, `Full<Bytes>` …): each

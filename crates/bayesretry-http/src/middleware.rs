@@ -24,9 +24,12 @@ use crate::exchange::{OnlyRefusals, PerCall, exchange, once};
 /// (`.with_extension(token)`) ends the call
 /// when cancelled, with [`Error::Cancelled`], as
 /// [`RequestBuilder::with_cancel`](crate::RequestBuilder::with_cancel) does,
-/// and a [`MaxElapsed`](crate::MaxElapsed) there gives the call a time limit
+/// a [`MaxElapsed`](crate::MaxElapsed) there gives the call a time limit
 /// of its own, as
 /// [`RequestBuilder::with_max_elapsed`](crate::RequestBuilder::with_max_elapsed)
+/// does, and a [`CostModel`](bayesretry_cost::CostModel) there prices its
+/// retries, as
+/// [`RequestBuilder::with_cost_model`](crate::RequestBuilder::with_cost_model)
 /// does.
 ///
 /// Each attempt runs the rest of the chain with a copy of the extensions as

@@ -4,6 +4,7 @@
 use core::fmt;
 use core::time::Duration;
 
+use bayesretry_cost::CostModel;
 use bayesretry_policy::CancelToken;
 use http::{HeaderMap, Method, Version};
 use reqwest::Body;
@@ -122,6 +123,15 @@ impl Request {
         self
     }
 
+    /// Prices this call's retries, as
+    /// [`RequestBuilder::with_cost_model`](crate::RequestBuilder::with_cost_model)
+    /// does.
+    #[must_use]
+    pub fn with_cost_model(mut self, cost_model: CostModel) -> Request {
+        self.per_call.cost_model = Some(cost_model);
+        self
+    }
+
     /// Whether the request was said to be safe to send twice.
     pub fn is_idempotent(&self) -> bool {
         self.idempotent
@@ -143,6 +153,12 @@ impl Request {
     /// ([`with_max_elapsed`](Request::with_max_elapsed)).
     pub fn max_elapsed(&self) -> Option<Duration> {
         self.per_call.max_elapsed
+    }
+
+    /// The request's own price, if it was given one
+    /// ([`with_cost_model`](Request::with_cost_model)).
+    pub fn cost_model(&self) -> Option<CostModel> {
+        self.per_call.cost_model
     }
 
     /// The method.
@@ -262,6 +278,7 @@ impl fmt::Debug for Request {
             .field("endpoint", &self.endpoint)
             .field("cancel", &self.per_call.cancel)
             .field("max_elapsed", &self.per_call.max_elapsed)
+            .field("cost_model", &self.per_call.cost_model)
             .finish_non_exhaustive()
     }
 }
