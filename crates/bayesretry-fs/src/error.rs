@@ -71,6 +71,19 @@ pub enum Error {
         /// The newest version this release reads.
         supported: u32,
     },
+    /// The file is longer than the store reads
+    /// ([`FileStore::with_max_file_bytes`](crate::FileStore::with_max_file_bytes)),
+    /// and was not read: a snapshot that large is unlikely, so the path most
+    /// likely names another file (a log, a disk image). No save replaces it.
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its length in bytes (if it grew while it was read, at least the
+        /// bytes read, one more than the limit).
+        size: u64,
+        /// The most bytes the store reads.
+        limit: u64,
+    },
     /// An I/O operation on a file or directory failed.
     Io {
         /// What was being done ("read", "lock", "rename the new snapshot over", ...).
@@ -156,6 +169,7 @@ impl Error {
             | Error::NotJson { path, .. }
             | Error::Schema { path, .. }
             | Error::FutureVersion { path, .. }
+            | Error::TooLarge { path, .. }
             | Error::WriterBehind { path, .. }
             | Error::TooManyLinks { path, .. }
             | Error::LockTimeout { path, .. }
@@ -216,6 +230,13 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "snapshot file {} has format version {found}, newer than {supported}, the newest this release reads",
+                path.display()
+            ),
+            Error::TooLarge { path, size, limit } => write!(
+                f,
+                "snapshot file {} is {size} bytes, more than the {limit} bytes a store reads, \
+                 and was not read: is the path right? (FileStore::with_max_file_bytes raises \
+                 the limit)",
                 path.display()
             ),
             Error::Io { op, path, .. } => write!(f, "cannot {op} {}", path.display()),

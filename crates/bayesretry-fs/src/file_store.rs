@@ -144,6 +144,8 @@ pub struct FileStore {
     known_good: Mutex<Option<FileId>>,
     /// How long a save waits for the lock; `None`: as long as it takes.
     lock_timeout: Option<Duration>,
+    /// The longest file read, in bytes.
+    max_file_bytes: u64,
 }
 
 impl FileStore {
@@ -209,7 +211,54 @@ impl FileStore {
             path,
             known_good: Mutex::new(None),
             lock_timeout: Some(DEFAULT_LOCK_TIMEOUT),
+            max_file_bytes: FileStore::DEFAULT_MAX_FILE_BYTES,
         })
+    }
+
+    /// The longest snapshot file (or backup) a store reads unless told
+    /// otherwise: 256 MiB.
+    ///
+    /// A snapshot holds one entry per context and writer, of about 180 bytes
+    /// for a short endpoint name and under 500 for one of 256 bytes, the
+    /// longest a store keeps by default, with every number at its widest. The
+    /// 100 000 contexts a store holds by default weigh under 50 MiB per
+    /// writer, so the default leaves room for five writers' entries for every
+    /// context at the longest names, and many more at the usual ones: a file
+    /// past it is most likely not a snapshot at all (a log, a disk image the
+    /// path was pointed at by mistake), which reading whole would cost as much
+    /// memory as it is long. A store that shares a file among more writers
+    /// than that raises the limit with
+    /// [`with_max_file_bytes`](FileStore::with_max_file_bytes).
+    pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+
+    /// The store, reading snapshot files of at most `bytes` bytes
+    /// ([`DEFAULT_MAX_FILE_BYTES`](FileStore::DEFAULT_MAX_FILE_BYTES) unless
+    /// set). A longer file, or backup, is refused with [`Error::TooLarge`]
+    /// before it is read; one that grows past the limit while it is read is
+    /// refused once the read has gone one byte past it, so a read never holds
+    /// more than `bytes + 1` bytes of the file. No save replaces a file over
+    /// the limit (see [`save`](FileStore::save)).
+    ///
+    /// ```
+    /// use bayesretry_fs::{Error, FileStore};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("evidence.json");
+    /// std::fs::write(&path, "{\"version\":1,\"taken_at_ms\":0,\"entries\":[]}\n")?;
+    /// let file = FileStore::open(&path)?.with_max_file_bytes(16);
+    /// assert_eq!(file.max_file_bytes(), 16);
+    /// assert!(matches!(file.load(), Err(Error::TooLarge { size: 43, limit: 16, .. })));
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub const fn with_max_file_bytes(mut self, bytes: u64) -> FileStore {
+        self.max_file_bytes = bytes;
+        self
+    }
+
+    /// The longest snapshot file the store reads, in bytes.
+    pub const fn max_file_bytes(&self) -> u64 {
+        self.max_file_bytes
     }
 
     /// The store, with saves that wait up to `timeout` for a lock another
@@ -295,12 +344,14 @@ impl FileStore {
     /// [`Error::Missing`] if nothing was saved yet; [`Error::Empty`],
     /// [`Error::Truncated`], [`Error::NotJson`], [`Error::Schema`] or
     /// [`Error::FutureVersion`] if the file is bad, naming it and what is wrong;
+    /// [`Error::TooLarge`] if it is longer than the
+    /// [`max_file_bytes`](FileStore::max_file_bytes), unread;
     /// [`Error::Io`] if it cannot be read; [`Error::TooManyLinks`] if the
     /// path is a loop of symbolic links. Never an empty snapshot in place of
     /// a bad file.
     pub fn load(&self) -> Result<Snapshot, Error> {
         let target = Target::resolve(&self.path)?;
-        let loaded = read_file(&target.file)?;
+        let loaded = read_file(&target.file, self.max_file_bytes)?;
         self.remember(loaded.id);
         Ok(loaded.snapshot)
     }
@@ -312,7 +363,7 @@ impl FileStore {
     /// As [`load`](FileStore::load), about the backup.
     pub fn load_backup(&self) -> Result<Snapshot, Error> {
         let target = Target::resolve(&self.path)?;
-        read_file(&target.backup).map(|loaded| loaded.snapshot)
+        read_file(&target.backup, self.max_file_bytes).map(|loaded| loaded.snapshot)
     }
 
     /// The snapshot in the file or, if the file cannot be read, in the backup,
@@ -344,7 +395,11 @@ impl FileStore {
     ///
     /// [`Error::FutureVersion`] (and nothing written) if the file holds a
     /// snapshot of a newer format, which a save by an older release must not
-    /// destroy; [`Error::Io`] (and nothing written) if the file exists but
+    /// destroy; [`Error::TooLarge`] (and nothing written) if the file is
+    /// longer than the [`max_file_bytes`](FileStore::max_file_bytes): it is
+    /// not read, so it cannot be told a snapshot, and a file that large is
+    /// more likely something else, which a save must not replace;
+    /// [`Error::Io`] (and nothing written) if the file exists but
     /// cannot be read, so it could not be kept as the backup; [`Error::Io`] if
     /// a step fails, in which case the file and its
     /// backup are as they were or hold complete snapshots;
@@ -391,8 +446,9 @@ impl FileStore {
     /// snapshot's for some context: the store reuses a writer id without
     /// having loaded the file, and the merge would drop its evidence.
     /// [`Error::FutureVersion`] if the file is of a newer format,
-    /// [`Error::Io`] if it exists but cannot be read (it is not known to be
-    /// bad), and [`Error::Unrecoverable`] if neither the file nor the backup
+    /// [`Error::Io`] if it exists but cannot be read and [`Error::TooLarge`]
+    /// if it is longer than the [`max_file_bytes`](FileStore::max_file_bytes)
+    /// (it is not known to be bad), and [`Error::Unrecoverable`] if neither the file nor the backup
     /// can be read: in these cases nothing is written, since writing would
     /// lose evidence. [`Error::Io`], [`Error::TooManyLinks`] and
     /// [`Error::LockTimeout`] as for [`save`](FileStore::save).
@@ -409,7 +465,7 @@ impl FileStore {
         // is replaced by the backup's merge.
         if matches!(
             origin.primary_error,
-            Some(Error::FutureVersion { .. } | Error::Io { .. })
+            Some(Error::FutureVersion { .. } | Error::Io { .. } | Error::TooLarge { .. })
         ) {
             if let Some(error) = origin.primary_error.take() {
                 return Err(error);
@@ -440,7 +496,7 @@ impl FileStore {
     /// The snapshot in the file, else in the backup, else (both missing) an
     /// empty one, with where it came from.
     fn read_with_fallback(&self, target: &Target) -> Result<(Snapshot, Origin), Error> {
-        let primary_error = match read_file(&target.file) {
+        let primary_error = match read_file(&target.file, self.max_file_bytes) {
             Ok(loaded) => {
                 self.remember(loaded.id);
                 let origin = Origin {
@@ -453,7 +509,7 @@ impl FileStore {
             }
             Err(error) => error,
         };
-        match read_file(&target.backup) {
+        match read_file(&target.backup, self.max_file_bytes) {
             Ok(loaded) => Ok((
                 loaded.snapshot,
                 Origin {
@@ -486,8 +542,9 @@ impl FileStore {
     /// # Errors
     ///
     /// [`Error::FutureVersion`]: the file must not be overwritten.
-    /// [`Error::Io`]: the file cannot be read, so whether it is good is not
-    /// known, and replacing it without keeping it could lose it.
+    /// [`Error::Io`] or [`Error::TooLarge`]: the file cannot be read, so
+    /// whether it is good is not known, and replacing it without keeping it
+    /// could lose it.
     fn primary_is_good(&self, target: &Target) -> Result<bool, Error> {
         let metadata = match fs::metadata(&target.file) {
             Ok(metadata) => metadata,
@@ -497,12 +554,14 @@ impl FileStore {
         if Some(FileId::of(&metadata)) == self.known() {
             return Ok(true);
         }
-        match read_file(&target.file) {
+        match read_file(&target.file, self.max_file_bytes) {
             Ok(loaded) => {
                 self.remember(loaded.id);
                 Ok(true)
             }
-            Err(error @ (Error::FutureVersion { .. } | Error::Io { .. })) => Err(error),
+            Err(
+                error @ (Error::FutureVersion { .. } | Error::Io { .. } | Error::TooLarge { .. }),
+            ) => Err(error),
             Err(_) => Ok(false),
         }
     }

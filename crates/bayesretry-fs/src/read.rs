@@ -28,29 +28,56 @@ pub(crate) struct Loaded {
     pub(crate) id: FileId,
 }
 
-/// Reads and checks the snapshot at `path`.
-pub(crate) fn read_file(path: &Path) -> Result<Loaded, Error> {
-    let (mut file, metadata) = open_regular(path)?;
-    // The length is only a hint, and a file's to claim: a sparse file of
-    // terabytes would make `Vec::with_capacity` abort the process. A failed
-    // reservation is an error like any failed read.
-    let capacity = usize::try_from(metadata.len()).unwrap_or(usize::MAX);
-    let mut bytes = Vec::new();
-    bytes.try_reserve_exact(capacity).map_err(|e| {
-        Error::io(
-            "read",
-            path,
-            io::Error::new(io::ErrorKind::OutOfMemory, e.to_string()),
-        )
-    })?;
-    file.read_to_end(&mut bytes)
-        .map_err(|e| Error::io("read", path, e))?;
+/// Reads and checks the snapshot at `path`, refusing a file of more than
+/// `limit` bytes ([`Error::TooLarge`]) before reading it.
+///
+/// The length the file has when it is opened is checked first, so that a
+/// huge file (a log, a disk image) is refused without a byte of it read.
+/// The read itself stops one byte past `limit`, so a file that grows after
+/// that check (a log still written to) is refused as well, with at most
+/// `limit + 1` bytes in memory.
+pub(crate) fn read_file(path: &Path, limit: u64) -> Result<Loaded, Error> {
+    let (file, metadata) = open_regular(path)?;
+    let too_large = |size: u64| Error::TooLarge {
+        path: path.into(),
+        size,
+        limit,
+    };
+    if metadata.is_file() && metadata.len() > limit {
+        return Err(too_large(metadata.len()));
+    }
+    let Some(bytes) =
+        read_at_most(&file, metadata.len(), limit).map_err(|e| Error::io("read", path, e))?
+    else {
+        // grown since it was opened: its length now, or at least what was read
+        let now = file.metadata().map_or(0, |m| m.len());
+        return Err(too_large(now.max(limit.saturating_add(1))));
+    };
     let (snapshot, migrated_from) = parse(path, &bytes)?;
     Ok(Loaded {
         snapshot,
         migrated_from,
         id: FileId::of(&metadata),
     })
+}
+
+/// All of `reader`, if it ends within `limit` bytes; `None` once it has gone
+/// one byte past, so that at most `limit + 1` bytes are ever held. `hint` is
+/// the length the reader is expected to have, reserved up front (up to
+/// `limit`).
+fn read_at_most(reader: impl Read, hint: u64, limit: u64) -> io::Result<Option<Vec<u8>>> {
+    // The hint is only a hint, and a file's to claim: a failed reservation
+    // is an error like any failed read.
+    let capacity = usize::try_from(hint.min(limit)).unwrap_or(usize::MAX);
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(capacity)
+        .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e.to_string()))?;
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+    Ok((read <= limit).then_some(bytes))
 }
 
 /// Opens the file at `path` to read it, with its metadata, refusing a
@@ -348,6 +375,22 @@ mod tests {
         }
         let _ = worker.join();
         refused
+    }
+
+    // A file that grows after its length was checked is read no further
+    // than one byte past the limit: an endless reader stands for it.
+    #[test]
+    fn a_read_stops_one_byte_past_the_limit_whatever_the_length_claimed() {
+        let read = |bytes: &[u8], hint, limit| {
+            read_at_most(bytes, hint, limit).unwrap_or_else(|e| panic!("{e}"))
+        };
+        let ten = [b'{'; 10];
+        assert_eq!(read(&ten, 10, 10).map(|b| b.len()), Some(10));
+        assert_eq!(read(&ten, 0, 10).map(|b| b.len()), Some(10));
+        assert_eq!(read(&ten, 4, 9), None);
+        assert_eq!(read(&[], u64::MAX, 0).map(|b| b.len()), Some(0));
+        let endless = io::repeat(b' ');
+        assert_eq!(read_at_most(endless, 0, 1 << 16).ok(), Some(None));
     }
 
     // The path check before the open is not what refuses: a FIFO or a
