@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 use bayesretry_breaker::{Breaker, SharedBreaker, State};
-use bayesretry_store::same_name;
+use bayesretry_store::{clip_name, same_name};
 
 use crate::call::Call;
 use crate::classify::{Classification, Classify};
@@ -112,6 +112,15 @@ impl EndpointState {
 /// name always finds the same state. An overflow name finds the same state
 /// until its entry is let go, then a fresh one. No name ever finds another
 /// name's state.
+///
+/// # Names as the store keeps them
+///
+/// Every name is first cut as the policy's store cuts it, to its first
+/// `max_endpoint_bytes` at a character boundary
+/// ([`clip_name`](bayesretry_store::clip_name)): names the store holds as one
+/// endpoint (a URL whose query string runs past the limit, say) share one
+/// state here too, one breaker and one server's hold, and no entry holds more
+/// than that many bytes of name, however long the names callers pass.
 pub(crate) struct Endpoints {
     template: Breaker,
     /// The breakers of endpoints priced apart from the policy
@@ -119,6 +128,8 @@ pub(crate) struct Endpoints {
     /// made from their own cost models: a new state of one of them starts
     /// from its own, every other endpoint's from `template`.
     priced: HashMap<Box<str>, Breaker>,
+    /// The store's `max_endpoint_bytes`: the longest name kept.
+    max_name_bytes: usize,
     hasher: foldhash::fast::FixedState,
     front: Box<[OnceLock<Arc<EndpointState>>]>,
     overflow: Mutex<HashMap<Box<str>, Arc<EndpointState>>>,
@@ -150,10 +161,11 @@ impl Deref for Resolved<'_> {
 }
 
 impl Endpoints {
-    pub(crate) fn new(template: Breaker, seed: u64) -> Endpoints {
+    pub(crate) fn new(template: Breaker, seed: u64, max_name_bytes: usize) -> Endpoints {
         Endpoints {
             template,
             priced: HashMap::new(),
+            max_name_bytes,
             hasher: foldhash::fast::FixedState::with_seed(seed),
             front: (0..FRONT_SLOTS).map(|_| OnceLock::new()).collect(),
             overflow: Mutex::new(HashMap::new()),
@@ -161,14 +173,25 @@ impl Endpoints {
     }
 
     /// These endpoints' breakers start from their own settings.
+    /// Their names are cut as every name is ([`key`](Endpoints::key)).
     pub(crate) fn with_priced(mut self, priced: HashMap<Box<str>, Breaker>) -> Endpoints {
-        self.priced = priced;
+        self.priced = priced
+            .into_iter()
+            .map(|(name, breaker)| (Box::from(self.key(&name)), breaker))
+            .collect();
         self
     }
 
-    /// The breaker a new state of `name` starts from.
+    /// The breaker a new state of `name` (a name cut already) starts from.
     fn template(&self, name: &str) -> Breaker {
         self.priced.get(name).copied().unwrap_or(self.template)
+    }
+
+    /// `name` as the store keeps it: cut to its first `max_name_bytes`, at a
+    /// character boundary.
+    #[inline(always)]
+    pub(crate) fn key<'n>(&self, name: &'n str) -> &'n str {
+        clip_name(name, self.max_name_bytes)
     }
 
     #[inline]
@@ -186,6 +209,7 @@ impl Endpoints {
     /// overflow tier is out of line.
     #[inline(always)]
     pub(crate) fn resolve(&self, name: &str) -> Resolved<'_> {
+        let name = self.key(name);
         if let Some(slot) = self.slot(name) {
             let state =
                 slot.get_or_init(|| Arc::new(EndpointState::new(name, self.template(name))));
@@ -198,6 +222,7 @@ impl Endpoints {
 
     /// Where the state of `name` lives, made if need be: for a handle.
     pub(crate) fn site(&self, name: &str) -> Site {
+        let name = self.key(name);
         if let Some(slot) = self.slot(name) {
             let state =
                 slot.get_or_init(|| Arc::new(EndpointState::new(name, self.template(name))));
@@ -229,6 +254,7 @@ impl Endpoints {
 
     /// The breaker state of `name`, if the policy has state for it; makes none.
     pub(crate) fn peek(&self, name: &str) -> Option<State> {
+        let name = self.key(name);
         if let Some(state) = self.slot(name).and_then(OnceLock::get) {
             if same_name(&state.name, name) {
                 return Some(state.breaker.state());
@@ -271,6 +297,23 @@ impl Endpoints {
 /// `policy.run(name, ..)`; it only skips finding the endpoint's breaker by its
 /// name. Keep one per endpoint a hot path calls. Cheap to clone, `Send + Sync`.
 ///
+/// # Long names
+///
+/// An endpoint is known by the first bytes of its name, as many as the
+/// policy's store keeps (`max_endpoint_bytes`,
+/// [`StoreConfig::with_max_endpoint_bytes`](bayesretry_store::StoreConfig::with_max_endpoint_bytes),
+/// 256 by default), cut at a character boundary
+/// ([`clip_name`](bayesretry_store::clip_name)). Names that differ only past
+/// that are one endpoint for everything the policy keeps — its beliefs, the
+/// breaker, a server's hold, a shared breaker — so no part of the policy
+/// treats as two what another treats as one, and the policy holds at most
+/// that many bytes of each name, however long the names it is given. Name an
+/// endpoint by what fails together (a host, a route), not by a whole URL with
+/// its query string: two URLs alike in their first 256 bytes share a
+/// breaker, and a name made of request parameters gives each request an
+/// endpoint of its own, whose evidence and breaker learn nothing from the
+/// others'.
+///
 /// ```
 /// use bayesretry_policy::{HttpStatus, ManualClock, RetryPolicy, VirtualSleeper};
 ///
@@ -311,7 +354,9 @@ impl Endpoint {
         }
     }
 
-    /// The endpoint's name.
+    /// The endpoint's name, as given to [`RetryPolicy::endpoint`]: whole, even
+    /// when the policy knows the endpoint by its first bytes only (see
+    /// [long names](Endpoint#long-names)).
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -378,7 +423,7 @@ mod tests {
 
     fn table() -> Endpoints {
         let template = bayesretry_breaker::Config::new().build().unwrap();
-        Endpoints::new(template, 7)
+        Endpoints::new(template, 7, 256)
     }
 
     fn names(count: usize) -> Vec<String> {
@@ -403,6 +448,30 @@ mod tests {
             assert_eq!(&*table.resolve(name).name, name.as_str());
         }
         assert!(table.peek("never called").is_none());
+    }
+
+    #[test]
+    fn no_entry_holds_more_of_a_name_than_the_store_keeps() {
+        let table = table();
+        let tail = "q".repeat(10_000);
+        let names: Vec<String> = (0..FRONT_SLOTS + 600)
+            .map(|i| format!("{i:0>8}{tail}"))
+            .collect();
+        for name in &names {
+            let state = table.resolve(name);
+            assert_eq!(state.name(), &name[..256]);
+        }
+        let overflow = table.lock();
+        assert!(!overflow.is_empty(), "no name reached the overflow map");
+        assert!(overflow.keys().all(|key| key.len() == 256));
+        assert!(overflow.values().all(|state| state.name().len() == 256));
+        assert!(
+            table
+                .front
+                .iter()
+                .filter_map(|slot| slot.get())
+                .all(|state| state.name().len() == 256)
+        );
     }
 
     #[test]

@@ -479,6 +479,11 @@ impl RetryPolicy {
     /// [`run_blocking`](Endpoint::run_blocking), with the endpoint's state (its
     /// breaker) found once, when the handle is made, instead of by name on every
     /// call. For a hot path that calls one endpoint again and again.
+    ///
+    /// Here as in every call by name, an endpoint is known by the first bytes
+    /// of its name that the store keeps (256 by default), cut at a character
+    /// boundary: names alike that far are one endpoint, with one breaker (see
+    /// [long names](Endpoint#long-names)).
     pub fn endpoint(&self, endpoint: &str) -> Endpoint {
         Endpoint::new(self.clone(), endpoint)
     }
@@ -513,11 +518,16 @@ impl RetryPolicy {
     pub fn should_retry(&self, ctx: &Context<'_>) -> Decision {
         let inner = &self.inner;
         let now_ms = inner.now_ms();
+        // the shared breaker knows the endpoint by the name the table keeps
+        let name = inner
+            .endpoints
+            .as_ref()
+            .map_or(ctx.endpoint(), |table| table.key(ctx.endpoint()));
         let open = inner.breaker_open(ctx.endpoint()).is_some()
             || inner
                 .shared
                 .as_ref()
-                .is_some_and(|shared| shared.open_until(ctx.endpoint(), now_ms).is_some());
+                .is_some_and(|shared| shared.open_until(name, now_ms).is_some());
         let situation = Situation::new().with_breaker_open(open);
         inner.decide(ctx, &situation, now_ms)
     }
@@ -556,7 +566,9 @@ impl RetryPolicy {
     }
 
     /// The breaker state of `endpoint`, if the breaker is on and the endpoint
-    /// has been called (or has a [handle](RetryPolicy::endpoint)).
+    /// has been called (or has a [handle](RetryPolicy::endpoint)): of every
+    /// name alike in the bytes the store keeps (see
+    /// [long names](Endpoint#long-names)).
     pub fn breaker_state(&self, endpoint: &str) -> Option<State> {
         self.inner.endpoints.as_ref()?.peek(endpoint)
     }
@@ -1228,7 +1240,10 @@ impl Builder {
                         priced.insert(Box::<str>::from(endpoint), breaker);
                     }
                 }
-                Some(Endpoints::new(template, fresh_seed()).with_priced(priced))
+                Some(
+                    Endpoints::new(template, fresh_seed(), self.store.max_endpoint_bytes())
+                        .with_priced(priced),
+                )
             }
             None => None,
         };

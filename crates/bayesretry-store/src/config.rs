@@ -158,8 +158,10 @@ impl StoreConfig {
     }
 
     /// The longest endpoint name kept, in bytes, at least 1. A longer name is
-    /// cut (at a character boundary) to this length before it is looked up, so
-    /// names that differ only beyond it share a context.
+    /// cut (at a character boundary: [`clip_name`](crate::clip_name)) to this
+    /// length before it is looked up, so names that differ only beyond it
+    /// share a context. A policy built on the store cuts the names of its
+    /// breakers' endpoints alike.
     pub const fn with_max_endpoint_bytes(self, max_endpoint_bytes: usize) -> StoreConfig {
         StoreConfig {
             max_endpoint_bytes,

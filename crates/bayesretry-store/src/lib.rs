@@ -34,7 +34,7 @@ pub use error_class::ErrorClass;
 pub use hierarchy::borrowed_evidence;
 #[cfg(feature = "std")]
 pub use memory::MemoryStore;
-pub use name::same_name;
+pub use name::{clip_name, same_name};
 pub use posterior_store::PosteriorStore;
 #[cfg(feature = "serde")]
 pub use snapshot::{Snapshot, SnapshotEntry};

@@ -17,6 +17,34 @@ pub fn same_name(a: &str, b: &str) -> bool {
     same_bytes(a.as_bytes(), b.as_bytes())
 }
 
+/// `name` as a store keeps it: its first `max_bytes` bytes, cut back to the
+/// character boundary at or before that (whole characters only, never
+/// replaced or hashed), or the whole name if it is no longer. Names that
+/// differ only past the cut are one endpoint to the store
+/// ([`StoreConfig::with_max_endpoint_bytes`](crate::StoreConfig::with_max_endpoint_bytes)),
+/// and to the policy's table of breakers, which cuts with this.
+///
+/// ```
+/// use bayesretry_store::clip_name;
+///
+/// assert_eq!(clip_name("api.example.com", 8), "api.exam");
+/// assert_eq!(clip_name("api", 8), "api");
+/// // the ninth byte is inside `é`: the cut falls before it
+/// assert_eq!(clip_name("api.exampé", 10), "api.examp");
+/// ```
+#[inline]
+pub fn clip_name(name: &str, max_bytes: usize) -> &str {
+    if name.len() <= max_bytes {
+        return name;
+    }
+    // a boundary is at most three bytes back, and 0 is one: the loop ends
+    let mut end = max_bytes;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    name.get(..end).unwrap_or("")
+}
+
 /// `a == b`, compared sixteen bytes at a time in line (the last block
 /// overlapping the one before): endpoint names are a few dozen bytes, too
 /// short for a call to `memcmp` to pay.

@@ -22,6 +22,7 @@ use crate::class::ClassRef;
 use crate::config::StoreConfig;
 use crate::context::Context;
 use crate::hash::hash_bytes;
+use crate::name::clip_name;
 use crate::posterior_store::PosteriorStore;
 use crate::writer::WriterId;
 
@@ -245,7 +246,7 @@ impl MemoryStore {
 
     #[inline(always)]
     fn key<'a>(&self, ctx: &Context<'a>) -> Key<'a> {
-        let endpoint = clip(ctx.endpoint(), self.max_endpoint_bytes);
+        let endpoint = clip_name(ctx.endpoint(), self.max_endpoint_bytes);
         Key::new(
             self.params.seed,
             endpoint,
@@ -264,7 +265,7 @@ impl MemoryStore {
     /// if it remembers one: a guess (see [`RecentName`]).
     #[inline(always)]
     fn guessed_key<'a>(&self, ctx: &Context<'a>) -> Option<Key<'a>> {
-        let endpoint = clip(ctx.endpoint(), self.max_endpoint_bytes);
+        let endpoint = clip_name(ctx.endpoint(), self.max_endpoint_bytes);
         let seed = self.params.seed;
         RecentName::guess(seed, endpoint).map(|name_hash| {
             Key::with_name_hash(
@@ -373,19 +374,6 @@ fn lock(shard: &Mutex<Shard>) -> MutexGuard<'_, Shard> {
     shard.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// `name` cut to at most `max` bytes, at a character boundary.
-#[inline]
-fn clip(name: &str, max: usize) -> &str {
-    if name.len() <= max {
-        return name;
-    }
-    let mut end = max;
-    while !name.is_char_boundary(end) {
-        end -= 1;
-    }
-    name.get(..end).unwrap_or("")
-}
-
 #[cfg(feature = "serde")]
 mod snapshots {
     use alloc::vec::Vec;
@@ -393,7 +381,8 @@ mod snapshots {
     use bayesretry_decay::Stamped;
 
     use super::shard::{Key, MergeTime, WriterEntry};
-    use super::{MemoryStore, clip, lock};
+    use super::{MemoryStore, lock};
+    use crate::name::clip_name;
     use crate::snapshot::{Snapshot, SnapshotEntry};
 
     impl MemoryStore {
@@ -525,7 +514,7 @@ mod snapshots {
                 let Some(class) = entry.class_ref() else {
                     continue;
                 };
-                let endpoint = clip(entry.endpoint(), self.max_endpoint_bytes);
+                let endpoint = clip_name(entry.endpoint(), self.max_endpoint_bytes);
                 let key = Key::new(self.params.seed, endpoint, entry.attempt(), class);
                 let writer_entry = WriterEntry {
                     seq: entry.seq(),
