@@ -1,6 +1,8 @@
 //! `bayesretry audit verify`: a hash-chained audit log checked line by line.
 
+use std::fs::File;
 use std::io::{self, BufReader, Read};
+use std::path::Path;
 
 use bayesretry_audit::{Seal, Verifier};
 
@@ -55,6 +57,31 @@ fn fails_at_first_line(error: &bayesretry_audit::Error) -> bool {
     )
 }
 
+/// The error for the store snapshot at `path` (shown as `name`) given as an
+/// audit log: what it is, and the command that reads it.
+fn a_snapshot(name: String, path: &Path) -> Error {
+    Error::NotAuditLog {
+        why: format!(
+            "it is a store snapshot (the versioned JSON of what a policy learned): show it \
+             with `bayesretry inspect {}`",
+            path.display()
+        ),
+        path: name,
+    }
+}
+
+/// The first [`HEAD`] bytes of the file at `path`, if it can be read again:
+/// to tell what a file of a rotated set that failed at its first line is.
+fn head_of(path: &Path) -> Option<Vec<u8>> {
+    let mut head = Vec::with_capacity(HEAD);
+    File::open(path)
+        .ok()?
+        .take(HEAD as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    Some(head)
+}
+
 /// Runs `audit verify` and writes the verdict to `out`.
 pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Error> {
     let mut verifier = Verifier::new();
@@ -70,14 +97,7 @@ pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Erro
                 .summarize_reader(BufReader::with_capacity(BUFFER, &mut reader))
                 .map_err(|error| {
                     if fails_at_first_line(&error) && is_snapshot(&reader.head) {
-                        return Error::NotAuditLog {
-                            why: format!(
-                                "it is a store snapshot (the versioned JSON of what a policy \
-                                 learned): show it with `bayesretry inspect {}`",
-                                one.display()
-                            ),
-                            path: name.clone(),
-                        };
+                        return a_snapshot(name.clone(), one);
                     }
                     Error::Audit {
                         path: name.clone(),
@@ -94,12 +114,21 @@ pub(crate) fn verify(args: &VerifyArgs, out: &mut Output<'_>) -> Result<(), Erro
                     "standard input ('-') can only be verified alone, not among several files",
                 )));
             }
-            let summary = verifier
-                .summarize_files(several)
-                .map_err(|error| Error::Audit {
+            let summary = verifier.summarize_files(several).map_err(|error| {
+                // a file of the set that is no audit log fails at its first
+                // line, and the error names it: one that is a snapshot is
+                // said to be one, as when it is given alone
+                if let bayesretry_audit::Error::InFile { path, source } = &error {
+                    if fails_at_first_line(source) && head_of(path).is_some_and(|h| is_snapshot(&h))
+                    {
+                        return a_snapshot(path.display().to_string(), path);
+                    }
+                }
+                Error::Audit {
                     path: name.clone(),
                     error,
-                })?;
+                }
+            })?;
             (name, summary)
         }
     };
