@@ -34,7 +34,9 @@ impl fmt::Display for Stop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Stop::Policy(reason) => write!(f, "{reason}"),
-            Stop::Permanent => f.write_str("permanent error"),
+            Stop::Permanent => {
+                f.write_str("permanent error: sent again, the request would fail the same way")
+            }
             Stop::ServerHold { retry_after } => write!(
                 f,
                 "endpoint held by the server's Retry-After (for {} more)",
@@ -216,7 +218,11 @@ impl<E, R> Error<E, R> {
 
 /// What happened, in one line. A transport error is not in it: it is the
 /// error's [`source`](core::error::Error::source), as Rust's error reporters
-/// expect.
+/// expect. So the line of a [permanent](Stop::Permanent) error says why no
+/// attempt followed, and its causes say what failed (`URL scheme is not
+/// allowed`; `invalid URL, scheme is not http`, an `https://` URL without a
+/// TLS feature): print the chain (`{:#}` with anyhow, or each
+/// [`source`](core::error::Error::source) in turn) to see both.
 impl<E, R> fmt::Display for Error<E, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -298,7 +298,10 @@ impl<E> fmt::Display for RetryErrorKind<E> {
                 }
                 write!(f, ")")
             }
-            RetryErrorKind::Permanent(_) => write!(f, "permanent error, not retried"),
+            RetryErrorKind::Permanent(_) => write!(
+                f,
+                "permanent error, not retried: tried again, it would fail the same way"
+            ),
             RetryErrorKind::CircuitOpen {
                 endpoint,
                 retry_after,

@@ -106,7 +106,7 @@ fn a_permanent_error_is_named_once() {
     assert_eq!(
         messages,
         [
-            "permanent error, not retried",
+            "permanent error, not retried: tried again, it would fail the same way",
             "upstream unavailable",
             "connection refused"
         ]
