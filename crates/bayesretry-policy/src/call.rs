@@ -1428,9 +1428,15 @@ impl<'a> Attempts<'a> {
     /// for the breaker ([`Builder::with_wait_while_open`](crate::Builder::with_wait_while_open))
     /// and the admission can come within what is left of its `max_wait` and
     /// of the deadline, and the attempt waited for is worth making at the
-    /// endpoint's success rate as the breaker now reads it (see
-    /// [`worth_waiting_for`](Attempts::worth_waiting_for)). Counts the wait.
-    fn wait_step(&mut self, retry_after: Option<Duration>, endpoint: &str) -> Option<Duration> {
+    /// endpoint's success rate as the breaker now reads it, at the call's
+    /// price (see [`worth_waiting_for`](Attempts::worth_waiting_for)). Counts
+    /// the wait.
+    fn wait_step(
+        &mut self,
+        retry_after: Option<Duration>,
+        endpoint: &str,
+        cost_model: Option<CostModel>,
+    ) -> Option<Duration> {
         let inner = self.inner;
         let max_wait = millis(inner.wait_while_open?);
         if self.waits >= MAX_WAITS {
@@ -1461,7 +1467,7 @@ impl<'a> Attempts<'a> {
                 return None;
             }
         }
-        if !self.worth_waiting_for(endpoint, now_ms) {
+        if !self.worth_waiting_for(endpoint, now_ms, cost_model) {
             return None;
         }
         self.waited_ms = self.waited_ms.saturating_add(step_ms);
@@ -1472,7 +1478,9 @@ impl<'a> Attempts<'a> {
     /// Whether an attempt at `endpoint` is worth waiting for the breaker: its
     /// expected value `p · V − c` is positive, the rule the engine applies to
     /// a retry, where `p` is the endpoint's success rate before its current
-    /// run of failures ([`RunReading::usual_success_rate`](bayesretry_breaker::RunReading)).
+    /// run of failures ([`RunReading::usual_success_rate`](bayesretry_breaker::RunReading)),
+    /// and the price is the call's own (`cost_model`), or else the
+    /// endpoint's, or else the policy's, as for a retry.
     ///
     /// Waiting costs no attempt, but it leads to one: a call the breaker
     /// admits after the wait makes an attempt and pays for it. The wait is for
@@ -1484,12 +1492,20 @@ impl<'a> Attempts<'a> {
     /// or less, on a rate-limited endpoint that serves one attempt in ten at
     /// `V/c < 10` — a call refused at once loses nothing and saves the attempt,
     /// so it fails fast as it would without the option.
-    fn worth_waiting_for(&self, endpoint: &str, now_ms: u64) -> bool {
+    fn worth_waiting_for(
+        &self,
+        endpoint: &str,
+        now_ms: u64,
+        cost_model: Option<CostModel>,
+    ) -> bool {
         let Some(state) = &self.state else {
             return true;
         };
         let p = state.breaker.run_reading(now_ms).usual_success_rate;
-        self.inner.engine.config().costs().retry_pays(endpoint, p)
+        match cost_model.or_else(|| self.inner.endpoint_cost(endpoint)) {
+            Some(model) => model.retry_pays(p),
+            None => self.inner.engine.config().costs().retry_pays(endpoint, p),
+        }
     }
 
     /// Before a retry decided on a failure run goes out, after its wait: if
@@ -1902,7 +1918,7 @@ impl<'a, E> Call<'a, E> {
                 }
             },
             Err(Refused::Breaker(retry_after)) => {
-                match attempts.wait_step(retry_after, self.endpoint) {
+                match attempts.wait_step(retry_after, self.endpoint, self.cost_model()) {
                     Some(wait) => Err(Refusal::Wait(wait)),
                     None => {
                         attempts.refused_retry(self.endpoint, Reason::CircuitOpen);

@@ -186,6 +186,34 @@ fn a_call_whose_attempt_would_not_pay_fails_at_once() {
     assert!(!waits(&policy, &sleeper));
 }
 
+#[test]
+fn the_wait_is_judged_at_the_call_s_own_price() {
+    // at V/c 10 the attempt waited for pays; a call priced at V = c does not
+    // wait for one that cannot pay, and an endpoint priced so neither
+    let (policy, sleeper) = valued(10.0);
+    open_it(&policy, &sleeper);
+    let before = sleeper.clock().now_ms();
+    let cheap = policy
+        .call("api")
+        .with_cost_model(CostModel::new(1.0, 1.0).unwrap())
+        .run_blocking(|_| Ok::<(), HttpStatus>(()));
+    assert!(refused(&cheap), "{cheap:?}");
+    assert_eq!(sleeper.clock().now_ms(), before, "it failed at once");
+    assert!(waits(&policy, &sleeper), "the policy's price waits");
+
+    let sleeper = VirtualSleeper::new(ManualClock::new(0));
+    let priced = RetryPolicy::builder()
+        .with_virtual_time(sleeper.clone())
+        .with_endpoint_cost("api", CostModel::new(1.0, 1.0).unwrap())
+        .with_max_elapsed(Duration::from_secs(30))
+        .with_wait_while_open(Duration::from_secs(10))
+        .with_seed(9)
+        .build()
+        .unwrap();
+    open_it(&priced, &sleeper);
+    assert!(!waits(&priced, &sleeper));
+}
+
 /// Calls to "api", 100 ms apart for 20 s, that succeed `in_ten` times in ten.
 fn history(policy: &RetryPolicy, sleeper: &VirtualSleeper, in_ten: u32) {
     for i in 0..200_u32 {
