@@ -5,9 +5,10 @@ use alloc::borrow::Cow;
 use alloc::sync::Arc;
 use core::fmt;
 use core::future::{Future, poll_fn};
-use core::pin::Pin;
+use core::pin::{Pin, pin};
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::task::{Context, Poll};
+use std::sync::{Mutex, PoisonError};
 
 use bayesretry_policy::{Classification, RetryPolicy};
 use http::{Request, Response};
@@ -149,7 +150,11 @@ impl<S, C: Clone> Layer<S> for RetryLayer<C> {
 
 /// The service [`RetryLayer`] makes: ready when the inner service is; each
 /// call makes its first attempt on the service that readiness was for, and
-/// each retry on a fresh clone of it, once that clone is ready.
+/// each retry on a fresh clone of it, once that clone is ready. A call whose
+/// policy waits before the first attempt (for an open breaker, under
+/// [`with_wait_while_open`](bayesretry_policy::Builder::with_wait_while_open))
+/// lets go of that readiness while it waits, and the attempt waits for a
+/// clone's, as a retry does.
 #[derive(Clone)]
 pub struct Retry<S, C = Unclassified> {
     inner: S,
@@ -201,7 +206,11 @@ where
     /// service this readiness is for, so the layers above — load shedding, a
     /// concurrency limit, a buffer — see the inner service's backpressure, as
     /// they would without retries; each retry waits for the readiness of its
-    /// own clone of the inner service.
+    /// own clone of the inner service. What readiness reserves for a call (a
+    /// concurrency limit's slot, a buffer's place) is held only while an
+    /// attempt is in flight: a call waiting for an open breaker before its
+    /// first attempt lets go of it, and that attempt waits for a clone's
+    /// readiness as a retry does.
     ///
     /// An error is the inner service's failure (in tower's contract, a service
     /// whose `poll_ready` fails is done): [`Error::Transport`] with no attempt
@@ -227,7 +236,9 @@ where
         let fresh = self.inner.clone();
         let ready = core::mem::replace(&mut self.inner, fresh);
         let inner = ready.clone();
-        let mut first = Some(ready);
+        // the ready service, until the first attempt takes it; let go of if
+        // the policy does not start that attempt at the call's first poll
+        let first = Mutex::new(Some(ready));
         let policy = self.policy.clone();
         let config = Arc::clone(&self.config);
         let classify = self.classify.clone();
@@ -252,7 +263,8 @@ where
             // is done (tower's contract), so its error ends the call, as a
             // permanent failure — a local one, for the breaker not to count
             let done = &AtomicBool::new(false);
-            exchange(
+            let first = &first;
+            let exchange = exchange(
                 &policy,
                 &config,
                 &endpoint,
@@ -267,15 +279,37 @@ where
                 per_call,
                 move || {
                     let request = Request::from_parts(parts.clone(), body.clone());
-                    match first.take() {
+                    match take(first) {
                         Some(ready) => attempt(ready, None, request),
                         None => attempt(inner.clone(), Some(done), request),
                     }
                 },
-            )
+            );
+            // The first poll starts the first attempt on the ready service,
+            // unless the policy waits first (for an open breaker to admit a
+            // probe, `with_wait_while_open`). Readiness may be a resource
+            // held for this call — a concurrency limit's slot, a buffer's
+            // place — that no other call may have until it is let go of: so
+            // a call that waits before its first attempt lets go of it, and
+            // that attempt waits for the readiness of a clone, as a retry
+            // does, instead of shutting every other call out while it sends
+            // nothing.
+            let mut exchange = pin!(exchange);
+            poll_fn(|cx| {
+                let polled = exchange.as_mut().poll(cx);
+                if polled.is_pending() {
+                    drop(take(first));
+                }
+                polled
+            })
             .await
         })
     }
+}
+
+/// The ready service of a call, if its first attempt has not taken it.
+fn take<S>(first: &Mutex<Option<S>>) -> Option<S> {
+    first.lock().unwrap_or_else(PoisonError::into_inner).take()
 }
 
 /// Calls `service`, once it is ready: at once for the first attempt (`done`
