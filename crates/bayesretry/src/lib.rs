@@ -74,6 +74,19 @@ pub mod audit {
 /// a program whose own reqwest dependency is another major version (its
 /// `reqwest::Client` is then another type) builds the client from this one.
 ///
+/// What is sent again: GET, HEAD, OPTIONS, TRACE, PUT and DELETE after any
+/// failure the policy retries; a POST or PATCH only when it carries an
+/// `Idempotency-Key` header or is marked safe to replay
+/// (`RequestBuilder::idempotent`, an `Idempotent` extension behind the layer
+/// and the middleware), and otherwise only after a failure that shows it was
+/// never processed: a failure to connect, or a refusal status (408, 429, 529;
+/// not 503, which a proxy answers after forwarding the request). An LLM
+/// provider's chat call without a key is therefore sent once after a 500 or a
+/// 503, and its response says why (`NotRetried` in its extensions). A request
+/// whose body is a stream is sent once by the client and the middleware; the
+/// layer takes only a body that clones. The crate's own docs give the rules in
+/// full.
+///
 /// An `https://` URL needs TLS, which reqwest leaves to the application:
 /// feature `http-rustls`, or a TLS feature of the application's own reqwest.
 /// Without either, every `https://` request fails at its one attempt, as a
