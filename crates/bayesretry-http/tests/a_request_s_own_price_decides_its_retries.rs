@@ -8,17 +8,14 @@
     reason = "test code: a broken expectation must fail the test"
 )]
 
-extern crate alloc;
-
 mod support;
 
-use alloc::sync::Arc;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::Ordering;
 
 use bayesretry_cost::CostModel;
 use bayesretry_http::{RetryClient, RetryLayer};
 use bayesretry_policy::{ManualClock, RetryPolicy, VirtualSleeper};
-use support::{answer, serve};
+use support::{answer, inner_answering, serve};
 use tower::{Layer as _, Service as _, ServiceExt as _};
 
 /// A learning policy on virtual time, without a breaker: a 503 never seen
@@ -91,19 +88,7 @@ async fn a_built_request_keeps_its_price() {
 
 #[tokio::test]
 async fn the_layer_reads_the_price_from_the_request_s_extensions() {
-    let calls = Arc::new(AtomicUsize::new(0));
-    let counted = Arc::clone(&calls);
-    let inner = tower::service_fn(move |_request: http::Request<String>| {
-        counted.fetch_add(1, Ordering::Relaxed);
-        async {
-            Ok::<_, std::io::Error>(
-                http::Response::builder()
-                    .status(503)
-                    .body(String::new())
-                    .unwrap(),
-            )
-        }
-    });
+    let (inner, calls) = inner_answering(503);
     let mut service = RetryLayer::new(learning()).layer(inner);
     let request = |priced: bool| {
         let mut request = http::Request::get("http://svc.internal/v1/embeddings")

@@ -10,18 +10,15 @@
     reason = "test code: a broken expectation must fail the test"
 )]
 
-extern crate alloc;
-
 mod support;
 
-use alloc::sync::Arc;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::Ordering;
 use core::time::Duration;
 
 use bayesretry_backoff::{Config, Jitter};
 use bayesretry_http::{Error, MaxElapsed, NotRetried, RetryClient, RetryLayer, Stop};
 use bayesretry_policy::{ManualClock, Reason, RetryPolicy, VirtualSleeper};
-use support::{answer, serve, streamed_body};
+use support::{answer, inner_answering, serve, streamed_body};
 use tower::{Layer as _, Service as _, ServiceExt as _};
 
 /// Classic mode, ten attempts, waits of 1 s, 2 s, 4 s... (no jitter), on
@@ -138,19 +135,7 @@ async fn a_server_s_wait_past_the_limit_ends_the_request_at_once() {
 
 #[tokio::test]
 async fn the_layer_reads_the_limit_from_the_request_s_extensions() {
-    let calls = Arc::new(AtomicUsize::new(0));
-    let counted = Arc::clone(&calls);
-    let inner = tower::service_fn(move |_request: http::Request<String>| {
-        counted.fetch_add(1, Ordering::Relaxed);
-        async {
-            Ok::<_, std::io::Error>(
-                http::Response::builder()
-                    .status(503)
-                    .body(String::new())
-                    .unwrap(),
-            )
-        }
-    });
+    let (inner, calls) = inner_answering(503);
     let (policy, sleeper) = doubling();
     let mut service = RetryLayer::new(policy).layer(inner);
     let mut request = http::Request::get("http://svc.internal/v1/jobs/1")

@@ -30,6 +30,37 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
+/// An inner service for the tower layer, in process: it answers every
+/// request with `status` and an empty body, and counts the requests.
+pub fn inner_answering(
+    status: u16,
+) -> (
+    impl tower::Service<
+        Request<String>,
+        Response = Response<String>,
+        Error = std::io::Error,
+        Future: Send,
+    > + Clone
+    + Send
+    + 'static,
+    Arc<AtomicUsize>,
+) {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let service = tower::service_fn(move |_request: Request<String>| {
+        counted.fetch_add(1, Ordering::Relaxed);
+        async move {
+            Ok::<_, std::io::Error>(
+                Response::builder()
+                    .status(status)
+                    .body(String::new())
+                    .expect("a status and an empty body make a response"),
+            )
+        }
+    });
+    (service, calls)
+}
+
 /// What the script sees of a request: its number (0-based), method, path
 /// and query, headers and body.
 #[derive(Clone, Debug)]
