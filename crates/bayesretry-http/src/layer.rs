@@ -210,7 +210,12 @@ where
     /// concurrency limit's slot, a buffer's place) is held only while an
     /// attempt is in flight: a call waiting for an open breaker before its
     /// first attempt lets go of it, and that attempt waits for a clone's
-    /// readiness as a retry does.
+    /// readiness as a retry does. That wait is part of the attempt: under a
+    /// per-attempt timeout
+    /// ([`with_attempt_timeout`](bayesretry_policy::Builder::with_attempt_timeout)),
+    /// an attempt held behind a full limit below can time out before it is
+    /// sent, and is learned as a timeout of the endpoint; give attempts room
+    /// for the wait, or put the limit above the layer.
     ///
     /// An error is the inner service's failure (in tower's contract, a service
     /// whose `poll_ready` fails is done): [`Error::Transport`] with no attempt
