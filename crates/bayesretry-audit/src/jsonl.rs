@@ -187,9 +187,14 @@ impl JsonlWriter<File> {
     /// broken chain, a malformed line, a last line cut short by a crash — is an
     /// error: appending to it would bury the damage under valid entries.
     ///
-    /// A machine that crashes or loses power while a line is being written can
-    /// leave the file ending inside that line; such a file is opened with
-    /// [`open_after_crash`](JsonlWriter::open_after_crash).
+    /// A writer stopped while a line is being written can leave the file
+    /// ending inside that line: not only a machine that crashes or loses
+    /// power, but a process killed (`SIGKILL`, the OOM killer, a supervisor's
+    /// timeout), since Linux stops a write at a page boundary when its process
+    /// is killed, and a line that straddles one is left half-written. Such a
+    /// file is opened with [`open_after_crash`](JsonlWriter::open_after_crash),
+    /// which opens a file that ends with a whole line as this does: a
+    /// program that may have been stopped that way opens its log with it.
     ///
     /// The writer holds the file's lock, `<file>.lock`, until it is dropped or
     /// given up ([`into_inner`](JsonlWriter::into_inner)); while another writer
