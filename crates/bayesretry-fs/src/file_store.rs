@@ -16,6 +16,7 @@ use crate::read::read_file;
 use crate::recovery::{Merged, Origin, Recovery, Source};
 use crate::target::{
     Target, check_file_name, check_name_length, check_not_a_directory, check_regular,
+    check_replaceable,
 };
 
 /// A snapshot file on disk, with its backup: atomic saves, typed errors for
@@ -413,8 +414,9 @@ impl FileStore {
         let json = snapshot.to_json();
         let target = Target::resolve(&self.path)?;
         check_file_name(&target.file)?;
-        // before the lock, whose file would go beside a device (`/dev`)
-        check_regular(&target.file, "use as a snapshot file")?;
+        // before the lock, whose file would go beside a device (`/dev`), or
+        // beside a directory a link was pointed at
+        check_replaceable(&target.file)?;
         let _lock = SaveLock::acquire(&target.lock, self.lock_timeout)?;
         let rotate = self.primary_is_good(&target)?;
         self.commit(&target, &json, rotate)
@@ -455,8 +457,9 @@ impl FileStore {
     pub fn save_merged(&self, snapshot: &Snapshot) -> Result<Merged, Error> {
         let target = Target::resolve(&self.path)?;
         check_file_name(&target.file)?;
-        // before the lock, whose file would go beside a device (`/dev`)
-        check_regular(&target.file, "use as a snapshot file")?;
+        // before the lock, whose file would go beside a device (`/dev`), or
+        // beside a directory a link was pointed at
+        check_replaceable(&target.file)?;
         let _lock = SaveLock::acquire(&target.lock, self.lock_timeout)?;
         let (mut on_disk, mut origin) = self.read_with_fallback(&target)?;
         // A newer format must not be destroyed, and a file that could not be

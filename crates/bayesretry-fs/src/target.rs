@@ -91,6 +91,26 @@ pub(crate) fn check_regular(path: &Path, op: &'static str) -> Result<(), Error> 
     }
 }
 
+/// Refuses a path a save cannot replace, before the save makes anything
+/// beside it: a directory (a save renames a file over the path, which fails
+/// on a directory, and would have made its lock file beside it first: beside
+/// a directory anywhere, for a link pointed at one), a device, a FIFO or a
+/// socket (see [`check_regular`]). Links are followed.
+pub(crate) fn check_replaceable(path: &Path) -> Result<(), Error> {
+    match fs::metadata(path) {
+        Ok(metadata) if metadata.is_dir() => Err(Error::Io {
+            op: "use as a snapshot file",
+            path: path.into(),
+            source: io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "it is a directory; name a file in it",
+            ),
+        }),
+        Ok(metadata) if !metadata.is_file() => Err(not_regular(path, "use as a snapshot file")),
+        _ => Ok(()),
+    }
+}
+
 /// The error refusing `path`, a device, a FIFO or a socket, for `op`.
 pub(crate) fn not_regular(path: &Path, op: &'static str) -> Error {
     Error::Io {
