@@ -13,6 +13,9 @@
 
 #![cfg(target_os = "linux")]
 
+extern crate alloc;
+
+use alloc::sync::Arc;
 use std::fs;
 use std::io;
 use std::os::unix::fs::MetadataExt;
@@ -240,8 +243,8 @@ fn an_autosave_that_found_the_disk_full_saves_once_there_is_room() -> TestResult
     };
     let path = disk.path().join("evidence.json");
     let filler = disk.path().join("filler");
-    let live = std::sync::Arc::new(store(3));
-    let source = std::sync::Arc::clone(&live);
+    let live = Arc::new(store(3));
+    let source = Arc::clone(&live);
     let autosave = Autosave::manual(FileStore::open(&path)?, AutosaveConfig::new(), move || {
         source.snapshot(0)
     })?;
