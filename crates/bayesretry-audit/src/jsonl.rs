@@ -337,7 +337,12 @@ impl JsonlWriter<File> {
     /// gets the `continues` entry that links it to `from`
     /// ([`Event::Continues`]), synced; a file that already begins with that
     /// link (this call was made before, and the writer stopped) is verified
-    /// and continued as [`open`](JsonlWriter::open) does.
+    /// and continued as [`open`](JsonlWriter::open) does. A file that holds
+    /// no whole line but what a crash leaves of that link — NUL bytes, where
+    /// a power cut came after the file grew and before its first line reached
+    /// the disk, or the beginning of the link, as
+    /// [`open_after_crash`](JsonlWriter::open_after_crash) tells such a tail
+    /// apart — is emptied and given the link: it never was on disk.
     ///
     /// [`rotate`](JsonlWriter::rotate) does this itself; this is for a
     /// rotation a program does its own way, or one a crash interrupted after
@@ -351,8 +356,9 @@ impl JsonlWriter<File> {
         fsync: Fsync,
     ) -> Result<JsonlWriter<File>, Error> {
         let path = path.as_ref();
-        let file = open_for_append(path)?;
+        let mut file = open_for_append(path)?;
         let lock = WriterLock::try_acquire(path, &file)?;
+        cut_unwritten_link(&mut file, from).map_err(|err| err.in_file(path))?;
         let summary = Verifier::new()
             .summarize_reader(BufReader::new(&file))
             .map_err(|err| err.in_file(path))?;
@@ -972,6 +978,29 @@ fn find_tail(file: &mut File, len: u64) -> io::Result<Tail> {
         start: 0,
         text_end: text_end.unwrap_or(0),
     })
+}
+
+/// Empties `file`, the next file of a log that ended at `from`, if it holds
+/// no whole line but what a crash leaves of its first one, the link to
+/// `from` that was due: NUL bytes (the file grew, its data never reached the
+/// disk), or the beginning of that entry, maybe followed by NUL bytes — as
+/// [`open_after_crash`](JsonlWriter::open_after_crash) tells a crash's tail
+/// apart. The link never reached the disk, so the file is as the rotation
+/// that created it left it before writing it. Anything else is left for the
+/// verifier to refuse. Leaves the file read from its start.
+fn cut_unwritten_link(file: &mut File, from: Seal) -> Result<(), Error> {
+    let len = file.metadata().map_err(|err| Error::io("read", err))?.len();
+    if len > 0 {
+        let tail = find_tail(file, len).map_err(|err| Error::io("read", err))?;
+        if tail.start == 0 && check_crash_tail(file, &tail, from.entries())?.is_ok() {
+            file.set_len(0)
+                .map_err(|err| Error::io("cut the unwritten link of", err))?;
+            file.sync_all().map_err(|err| Error::io("sync", err))?;
+        }
+    }
+    file.seek(SeekFrom::Start(0))
+        .map_err(|err| Error::io("read", err))?;
+    Ok(())
 }
 
 /// Whether `tail`, after the last whole line of a log of `entries` entries, is
