@@ -199,6 +199,11 @@ impl JsonlWriter<File> {
     /// The writer holds the file's lock, `<file>.lock`, until it is dropped or
     /// given up ([`into_inner`](JsonlWriter::into_inner)); while another writer
     /// holds it, this fails with [`Error::Locked`] and reads nothing.
+    ///
+    /// A path that names a FIFO or a socket (a named pipe made to ship the
+    /// log; `/dev/stdout` when standard output is a pipe) is refused with
+    /// [`Error::Io`], by this and every other way a writer opens a file:
+    /// reading it back to verify it would wait for ever.
     pub fn open(path: impl AsRef<Path>, fsync: Fsync) -> Result<JsonlWriter<File>, Error> {
         let path = path.as_ref();
         let file = open_for_append(path)?;
@@ -886,10 +891,43 @@ fn open_for_append(path: &Path) -> Result<File, Error> {
         .append(true)
         .open(path)
         .map_err(|err| Error::io_at("open", path, err))?;
+    refuse_a_pipe(&file, path)?;
     if !existed {
         sync_parent(path)?;
     }
     Ok(file)
+}
+
+/// Refuses `file`, opened at `path`, if it is a FIFO or a socket (on Unix;
+/// elsewhere there are none to open): a named pipe made to ship the log, or
+/// `/dev/stdout` when standard output is a pipe. Opened for reading and
+/// writing it does not block, but the writer then reads its log back to
+/// verify it, and that read would wait for ever: the writer itself holds the
+/// pipe's other end. A device (`/dev/null`, reading as empty) is left to the
+/// verifier.
+fn refuse_a_pipe(file: &File, path: &Path) -> Result<(), Error> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        let kind = file
+            .metadata()
+            .map_err(|err| Error::io_at("open", path, err))?
+            .file_type();
+        if kind.is_fifo() || kind.is_socket() {
+            return Err(Error::io_at(
+                "open",
+                path,
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "a FIFO or a socket, not a log file: a writer reads its log back \
+                     to verify it before appending, which would wait on it for ever",
+                ),
+            ));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (file, path);
+    Ok(())
 }
 
 /// Makes the name of the file at `path`, just created, durable: fsyncs the
