@@ -200,10 +200,12 @@ impl JsonlWriter<File> {
     /// given up ([`into_inner`](JsonlWriter::into_inner)); while another writer
     /// holds it, this fails with [`Error::Locked`] and reads nothing.
     ///
-    /// A path that names a FIFO or a socket (a named pipe made to ship the
-    /// log; `/dev/stdout` when standard output is a pipe) is refused with
-    /// [`Error::Io`], by this and every other way a writer opens a file:
-    /// reading it back to verify it would wait for ever.
+    /// A path that names no regular file — a FIFO or a socket (a named pipe
+    /// made to ship the log; `/dev/stdout` when standard output is a pipe),
+    /// a device (`/dev/null`) — is refused with [`Error::Io`], by this and
+    /// every other way a writer opens a file: reading a FIFO back to verify
+    /// it would wait for ever, and the lock file would be made beside a
+    /// device, in `/dev`.
     pub fn open(path: impl AsRef<Path>, fsync: Fsync) -> Result<JsonlWriter<File>, Error> {
         let path = path.as_ref();
         let file = open_for_append(path)?;
@@ -891,43 +893,38 @@ fn open_for_append(path: &Path) -> Result<File, Error> {
         .append(true)
         .open(path)
         .map_err(|err| Error::io_at("open", path, err))?;
-    refuse_a_pipe(&file, path)?;
+    refuse_non_regular(&file, path)?;
     if !existed {
         sync_parent(path)?;
     }
     Ok(file)
 }
 
-/// Refuses `file`, opened at `path`, if it is a FIFO or a socket (on Unix;
-/// elsewhere there are none to open): a named pipe made to ship the log, or
-/// `/dev/stdout` when standard output is a pipe. Opened for reading and
-/// writing it does not block, but the writer then reads its log back to
-/// verify it, and that read would wait for ever: the writer itself holds the
-/// pipe's other end. A device (`/dev/null`, reading as empty) is left to the
-/// verifier.
-fn refuse_a_pipe(file: &File, path: &Path) -> Result<(), Error> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        let kind = file
-            .metadata()
-            .map_err(|err| Error::io_at("open", path, err))?
-            .file_type();
-        if kind.is_fifo() || kind.is_socket() {
-            return Err(Error::io_at(
-                "open",
-                path,
-                io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    "a FIFO or a socket, not a log file: a writer reads its log back \
-                     to verify it before appending, which would wait on it for ever",
-                ),
-            ));
-        }
+/// Refuses `file`, opened at `path`, unless it is a regular file: a FIFO
+/// or a socket (a named pipe made to ship the log, `/dev/stdout` when
+/// standard output is a pipe) opened for reading and writing does not
+/// block, but the writer then reads its log back to verify it, and that read
+/// would wait for ever, the writer itself holding the pipe's other end; and a
+/// device (`/dev/null`, to turn the log off) would have its lock file made
+/// beside it, in `/dev`. The opened file is checked, not the path, so that
+/// nothing put at the path in between passes.
+fn refuse_non_regular(file: &File, path: &Path) -> Result<(), Error> {
+    let metadata = file
+        .metadata()
+        .map_err(|err| Error::io_at("open", path, err))?;
+    if metadata.is_file() {
+        return Ok(());
     }
-    #[cfg(not(unix))]
-    let _ = (file, path);
-    Ok(())
+    Err(Error::io_at(
+        "open",
+        path,
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file: a device, a FIFO or a socket is never a log file \
+             (reading a FIFO back to verify it would wait for ever, and a lock file \
+             would be made beside a device)",
+        ),
+    ))
 }
 
 /// Makes the name of the file at `path`, just created, durable: fsyncs the

@@ -3,7 +3,9 @@
 //! every way a writer opens a file, with `Error::Io` naming it, instead of
 //! hanging: a writer reads its log back to verify it before appending, and
 //! reading a pipe waits for a writer that never comes. A device such as
-//! `/dev/null`, which reads as empty, still opens (a log turned off).
+//! `/dev/null` is refused too, before its lock file is made beside it in
+//! `/dev` (which only root could do; anyone else was refused, saying the
+//! lock file could not be opened).
 
 #![cfg(unix)]
 #![allow(
@@ -47,7 +49,10 @@ fn assert_refused<T: core::fmt::Debug>(result: Option<Result<T, Error>>, fifo: &
         })) => {
             assert_eq!(path, fifo);
             assert_eq!(source.kind(), io::ErrorKind::InvalidInput, "{source}");
-            assert!(source.to_string().contains("FIFO"), "{source}");
+            assert!(
+                source.to_string().contains("not a regular file"),
+                "{source}"
+            );
         }
         Some(other) => panic!("expected the FIFO refused, got {other:?}"),
     }
@@ -79,7 +84,18 @@ fn every_way_of_opening_a_log_refuses_a_fifo_without_waiting() {
 }
 
 #[test]
-fn a_device_that_reads_as_empty_still_opens() {
-    let writer = JsonlWriter::open("/dev/null", Fsync::EveryEntry);
-    assert!(writer.is_ok(), "{writer:?}");
+fn a_device_is_refused_and_no_lock_file_is_made_beside_it() {
+    let refused = JsonlWriter::open("/dev/null", Fsync::EveryEntry);
+    match refused {
+        Err(Error::Io {
+            path: Some(path),
+            source,
+            ..
+        }) => {
+            assert_eq!(path, Path::new("/dev/null"));
+            assert_eq!(source.kind(), io::ErrorKind::InvalidInput, "{source}");
+        }
+        other => panic!("expected /dev/null refused, got {other:?}"),
+    }
+    assert!(!Path::new("/dev/null.lock").exists());
 }
