@@ -22,7 +22,7 @@ enum Only {
     All,
 }
 
-/// Regenerates docs/benchmarks/{a1,a2,a2-bayesretry,s7a,s7b}.json.
+/// Regenerates docs/benchmarks/{a1,a2,a2-bayesretry,s7a,s7b,s7b-area}.json.
 #[derive(Debug, Parser)]
 #[command(name = "anchors", version)]
 struct Args {
