@@ -1502,10 +1502,7 @@ impl<'a> Attempts<'a> {
             return true;
         };
         let p = state.breaker.run_reading(now_ms).usual_success_rate;
-        match cost_model.or_else(|| self.inner.endpoint_cost(endpoint)) {
-            Some(model) => model.retry_pays(p),
-            None => self.inner.engine.config().costs().retry_pays(endpoint, p),
-        }
+        self.inner.price(endpoint, cost_model).retry_pays(p)
     }
 
     /// Before a retry decided on a failure run goes out, after its wait: if

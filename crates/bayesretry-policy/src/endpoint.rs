@@ -174,10 +174,13 @@ impl Endpoints {
 
     /// These endpoints' breakers start from their own settings.
     /// Their names are cut as every name is ([`key`](Endpoints::key)).
-    pub(crate) fn with_priced(mut self, priced: HashMap<Box<str>, Breaker>) -> Endpoints {
+    pub(crate) fn with_priced<'n>(
+        mut self,
+        priced: impl IntoIterator<Item = (&'n str, Breaker)>,
+    ) -> Endpoints {
         self.priced = priced
             .into_iter()
-            .map(|(name, breaker)| (Box::from(self.key(&name)), breaker))
+            .map(|(name, breaker)| (Box::from(self.key(name)), breaker))
             .collect();
         self
     }

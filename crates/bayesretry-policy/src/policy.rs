@@ -308,6 +308,14 @@ impl Inner {
         self.endpoint_costs.as_ref()?.get(endpoint)
     }
 
+    /// The price of a call to `endpoint`: its own (`own`), else the
+    /// endpoint's, else the policy's. A decision reads the same order from
+    /// its situation ([`judge`](Inner::judge)).
+    pub(crate) fn price(&self, endpoint: &str, own: Option<CostModel>) -> CostModel {
+        own.or_else(|| self.endpoint_cost(endpoint))
+            .unwrap_or_else(|| self.engine.config().costs().model_for(endpoint))
+    }
+
     /// `situation` with the endpoint breaker's failure run and usual success
     /// rate, when the policy has a breaker and the caller gave no run. Taken
     /// only after a failure, so the breaker's lock (which the failure's record
@@ -560,9 +568,7 @@ impl RetryPolicy {
     /// ([`Builder::with_cost_model`]). A classic policy's is a success worth 1
     /// and a free attempt: any chance pays.
     pub fn cost_model(&self, endpoint: &str) -> CostModel {
-        self.inner
-            .endpoint_cost(endpoint)
-            .unwrap_or_else(|| self.inner.engine.config().costs().model_for(endpoint))
+        self.inner.price(endpoint, None)
     }
 
     /// The breaker state of `endpoint`, if the breaker is on and the endpoint
@@ -1233,11 +1239,11 @@ impl Builder {
         let endpoints = match self.breaker_config(&cost_model) {
             Some(config) => {
                 let template = config.build().map_err(Error::Breaker)?;
-                let mut priced = std::collections::HashMap::new();
+                let mut priced = Vec::new();
                 if matches!(self.breaker, BreakerChoice::Default) && self.learning {
                     for (endpoint, model) in self.endpoint_costs.iter() {
                         let breaker = default_breaker(&model).build().map_err(Error::Breaker)?;
-                        priced.insert(Box::<str>::from(endpoint), breaker);
+                        priced.push((endpoint, breaker));
                     }
                 }
                 Some(
